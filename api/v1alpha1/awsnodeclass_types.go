@@ -1,0 +1,254 @@
+package v1alpha1
+
+import (
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// AWSNodeClass holds the EC2 launch parameters of a pool: image, network, identity,
+// user data, disks, tags and instance metadata options.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=awsnc,categories=stratos
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.spec.role`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type AWSNodeClass struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec AWSNodeClassSpec `json:"spec"`
+	// +optional
+	Status NodeClassStatus `json:"status,omitempty"`
+}
+
+// AWSNodeClassSpec are the EC2 launch parameters.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.role) != has(self.instanceProfile)",message="set exactly one of role and instanceProfile"
+// +kubebuilder:validation:XValidation:rule="!self.amiSelectorTerms.exists(t, has(t.alias)) || size(self.amiSelectorTerms) == 1",message="an AMI alias must be the only AMI selector term"
+type AWSNodeClassSpec struct {
+	// AMISelectorTerms select the image; the newest image any term matches wins.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	AMISelectorTerms []AMISelectorTerm `json:"amiSelectorTerms"`
+
+	// SubnetSelectorTerms select the subnets instances launch in.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	SubnetSelectorTerms []SubnetSelectorTerm `json:"subnetSelectorTerms"`
+
+	// SecurityGroupSelectorTerms select the security groups of the instances.
+	// +required
+	// +listType=atomic
+	// +kubebuilder:validation:MinItems=1
+	// +kubebuilder:validation:MaxItems=30
+	SecurityGroupSelectorTerms []SecurityGroupSelectorTerm `json:"securityGroupSelectorTerms"`
+
+	// Role is the IAM role of the nodes; Stratos manages an instance profile for it.
+	// Set exactly one of role and instanceProfile.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=64
+	Role string `json:"role,omitempty"`
+
+	// InstanceProfile is an existing IAM instance profile for the nodes.
+	// Set exactly one of role and instanceProfile.
+	// +optional
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=128
+	InstanceProfile string `json:"instanceProfile,omitempty"`
+
+	// UserData runs at first boot, merged with what the image family needs to join.
+	// +optional
+	// +kubebuilder:validation:MaxLength=16384
+	UserData *string `json:"userData,omitempty"`
+
+	// BlockDeviceMappings are the instance's disks. Unset means the image's defaults.
+	// A standby node keeps its disks while stopped; they are what it costs.
+	// +optional
+	// +listType=map
+	// +listMapKey=deviceName
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self.filter(b, has(b.rootVolume) && b.rootVolume).size() <= 1",message="at most one block device may be the root volume"
+	BlockDeviceMappings []BlockDeviceMapping `json:"blockDeviceMappings,omitempty"`
+
+	// Tags added to every instance and volume. Keys under stratos.sh/ and
+	// kubernetes.io/cluster/ are reserved.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=50
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/') && !k.startsWith('kubernetes.io/cluster/'))",message="tag keys under stratos.sh/ and kubernetes.io/cluster/ are reserved"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128 && size(self[k]) <= 256)",message="tag keys must be 1 to 128 characters and values at most 256"
+	Tags map[string]string `json:"tags,omitempty"`
+
+	// MetadataOptions of the instance metadata service.
+	// +optional
+	// +kubebuilder:default={}
+	MetadataOptions MetadataOptions `json:"metadataOptions,omitempty"`
+}
+
+// AMISelectorTerm selects images by alias, by ID, or by name, owner and tags.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.alias), has(self.id), has(self.name) || has(self.tags)].filter(x, x).size() == 1",message="an AMI selector term needs exactly one of alias, id, or name and tags"
+// +kubebuilder:validation:XValidation:rule="!has(self.owner) || has(self.name) || has(self.tags)",message="owner goes with name or tags"
+type AMISelectorTerm struct {
+	// Alias picks the image family's published image: al2023@latest or bottlerocket@v1.30.0.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(al2023|bottlerocket)@(latest|v[0-9]+([.][0-9]+)*)$')",message="alias must be al2023 or bottlerocket followed by @latest or @vX.Y.Z"
+	Alias string `json:"alias,omitempty"`
+	// ID of an image such as ami-0123456789abcdef0.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('^ami-[0-9a-f]{8,17}$')",message="id must be an AMI ID such as ami-0123456789abcdef0"
+	// +kubebuilder:validation:MaxLength=21
+	ID string `json:"id,omitempty"`
+	// Name of the image; * matches any characters.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	Name string `json:"name,omitempty"`
+	// Owner account ID or alias (amazon, self). Defaults to the caller's account and amazon.
+	// +optional
+	// +kubebuilder:validation:MaxLength=64
+	Owner string `json:"owner,omitempty"`
+	// Tags the image must carry; * as a value matches any.
+	// +optional
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=20
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// SubnetSelectorTerm selects subnets by ID or by tags.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.id) != has(self.tags)",message="a subnet selector term needs exactly one of id and tags"
+type SubnetSelectorTerm struct {
+	// ID of a subnet such as subnet-0123456789abcdef0.
+	// +optional
+	// +kubebuilder:validation:MaxLength=24
+	// +kubebuilder:validation:XValidation:rule="self.matches('^subnet-[0-9a-f]{8,17}$')",message="id must be a subnet ID such as subnet-0123456789abcdef0"
+	ID string `json:"id,omitempty"`
+	// Tags the subnet must carry; * as a value matches any.
+	// +optional
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=20
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// SecurityGroupSelectorTerm selects security groups by ID, by name or by tags.
+//
+// +kubebuilder:validation:XValidation:rule="[has(self.id), has(self.name), has(self.tags)].filter(x, x).size() == 1",message="a security group selector term needs exactly one of id, name and tags"
+type SecurityGroupSelectorTerm struct {
+	// ID of a security group such as sg-0123456789abcdef0.
+	// +optional
+	// +kubebuilder:validation:MaxLength=20
+	// +kubebuilder:validation:XValidation:rule="self.matches('^sg-[0-9a-f]{8,17}$')",message="id must be a security group ID such as sg-0123456789abcdef0"
+	ID string `json:"id,omitempty"`
+	// Name of a security group.
+	// +optional
+	// +kubebuilder:validation:MaxLength=255
+	Name string `json:"name,omitempty"`
+	// Tags the security group must carry; * as a value matches any.
+	// +optional
+	// +kubebuilder:validation:MinProperties=1
+	// +kubebuilder:validation:MaxProperties=20
+	Tags map[string]string `json:"tags,omitempty"`
+}
+
+// BlockDeviceMapping is one disk of the instance.
+type BlockDeviceMapping struct {
+	// DeviceName such as /dev/xvda.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=32
+	DeviceName string `json:"deviceName"`
+	// EBS volume behind the device.
+	// +required
+	EBS BlockDevice `json:"ebs"`
+	// RootVolume marks the device that holds the image. Defaults to false.
+	// +optional
+	RootVolume bool `json:"rootVolume,omitempty"`
+}
+
+// BlockDevice is an EBS volume.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.iops) || self.volumeType in ['io1', 'io2', 'gp3']",message="iops applies only to io1, io2 and gp3 volumes"
+// +kubebuilder:validation:XValidation:rule="!has(self.throughput) || self.volumeType == 'gp3'",message="throughput applies only to gp3 volumes"
+type BlockDevice struct {
+	// VolumeSize such as 20Gi, from 1Gi to 64Ti.
+	// +optional
+	// +kubebuilder:validation:Type=string
+	// +kubebuilder:validation:MaxLength=16
+	// +kubebuilder:validation:XValidation:rule="isQuantity(self) && quantity(self).compareTo(quantity('1Gi')) >= 0 && quantity(self).compareTo(quantity('64Ti')) <= 0",message="volumeSize must be from 1Gi to 64Ti"
+	VolumeSize *resource.Quantity `json:"volumeSize,omitempty"`
+	// VolumeType: standard, io1, io2, gp2, sc1, st1 or gp3. Defaults to gp3.
+	// +optional
+	// +kubebuilder:default=gp3
+	// +kubebuilder:validation:Enum=standard;io1;io2;gp2;sc1;st1;gp3
+	VolumeType string `json:"volumeType,omitempty"`
+	// IOPS provisioned, for io1, io2 and gp3.
+	// +optional
+	// +kubebuilder:validation:Minimum=100
+	// +kubebuilder:validation:Maximum=256000
+	IOPS *int64 `json:"iops,omitempty"`
+	// Throughput in MiB/s, for gp3.
+	// +optional
+	// +kubebuilder:validation:Minimum=125
+	// +kubebuilder:validation:Maximum=2000
+	Throughput *int64 `json:"throughput,omitempty"`
+	// Encrypted volume. Defaults to true.
+	// +optional
+	// +kubebuilder:default=true
+	Encrypted *bool `json:"encrypted,omitempty"`
+	// KMSKeyID encrypts the volume with a customer key instead of the AWS-managed one.
+	// +optional
+	// +kubebuilder:validation:MaxLength=2048
+	KMSKeyID string `json:"kmsKeyID,omitempty"`
+	// DeleteOnTermination removes the volume with the instance. Defaults to true.
+	// +optional
+	// +kubebuilder:default=true
+	DeleteOnTermination *bool `json:"deleteOnTermination,omitempty"`
+	// SnapshotID the volume is created from.
+	// +optional
+	// +kubebuilder:validation:MaxLength=32
+	// +kubebuilder:validation:XValidation:rule="self.matches('^snap-[0-9a-f]{8,17}$')",message="snapshotID must be a snapshot ID such as snap-0123456789abcdef0"
+	SnapshotID string `json:"snapshotID,omitempty"`
+}
+
+// MetadataOptions configure the instance metadata service (IMDS).
+type MetadataOptions struct {
+	// HTTPEndpoint: enabled or disabled. Defaults to enabled.
+	// +optional
+	// +kubebuilder:default=enabled
+	// +kubebuilder:validation:Enum=enabled;disabled
+	HTTPEndpoint string `json:"httpEndpoint,omitempty"`
+	// HTTPProtocolIPv6: enabled or disabled. Defaults to disabled.
+	// +optional
+	// +kubebuilder:default=disabled
+	// +kubebuilder:validation:Enum=enabled;disabled
+	HTTPProtocolIPv6 string `json:"httpProtocolIPv6,omitempty"`
+	// HTTPPutResponseHopLimit from 1 to 64. Defaults to 1, so pods cannot reach the
+	// node's credentials through IMDS.
+	// +optional
+	// +kubebuilder:default=1
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=64
+	HTTPPutResponseHopLimit int64 `json:"httpPutResponseHopLimit,omitempty"`
+	// HTTPTokens: required (IMDSv2 only) or optional. Defaults to required.
+	// +optional
+	// +kubebuilder:default=required
+	// +kubebuilder:validation:Enum=required;optional
+	HTTPTokens string `json:"httpTokens,omitempty"`
+}
+
+// AWSNodeClassList is a list of AWSNodeClasses.
+//
+// +kubebuilder:object:root=true
+type AWSNodeClassList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []AWSNodeClass `json:"items"`
+}

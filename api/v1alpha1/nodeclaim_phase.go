@@ -1,0 +1,50 @@
+package v1alpha1
+
+// NodeClaimPhase is where a claim is in its life:
+//
+//	cold path:  Launching → Registering → Initializing → Running
+//	warm path:  Launching → Registering → Initializing → WarmingUp → Stopping → Standby
+//	on demand:  Standby → Starting → Running
+//	give back:  Running → Draining → Stopping → Standby
+//	remove:     any → Terminating
+//
+// +kubebuilder:validation:Enum=Launching;Registering;Initializing;WarmingUp;Stopping;Standby;Starting;Running;Draining;Terminating
+type NodeClaimPhase string
+
+const (
+	PhaseLaunching    NodeClaimPhase = "Launching"
+	PhaseRegistering  NodeClaimPhase = "Registering"
+	PhaseInitializing NodeClaimPhase = "Initializing"
+	PhaseWarmingUp    NodeClaimPhase = "WarmingUp"
+	PhaseStopping     NodeClaimPhase = "Stopping"
+	PhaseStandby      NodeClaimPhase = "Standby"
+	PhaseStarting     NodeClaimPhase = "Starting"
+	PhaseRunning      NodeClaimPhase = "Running"
+	PhaseDraining     NodeClaimPhase = "Draining"
+	PhaseTerminating  NodeClaimPhase = "Terminating"
+)
+
+// Phases lists every phase in the order of a claim's life.
+var Phases = []NodeClaimPhase{
+	PhaseLaunching, PhaseRegistering, PhaseInitializing, PhaseWarmingUp, PhaseStopping,
+	PhaseStandby, PhaseStarting, PhaseRunning, PhaseDraining, PhaseTerminating,
+}
+
+// Condition types of a NodeClaim.
+const (
+	ConditionLaunched       = "Launched"
+	ConditionRegistered     = "Registered"
+	ConditionInitialized    = "Initialized"
+	ConditionWarmedUp       = "WarmedUp"
+	ConditionDrifted        = "Drifted"
+	ConditionEmpty          = "Empty"
+	ConditionConsolidatable = "Consolidatable"
+)
+
+// Condition types of a NodePool and of the node classes.
+const (
+	// ConditionReady: the pool meets its target, or the node class resolved.
+	ConditionReady = "Ready"
+	// ConditionDegraded: something keeps the pool from its target; the reason says what.
+	ConditionDegraded = "Degraded"
+)

@@ -1,0 +1,165 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NodeClaim is one cloud instance Stratos owns. It is created before the instance, so it
+// is the in-flight capacity, the scheduling decision (labels, taints) and the owner of the
+// instance. The kubelet creates the Node; Stratos never does.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=nc,categories=stratos
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="Pool",type=string,JSONPath=`.spec.nodePool`
+// +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`
+// +kubebuilder:printcolumn:name="Desired",type=string,JSONPath=`.spec.desiredState`
+// +kubebuilder:printcolumn:name="Type",type=string,JSONPath=`.status.instanceType`
+// +kubebuilder:printcolumn:name="Zone",type=string,JSONPath=`.status.zone`
+// +kubebuilder:printcolumn:name="Node",type=string,JSONPath=`.status.nodeName`
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=`.status.instanceID`,priority=1
+// +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacityType`,priority=1
+type NodeClaim struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec NodeClaimSpec `json:"spec"`
+	// +optional
+	Status NodeClaimStatus `json:"status,omitempty"`
+}
+
+// DesiredState is what other controllers ask of a claim. The lifecycle controller alone
+// turns it into cloud calls.
+// +kubebuilder:validation:Enum=Running;Standby
+type DesiredState string
+
+const (
+	// DesiredRunning asks for a started, schedulable node.
+	DesiredRunning DesiredState = "Running"
+	// DesiredStandby asks for a warmed, stopped node.
+	DesiredStandby DesiredState = "Standby"
+)
+
+// NodeClaimSpec is what the claim's instance must be. Everything but desiredState is
+// fixed at creation: a different node is a different claim.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.requirements) == has(oldSelf.requirements) && has(self.taints) == has(oldSelf.taints) && has(self.startupTaints) == has(oldSelf.startupTaints)",message="only desiredState may change after a claim is created"
+type NodeClaimSpec struct {
+	// NodePool is the pool the claim belongs to.
+	// +required
+	// +kubebuilder:validation:MinLength=1
+	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nodePool is immutable"
+	NodePool string `json:"nodePool"`
+
+	// NodeClassRef is the node class the instance launches with.
+	// +required
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nodeClassRef is immutable"
+	NodeClassRef NodeClassReference `json:"nodeClassRef"`
+
+	// Requirements the instance type, zone, architecture and capacity type must meet.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=30
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="requirements are immutable"
+	Requirements []NodeSelectorRequirement `json:"requirements,omitempty"`
+
+	// Resources the instance must be able to hold, such as the pods nominated to it.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="resources are immutable"
+	Resources ResourceRequests `json:"resources,omitempty"`
+
+	// Taints the Node carries for its whole life.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="taints are immutable"
+	Taints []Taint `json:"taints,omitempty"`
+
+	// StartupTaints the Node registers with and another agent removes.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="startupTaints are immutable"
+	StartupTaints []Taint `json:"startupTaints,omitempty"`
+
+	// DesiredState is Running (a started, schedulable node) or Standby (warmed and
+	// stopped). Provisioning and disruption write it; the lifecycle controller acts on it.
+	// Defaults to Running.
+	// +optional
+	// +kubebuilder:default=Running
+	DesiredState DesiredState `json:"desiredState,omitempty"`
+}
+
+// ResourceRequests are the resources a claim must hold.
+type ResourceRequests struct {
+	// Requests such as cpu, memory, pods and extended resources.
+	// +optional
+	Requests corev1.ResourceList `json:"requests,omitempty"`
+}
+
+// NodeClaimStatus is what the lifecycle controller observed of the claim's instance and Node.
+type NodeClaimStatus struct {
+	// Phase of the claim; see docs/concepts.md for the transitions.
+	// +optional
+	Phase NodeClaimPhase `json:"phase,omitempty"`
+
+	// ProviderID of the instance, as the Node's spec.providerID reports it.
+	// +optional
+	ProviderID string `json:"providerID,omitempty"`
+
+	// InstanceID is the cloud's identifier of the instance.
+	// +optional
+	InstanceID string `json:"instanceID,omitempty"`
+
+	// InstanceType the instance was launched as.
+	// +optional
+	InstanceType string `json:"instanceType,omitempty"`
+
+	// Zone the instance runs in.
+	// +optional
+	Zone string `json:"zone,omitempty"`
+
+	// CapacityType is on-demand or spot.
+	// +optional
+	CapacityType string `json:"capacityType,omitempty"`
+
+	// NodeName of the registered Node.
+	// +optional
+	NodeName string `json:"nodeName,omitempty"`
+
+	// Capacity of the instance.
+	// +optional
+	Capacity corev1.ResourceList `json:"capacity,omitempty"`
+
+	// Allocatable is the capacity left for pods once the system reserves are taken.
+	// +optional
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
+
+	// TemplateHash is the hash of the pool template and node class at launch; a different
+	// current hash means the claim has drifted.
+	// +optional
+	TemplateHash string `json:"templateHash,omitempty"`
+
+	// LastPhaseChangeTime is when the phase last changed.
+	// +optional
+	LastPhaseChangeTime *metav1.Time `json:"lastPhaseChangeTime,omitempty"`
+
+	// Conditions: Launched, Registered, Initialized, WarmedUp, Drifted, Empty, Consolidatable.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// NodeClaimList is a list of NodeClaims.
+//
+// +kubebuilder:object:root=true
+type NodeClaimList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []NodeClaim `json:"items"`
+}

@@ -1,0 +1,100 @@
+package v1alpha1
+
+// ConsolidationPolicy says which running nodes are candidates to be given back.
+// +kubebuilder:validation:Enum=WhenEmpty;WhenUnderutilized
+type ConsolidationPolicy string
+
+const (
+	// ConsolidationWhenEmpty gives back nodes that run no pods but DaemonSet and mirror pods.
+	ConsolidationWhenEmpty ConsolidationPolicy = "WhenEmpty"
+	// ConsolidationWhenUnderutilized also gives back nodes whose pods fit elsewhere.
+	ConsolidationWhenUnderutilized ConsolidationPolicy = "WhenUnderutilized"
+)
+
+// DisruptionReason is why a node is voluntarily disrupted.
+// +kubebuilder:validation:Enum=Empty;Underutilized;Drifted;Expired
+type DisruptionReason string
+
+const (
+	DisruptionEmpty         DisruptionReason = "Empty"
+	DisruptionUnderutilized DisruptionReason = "Underutilized"
+	DisruptionDrifted       DisruptionReason = "Drifted"
+	DisruptionExpired       DisruptionReason = "Expired"
+)
+
+// Disruption says when and how a pool's nodes are given back or replaced.
+type Disruption struct {
+	// ConsolidationPolicy: WhenEmpty or WhenUnderutilized. Defaults to WhenEmpty.
+	// +optional
+	// +kubebuilder:default=WhenEmpty
+	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
+
+	// ConsolidateAfter is how long a node must stay a candidate before it is given back.
+	// Defaults to 30s.
+	// +optional
+	// +kubebuilder:default="30s"
+	ConsolidateAfter *Duration `json:"consolidateAfter,omitempty"`
+
+	// ExpireAfter replaces a node this long after its launch; Never turns expiry off.
+	// Defaults to 720h (30 days).
+	// +optional
+	// +kubebuilder:default="720h"
+	ExpireAfter *ExpiryDuration `json:"expireAfter,omitempty"`
+
+	// DrainTimeout bounds a drain: after it, pods that PodDisruptionBudgets still protect
+	// are deleted anyway. Unset (the default) means never force: the drain waits for the
+	// budgets.
+	// +optional
+	DrainTimeout *Duration `json:"drainTimeout,omitempty"`
+
+	// Budgets cap how many of the pool's nodes may be disrupted at once. The most
+	// restrictive active budget applies. Defaults to one budget of 10%.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	// +kubebuilder:default={{nodes: "10%"}}
+	Budgets []Budget `json:"budgets,omitempty"`
+}
+
+// Budget caps voluntary disruption, always or during a cron schedule.
+//
+// +kubebuilder:validation:XValidation:rule="has(self.schedule) == has(self.duration)",message="schedule and duration must be set together"
+// +kubebuilder:validation:XValidation:rule="!has(self.timeZone) || has(self.schedule)",message="timeZone needs a schedule"
+type Budget struct {
+	// Nodes is how many nodes may be disrupted at once: a count such as 2, or a
+	// percentage of the pool's nodes such as 10%, rounded down.
+	// +required
+	// +kubebuilder:validation:MaxLength=8
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(([0-9]|[1-9][0-9]|100)%|[0-9]+)$')",message="nodes must be a count such as 3 or a percentage from 0% to 100%"
+	Nodes string `json:"nodes"`
+
+	// Schedule is a cron expression (minute hour day-of-month month day-of-week, or a
+	// macro such as @daily) at which the budget becomes active for duration. Unset means
+	// always active.
+	// +optional
+	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(annually|yearly|monthly|weekly|daily|midnight|hourly)|[^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+)$')",message="schedule must be a cron expression with five fields, such as '0 9 * * mon-fri', or a macro such as @daily"
+	Schedule *string `json:"schedule,omitempty"`
+
+	// Duration the budget stays active after each scheduled time.
+	// +optional
+	Duration *Duration `json:"duration,omitempty"`
+
+	// TimeZone of the schedule, an IANA name such as Europe/Berlin. Defaults to UTC.
+	// +optional
+	TimeZone *TimeZone `json:"timeZone,omitempty"`
+
+	// Reasons the budget applies to. Unset means every reason.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=4
+	Reasons []DisruptionReason `json:"reasons,omitempty"`
+}
+
+// TimeZone is an IANA time-zone name such as UTC or America/New_York. Stratos embeds the
+// time-zone database, so a name that passes this check but is unknown is reported on the
+// pool's status.
+//
+// +kubebuilder:validation:MaxLength=64
+// +kubebuilder:validation:XValidation:rule="self != 'Local' && self.matches('^[A-Za-z][A-Za-z0-9_+-]*(/[A-Za-z0-9_+-]+)*$')",message="time zone must be an IANA name such as UTC or Europe/Berlin"
+type TimeZone string

@@ -1,0 +1,264 @@
+package v1alpha1
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// NodePool says what nodes look like and how many to keep: the template every NodeClaim
+// of the pool is made from, limits, the warm-pool target, disruption rules and time windows.
+//
+// +kubebuilder:object:root=true
+// +kubebuilder:resource:scope=Cluster,shortName=np,categories=stratos
+// +kubebuilder:subresource:status
+// +kubebuilder:printcolumn:name="NodeClass",type=string,JSONPath=`.spec.template.nodeClassRef.name`
+// +kubebuilder:printcolumn:name="Target",type=integer,JSONPath=`.status.standbyTarget`,description="Standby nodes the pool aims for now"
+// +kubebuilder:printcolumn:name="Standby",type=integer,JSONPath=`.status.nodes.standby`
+// +kubebuilder:printcolumn:name="Running",type=integer,JSONPath=`.status.nodes.running`
+// +kubebuilder:printcolumn:name="Nodes",type=integer,JSONPath=`.status.nodes.total`
+// +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
+// +kubebuilder:printcolumn:name="Weight",type=integer,JSONPath=`.spec.weight`,priority=1
+// +kubebuilder:printcolumn:name="Paused",type=boolean,JSONPath=`.spec.paused`,priority=1
+// +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+type NodePool struct {
+	metav1.TypeMeta   `json:",inline"`
+	metav1.ObjectMeta `json:"metadata,omitempty"`
+
+	// +required
+	Spec NodePoolSpec `json:"spec"`
+	// +optional
+	Status NodePoolStatus `json:"status,omitempty"`
+}
+
+// NodePoolSpec is the desired shape and size of a pool.
+type NodePoolSpec struct {
+	// Template is what every node of the pool looks like.
+	// +required
+	Template NodeClaimTemplate `json:"template"`
+
+	// Limits cap the pool, counted over every claim of the pool, standby included.
+	// Unset limits do not cap.
+	// +optional
+	Limits *Limits `json:"limits,omitempty"`
+
+	// Standby is the warm pool: nodes launched, initialised and stopped ahead of demand.
+	// +optional
+	// +kubebuilder:default={}
+	Standby Standby `json:"standby,omitempty"`
+
+	// Disruption says when and how nodes of the pool are given back.
+	// +optional
+	// +kubebuilder:default={}
+	Disruption Disruption `json:"disruption,omitempty"`
+
+	// Windows override the pool's targets at known times, such as office hours.
+	// +optional
+	// +listType=map
+	// +listMapKey=name
+	// +kubebuilder:validation:MaxItems=32
+	Windows []Window `json:"windows,omitempty"`
+
+	// Weight orders pools when several could serve a pod: the highest weight is tried
+	// first. Defaults to 0.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=100
+	Weight int32 `json:"weight,omitempty"`
+
+	// Paused stops every launch, start, stop and termination for the pool; garbage
+	// collection of leaked instances still runs. Defaults to false.
+	// +optional
+	Paused bool `json:"paused,omitempty"`
+
+	// KillSwitch drains every node of the pool, standby included, within its drain
+	// timeout and terminates it; the pool stays defined. Defaults to false.
+	// +optional
+	KillSwitch bool `json:"killSwitch,omitempty"`
+}
+
+// NodeClaimTemplate is the part of a NodeClaim that comes from its pool.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.taints) || !has(self.startupTaints) || !self.taints.exists(t, self.startupTaints.exists(s, s.key == t.key && s.effect == t.effect))",message="a taint cannot be both in taints and in startupTaints"
+type NodeClaimTemplate struct {
+	// Labels added to every node of the pool. Keys under stratos.sh/ and the labels the
+	// cloud sets (instance type, zone, architecture, OS, hostname) are reserved; constrain
+	// those with requirements instead.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=100
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/') && !(k in ['node.kubernetes.io/instance-type', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'kubernetes.io/arch', 'kubernetes.io/os', 'kubernetes.io/hostname']))",message="labels under stratos.sh/ and the well-known labels the cloud sets are reserved; use requirements for instance type, zone, architecture and capacity type"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$'))",message="label keys must be qualified names such as example.com/team"
+	Labels map[string]LabelValue `json:"labels,omitempty"`
+
+	// Annotations added to every node of the pool. Keys under stratos.sh/ are reserved.
+	// +optional
+	// +kubebuilder:validation:MaxProperties=100
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/'))",message="annotations under stratos.sh/ are reserved for Stratos"
+	Annotations map[string]string `json:"annotations,omitempty"`
+
+	// Taints every node of the pool carries for its whole life.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	Taints []Taint `json:"taints,omitempty"`
+
+	// StartupTaints are set when a node registers and removed by another agent (a CNI or
+	// a device plugin) when the node is ready for pods. Stratos waits for them to go
+	// before it calls the node initialised; they do not repel pods in the simulation.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=50
+	StartupTaints []Taint `json:"startupTaints,omitempty"`
+
+	// Requirements narrow the instance types, zones, architectures and capacity types the
+	// pool may launch. Unset means any the node class allows.
+	// +optional
+	// +listType=atomic
+	// +kubebuilder:validation:MaxItems=30
+	Requirements []NodeSelectorRequirement `json:"requirements,omitempty"`
+
+	// NodeClassRef is the node class the pool launches with.
+	// +required
+	NodeClassRef NodeClassReference `json:"nodeClassRef"`
+}
+
+// Limits cap a pool. Every claim counts, whatever its phase.
+type Limits struct {
+	// Nodes is the largest number of claims the pool may have.
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	Nodes *int32 `json:"nodes,omitempty"`
+
+	// CPU is the largest sum of the CPU capacity of the pool's nodes.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="cpu limit must not be negative"
+	CPU *resource.Quantity `json:"cpu,omitempty"`
+
+	// Memory is the largest sum of the memory capacity of the pool's nodes.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="memory limit must not be negative"
+	Memory *resource.Quantity `json:"memory,omitempty"`
+}
+
+// Standby configures the warm pool.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.max) || self.max >= self.min",message="standby.max must be at least standby.min"
+type Standby struct {
+	// Min is the number of warm, stopped nodes the pool keeps ready. Defaults to 0.
+	// +optional
+	// +kubebuilder:default=0
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	Min int32 `json:"min"`
+
+	// Max is the most standby nodes the pool keeps when running nodes are given back;
+	// beyond it they are terminated. Defaults to min (or the active window's minimum).
+	// +optional
+	// +kubebuilder:validation:Minimum=0
+	// +kubebuilder:validation:Maximum=10000
+	Max *int32 `json:"max,omitempty"`
+
+	// Warmup is the first boot of a standby node, before it is stopped.
+	// +optional
+	// +kubebuilder:default={}
+	Warmup Warmup `json:"warmup,omitempty"`
+}
+
+// WarmupTimeoutAction is what happens to a node whose warmup does not finish in time.
+// +kubebuilder:validation:Enum=stop;terminate
+type WarmupTimeoutAction string
+
+const (
+	// WarmupTimeoutStop stops the node and keeps it as standby anyway.
+	WarmupTimeoutStop WarmupTimeoutAction = "stop"
+	// WarmupTimeoutTerminate terminates the node; the pool warms a new one.
+	WarmupTimeoutTerminate WarmupTimeoutAction = "terminate"
+)
+
+// Warmup configures the first boot of a standby node.
+type Warmup struct {
+	// Timeout bounds the warmup, from launch to stopped. Defaults to 10m.
+	// +optional
+	// +kubebuilder:default="10m"
+	// +kubebuilder:validation:XValidation:rule="self.matches('[1-9]')",message="warmup timeout must be longer than zero"
+	Timeout *Duration `json:"timeout,omitempty"`
+
+	// TimeoutAction is what happens when the timeout passes: stop (keep the node as
+	// standby) or terminate (replace it). Defaults to terminate.
+	// +optional
+	// +kubebuilder:default=terminate
+	TimeoutAction WarmupTimeoutAction `json:"timeoutAction,omitempty"`
+
+	// Images are pulled during warmup so that pods on a started node skip the pull.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=512
+	Images []string `json:"images,omitempty"`
+}
+
+// NodePoolStatus is what the pool controller observed.
+type NodePoolStatus struct {
+	// ObservedGeneration is the spec generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// StandbyTarget is the number of standby nodes the pool aims for now: standby.min or
+	// the active window's override, within limits.
+	// +optional
+	StandbyTarget int32 `json:"standbyTarget"`
+
+	// Nodes counts the pool's claims by phase.
+	// +optional
+	Nodes NodeCounts `json:"nodes"`
+
+	// Resources is the capacity of the pool's claims, summed.
+	// +optional
+	Resources corev1.ResourceList `json:"resources,omitempty"`
+
+	// ActiveWindow names the window in force, if any.
+	// +optional
+	ActiveWindow string `json:"activeWindow,omitempty"`
+
+	// Conditions: Ready (the target is met) and Degraded (something keeps it from being met).
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// NodeCounts counts claims by phase.
+type NodeCounts struct {
+	// Total is every claim of the pool, whatever its phase.
+	Total int32 `json:"total"`
+	// Launching claims wait for their instance to run.
+	Launching int32 `json:"launching"`
+	// Registering claims wait for their Node to register.
+	Registering int32 `json:"registering"`
+	// Initializing claims wait for their Node to be Ready with its network up.
+	Initializing int32 `json:"initializing"`
+	// WarmingUp claims pull images before they stop.
+	WarmingUp int32 `json:"warmingUp"`
+	// Stopping claims wait for their instance to stop.
+	Stopping int32 `json:"stopping"`
+	// Standby claims are warm and stopped.
+	Standby int32 `json:"standby"`
+	// Starting claims wait for their started Node to be Ready.
+	Starting int32 `json:"starting"`
+	// Running claims serve pods.
+	Running int32 `json:"running"`
+	// Draining claims evict their pods before they stop.
+	Draining int32 `json:"draining"`
+	// Terminating claims wait for their instance and Node to go.
+	Terminating int32 `json:"terminating"`
+}
+
+// NodePoolList is a list of NodePools.
+//
+// +kubebuilder:object:root=true
+type NodePoolList struct {
+	metav1.TypeMeta `json:",inline"`
+	metav1.ListMeta `json:"metadata,omitempty"`
+	Items           []NodePool `json:"items"`
+}

@@ -1,0 +1,52 @@
+package v1alpha1
+
+import corev1 "k8s.io/api/core/v1"
+
+// Labels Stratos puts on the Nodes it owns. They mirror the claim for kubectl users.
+const (
+	// LabelNodePool names the pool a Node belongs to.
+	LabelNodePool = Group + "/nodepool"
+	// LabelNodeClaim names the claim that owns a Node.
+	LabelNodeClaim = Group + "/nodeclaim"
+	// LabelState mirrors the claim's phase (for example Standby or Running).
+	LabelState = Group + "/state"
+	// LabelCapacityType is on-demand or spot.
+	LabelCapacityType = Group + "/capacity-type"
+)
+
+// Capacity types, the values of LabelCapacityType.
+const (
+	CapacityTypeOnDemand = "on-demand"
+	CapacityTypeSpot     = "spot"
+)
+
+// Taints Stratos manages.
+const (
+	// TaintStandbyKey keeps pods off a Node while it warms up and while it is stopped.
+	TaintStandbyKey = Group + "/standby"
+)
+
+// StandbyTaint is the taint on warming and standby Nodes.
+var StandbyTaint = corev1.Taint{Key: TaintStandbyKey, Effect: corev1.TaintEffectNoSchedule}
+
+// Annotations users put on pods and Nodes.
+const (
+	// AnnotationDoNotDisrupt on a pod or a Node blocks voluntary disruption of its Node.
+	AnnotationDoNotDisrupt = Group + "/do-not-disrupt"
+)
+
+// Cloud tags that record ownership, so that a restarted operator can rebuild its state
+// and garbage-collect instances that lost their claim.
+const (
+	TagCluster   = Group + "/cluster"
+	TagNodePool  = Group + "/nodepool"
+	TagNodeClaim = Group + "/nodeclaim"
+)
+
+// RequirementKeys are the node labels a pool's requirements may constrain.
+var RequirementKeys = []string{
+	corev1.LabelInstanceTypeStable,
+	corev1.LabelTopologyZone,
+	corev1.LabelArchStable,
+	LabelCapacityType,
+}

@@ -1,0 +1,97 @@
+package cloudprovider
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrorCode classifies a cloud error so that callers can decide without parsing text:
+// retry a throttled call, pick another offering after insufficient capacity, forget an
+// instance that is not found.
+type ErrorCode string
+
+const (
+	CodeNotFound             ErrorCode = "NotFound"
+	CodeInsufficientCapacity ErrorCode = "InsufficientCapacity"
+	CodeThrottled            ErrorCode = "Throttled"
+	CodeInvalidState         ErrorCode = "InvalidState"
+	CodeQuotaExceeded        ErrorCode = "QuotaExceeded"
+	// CodeInternal is any other failure of the cloud, such as a 5xx answer.
+	CodeInternal ErrorCode = "Internal"
+)
+
+// Error is a classified cloud error.
+type Error struct {
+	Code ErrorCode
+	// Op is the operation that failed, such as Start.
+	Op string
+	// InstanceID is the instance concerned, when there is one.
+	InstanceID string
+	// Message says what happened, in the cloud's words or ours.
+	Message string
+	// Cause is the underlying error, if any.
+	Cause error
+}
+
+// Sentinels for errors.Is: errors.Is(err, cloudprovider.ErrNotFound).
+var (
+	ErrNotFound             = &Error{Code: CodeNotFound}
+	ErrInsufficientCapacity = &Error{Code: CodeInsufficientCapacity}
+	ErrThrottled            = &Error{Code: CodeThrottled}
+	ErrInvalidState         = &Error{Code: CodeInvalidState}
+	ErrQuotaExceeded        = &Error{Code: CodeQuotaExceeded}
+	ErrInternal             = &Error{Code: CodeInternal}
+)
+
+// NewError returns a classified error.
+func NewError(code ErrorCode, op, instanceID, format string, args ...any) *Error {
+	return &Error{Code: code, Op: op, InstanceID: instanceID, Message: fmt.Sprintf(format, args...)}
+}
+
+func (e *Error) Error() string {
+	msg := string(e.Code)
+	if e.Op != "" {
+		msg = e.Op + ": " + msg
+	}
+	if e.InstanceID != "" {
+		msg += " (" + e.InstanceID + ")"
+	}
+	if e.Message != "" {
+		msg += ": " + e.Message
+	}
+	if e.Cause != nil {
+		msg += ": " + e.Cause.Error()
+	}
+	return msg
+}
+
+// Is matches any Error of the same code, so the sentinels above work with errors.Is.
+func (e *Error) Is(target error) bool {
+	var t *Error
+	return errors.As(target, &t) && t.Code == e.Code
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// CodeOf returns the code of a classified error, and CodeInternal for any other error.
+func CodeOf(err error) ErrorCode {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return CodeInternal
+}
+
+// IsRetryable reports whether the same call may succeed later without any change:
+// throttling and internal cloud failures are; a missing instance or an exhausted quota is not.
+func IsRetryable(err error) bool {
+	if err == nil {
+		return false
+	}
+	switch CodeOf(err) {
+	case CodeThrottled, CodeInternal:
+		return true
+	default:
+		return false
+	}
+}

@@ -1,0 +1,205 @@
+package fake
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// transition is a state change of one instance; it reports false when the instance's
+// state does not allow it.
+type transition func(i *instance, now time.Time, d draw) bool
+
+// StartInstances starts stopped instances; pending and running ones are left alone.
+func (c *Cloud) StartInstances(_ context.Context, ids []string) (map[string]error, error) {
+	return c.act(cloudprovider.OpStart, ids, (*instance).start)
+}
+
+// StopInstances stops running instances; stopping and stopped ones are left alone.
+func (c *Cloud) StopInstances(_ context.Context, ids []string) (map[string]error, error) {
+	return c.act(cloudprovider.OpStop, ids, (*instance).stop)
+}
+
+// TerminateInstances terminates instances; shutting-down and terminated ones are left alone.
+func (c *Cloud) TerminateInstances(_ context.Context, ids []string) (map[string]error, error) {
+	return c.act(cloudprovider.OpTerminate, ids, (*instance).terminate)
+}
+
+// act applies a transition to a batch of instances. An injected fault of the cloud fails
+// the whole call; one of an instance's node class fails that instance only.
+func (c *Cloud) act(op string, ids []string, do transition) (map[string]error, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.advance(now)
+	if err := c.beginCall(op, now); err != nil {
+		return nil, err
+	}
+	errs := map[string]error{}
+	for _, id := range ids {
+		if err := c.apply(op, id, do, now, true); err != nil {
+			errs[id] = err
+		}
+	}
+	c.notify()
+	return errs, nil
+}
+
+// apply applies a transition to one instance, rolling its node class's faults if asked.
+// The caller holds the lock.
+func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bool) error {
+	inst, ok := c.instances[id]
+	if !ok {
+		return cloudprovider.NewError(cloudprovider.CodeNotFound, op, id, "the cloud does not know the instance")
+	}
+	if withFaults {
+		if err := c.classFault(inst.faults, op, id); err != nil {
+			return err
+		}
+	}
+	if !do(inst, now, c.drawer(inst.physics)) {
+		return cloudprovider.NewError(cloudprovider.CodeInvalidState, op, id, "cannot %s an instance that is %s", strings.ToLower(op), inst.State)
+	}
+	return nil
+}
+
+// DescribeInstances returns the instances the cloud knows among ids. A node class's Get
+// fault fails the whole call, since the answer has no room for per-instance errors.
+func (c *Cloud) DescribeInstances(_ context.Context, ids []string) (map[string]*cloudprovider.Instance, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.advance(now)
+	if err := c.beginCall(cloudprovider.OpGet, now); err != nil {
+		return nil, err
+	}
+	found := map[string]*cloudprovider.Instance{}
+	for _, id := range ids {
+		inst, ok := c.instances[id]
+		if !ok {
+			continue
+		}
+		if err := c.classFault(inst.faults, cloudprovider.OpGet, id); err != nil {
+			return nil, err
+		}
+		found[id] = inst.snapshot()
+	}
+	return found, nil
+}
+
+// ListInstances returns the instances that carry every given tag and are not terminated,
+// by ID.
+func (c *Cloud) ListInstances(_ context.Context, tags map[string]string) ([]*cloudprovider.Instance, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.advance(now)
+	if err := c.beginCall(cloudprovider.OpList, now); err != nil {
+		return nil, err
+	}
+	var list []*cloudprovider.Instance
+	for _, inst := range c.instances {
+		if inst.State == cloudprovider.StateTerminated || !hasTags(inst.Tags, tags) {
+			continue
+		}
+		list = append(list, inst.snapshot())
+	}
+	sort.Slice(list, func(a, b int) bool { return list[a].ID < list[b].ID })
+	return list, nil
+}
+
+func hasTags(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// InstanceTypes returns copies of the catalogue's types the node class allows, with the
+// offerings in its zones; offerings out of capacity are marked unavailable.
+func (c *Cloud) InstanceTypes(_ context.Context, nodeClass client.Object) ([]*cloudprovider.InstanceType, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls[cloudprovider.OpInstanceTypes]++
+	class, err := asFakeNodeClass(nodeClass)
+	if err != nil {
+		return nil, err
+	}
+	return c.instanceTypes(class), nil
+}
+
+// instanceTypes is InstanceTypes without counting a call. The caller holds the lock.
+func (c *Cloud) instanceTypes(class *fakeNodeClass) []*cloudprovider.InstanceType {
+	var allowedTypes, allowedZones []string
+	if class != nil {
+		allowedTypes, allowedZones = class.Spec.InstanceTypes, class.Spec.Zones
+	}
+	var types []*cloudprovider.InstanceType
+	for _, t := range c.catalog {
+		if len(allowedTypes) > 0 && !slices.Contains(allowedTypes, t.Name) {
+			continue
+		}
+		t = copyInstanceType(t)
+		t.Offerings = slices.DeleteFunc(t.Offerings, func(o cloudprovider.Offering) bool {
+			return !slices.Contains(c.zones, o.Zone) || (len(allowedZones) > 0 && !slices.Contains(allowedZones, o.Zone))
+		})
+		if len(t.Offerings) == 0 {
+			continue
+		}
+		for n := range t.Offerings {
+			o := &t.Offerings[n]
+			o.Available = o.Available && !c.outOfCapacity(class.faults(), t.Name, o.Zone)
+		}
+		types = append(types, t)
+	}
+	return types
+}
+
+// StopExternally stops a running instance as if from outside Stratos, such as the console.
+func (c *Cloud) StopExternally(id string) error {
+	return c.external(cloudprovider.OpStop, id, (*instance).stop)
+}
+
+// StartExternally starts a stopped instance as if from outside Stratos.
+func (c *Cloud) StartExternally(id string) error {
+	return c.external(cloudprovider.OpStart, id, (*instance).start)
+}
+
+// TerminateExternally terminates an instance as if from outside Stratos, such as a spot
+// interruption.
+func (c *Cloud) TerminateExternally(id string) error {
+	return c.external(cloudprovider.OpTerminate, id, (*instance).terminate)
+}
+
+// external applies a transition without counting a call or injecting faults.
+func (c *Cloud) external(op, id string, do transition) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.advance(now)
+	if err := c.apply(op, id, do, now, false); err != nil {
+		return err
+	}
+	c.notify()
+	return nil
+}
+
+// Vanish makes the cloud forget an instance at once, as if it was terminated long ago.
+func (c *Cloud) Vanish(id string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.instances[id]; !ok {
+		return cloudprovider.NewError(cloudprovider.CodeNotFound, "Vanish", id, "the cloud does not know the instance")
+	}
+	c.forget(id)
+	c.notify()
+	return nil
+}

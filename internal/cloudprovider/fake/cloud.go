@@ -1,0 +1,188 @@
+// Package fake is a simulated cloud for tests, the demo and the benchmarks. Instances
+// move through EC2's states with realistic, jittered delays on an injectable clock;
+// faults can be injected at runtime or per node class; a kubelet simulator registers
+// the instances' Nodes with a real API server. docs/fake-cloud.md describes it.
+package fake
+
+import (
+	"maps"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"golang.org/x/time/rate"
+	"k8s.io/utils/clock"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Options configure a Cloud. The zero value is a cloud in real time with default physics.
+type Options struct {
+	// Clock drives every delay; a k8s.io/utils/clock/testing FakeClock makes tests step
+	// through time. Defaults to the real clock.
+	Clock clock.WithTicker
+	// TimeScale divides every delay of the physics: 10 runs ten times faster. Defaults to 1.
+	TimeScale float64
+	// Seed seeds jitter, fault rolls and instance IDs, so that a run can be replayed.
+	Seed int64
+	// Physics are the timings; the zero value means DefaultPhysics().
+	Physics Physics
+	// Catalog is the instance types on sale; defaults to DefaultCatalog() in Zones.
+	// Offerings outside Zones are ignored.
+	Catalog []*cloudprovider.InstanceType
+	// Region defaults to DefaultRegion.
+	Region string
+	// Zones default to DefaultZones().
+	Zones []string
+	// TerminatedRetention is how long a terminated instance stays visible before the
+	// cloud forgets it, in clock time and not scaled. Defaults to an hour, as on EC2.
+	TerminatedRetention time.Duration
+}
+
+// Cloud is the fake cloud. It implements cloudprovider.API and is safe for concurrent use.
+type Cloud struct {
+	clock     clock.WithTicker
+	timeScale float64
+	physics   Physics
+	catalog   []*cloudprovider.InstanceType
+	region    string
+	zones     []string
+	retention time.Duration
+
+	// changes holds one pending notification for the kubelet simulator.
+	changes chan struct{}
+
+	mu        sync.Mutex
+	rng       *rand.Rand
+	faults    Faults
+	limiters  map[string]*rate.Limiter
+	calls     map[string]int
+	instances map[string]*instance
+	// tokens maps client tokens to the instances they launched.
+	tokens map[string]string
+	// launched counts launches, to number private IPs.
+	launched int
+}
+
+var _ cloudprovider.API = (*Cloud)(nil)
+
+// New returns a fake cloud.
+func New(opts Options) *Cloud {
+	c := &Cloud{
+		clock:     opts.Clock,
+		timeScale: opts.TimeScale,
+		physics:   opts.Physics,
+		region:    opts.Region,
+		zones:     slices.Clone(opts.Zones),
+		retention: opts.TerminatedRetention,
+		changes:   make(chan struct{}, 1),
+		rng:       rand.New(rand.NewPCG(uint64(opts.Seed), uint64(opts.Seed))),
+		limiters:  map[string]*rate.Limiter{},
+		calls:     map[string]int{},
+		instances: map[string]*instance{},
+		tokens:    map[string]string{},
+	}
+	if c.clock == nil {
+		c.clock = clock.RealClock{}
+	}
+	if c.timeScale <= 0 {
+		c.timeScale = 1
+	}
+	if c.physics == (Physics{}) {
+		c.physics = DefaultPhysics()
+	}
+	if c.region == "" {
+		c.region = DefaultRegion
+	}
+	if len(c.zones) == 0 {
+		c.zones = DefaultZones()
+	}
+	if c.retention == 0 {
+		c.retention = time.Hour
+	}
+	c.catalog = opts.Catalog
+	if c.catalog == nil {
+		c.catalog = catalogFor(c.zones)
+	}
+	return c
+}
+
+// Name is "fake".
+func (c *Cloud) Name() string { return "fake" }
+
+// Calls returns how many API calls each operation received, failed ones included; a
+// batch call counts once.
+func (c *Cloud) Calls() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return maps.Clone(c.calls)
+}
+
+// Instances returns every instance the cloud knows, terminated ones included, by ID.
+func (c *Cloud) Instances() []cloudprovider.Instance {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.advance(c.clock.Now())
+	all := make([]cloudprovider.Instance, 0, len(c.instances))
+	for _, inst := range c.instances {
+		all = append(all, *inst.snapshot())
+	}
+	sort.Slice(all, func(a, b int) bool { return all[a].ID < all[b].ID })
+	return all
+}
+
+// Changes signals, without blocking the cloud, that instances changed other than by the
+// passing of time. Signals coalesce; the channel has one reader, the kubelet simulator.
+func (c *Cloud) Changes() <-chan struct{} { return c.changes }
+
+// NextTransition returns the time of the earliest scheduled change still to come: of an
+// instance's state, or of what its kubelet reports.
+func (c *Cloud) NextTransition() (time.Time, bool) {
+	return c.nextEvent(c.clock.Now())
+}
+
+func (c *Cloud) nextEvent(after time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var next time.Time
+	for _, inst := range c.instances {
+		if t, ok := inst.nextEvent(after); ok && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
+	}
+	return next, !next.IsZero()
+}
+
+func (c *Cloud) notify() {
+	select {
+	case c.changes <- struct{}{}:
+	default:
+	}
+}
+
+// advance brings every instance up to now and forgets those terminated long enough ago.
+// The caller holds the lock.
+func (c *Cloud) advance(now time.Time) {
+	for id, inst := range c.instances {
+		inst.advance(now)
+		if inst.State == cloudprovider.StateTerminated && !now.Before(inst.terminatedAt.Add(c.retention)) {
+			c.forget(id)
+		}
+	}
+}
+
+// forget drops an instance and its client token. The caller holds the lock.
+func (c *Cloud) forget(id string) {
+	if inst, ok := c.instances[id]; ok && inst.token != "" {
+		delete(c.tokens, inst.token)
+	}
+	delete(c.instances, id)
+}
+
+// drawer returns the delays of physics p, jittered from the seeded source and scaled.
+// The caller holds the lock.
+func (c *Cloud) drawer(p Physics) draw {
+	return func(d time.Duration) time.Duration { return p.draw(c.rng, d, c.timeScale) }
+}

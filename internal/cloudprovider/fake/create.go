@@ -1,0 +1,221 @@
+package fake
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"maps"
+	"net/netip"
+	"slices"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Create launches the cheapest offering that satisfies the request, or returns the
+// instance an earlier call with the same client token launched, whatever its state.
+func (c *Cloud) Create(_ context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.advance(now)
+	if err := c.beginCall(cloudprovider.OpCreate, now); err != nil {
+		return nil, err
+	}
+	class, err := asFakeNodeClass(req.NodeClass)
+	if err != nil {
+		return nil, err
+	}
+	faults := class.faults()
+	if err := c.classFault(faults, cloudprovider.OpCreate, ""); err != nil {
+		return nil, err
+	}
+	if id, ok := c.tokens[req.ClientToken]; ok && req.ClientToken != "" {
+		return c.instances[id].snapshot(), nil
+	}
+	instanceType, offering, err := c.choose(class, req)
+	if err != nil {
+		return nil, err
+	}
+
+	c.launched++
+	id := c.newID()
+	inst := &instance{
+		Instance: cloudprovider.Instance{
+			ID:           id,
+			ProviderID:   fmt.Sprintf("fake:///%s/%s", offering.Zone, id),
+			Type:         instanceType.Name,
+			Zone:         offering.Zone,
+			CapacityType: offering.CapacityType,
+			Architecture: instanceType.Architecture,
+			Tags:         maps.Clone(req.Tags),
+			LaunchTime:   now,
+		},
+		token:         req.ClientToken,
+		privateIP:     privateIP(c.launched),
+		instanceType:  instanceType,
+		labels:        maps.Clone(req.Labels),
+		images:        slices.Clone(req.Images),
+		physics:       c.physics.With(class.physics()),
+		faults:        faults.DeepCopy(),
+		neverRegister: c.neverRegisters(faults),
+	}
+	inst.hostname = hostname(inst.privateIP)
+	for _, t := range req.Taints {
+		inst.taints = append(inst.taints, *t.DeepCopy())
+	}
+	inst.launch(now, c.drawer(inst.physics))
+	c.instances[id] = inst
+	if req.ClientToken != "" {
+		c.tokens[req.ClientToken] = id
+	}
+	c.notify()
+	return inst.snapshot(), nil
+}
+
+// choose returns the cheapest available offering that satisfies the request; ties go to
+// the first type name, then zone, then capacity type, so that choices are repeatable.
+func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (*cloudprovider.InstanceType, cloudprovider.Offering, error) {
+	var selector *corev1.NodeSelector
+	if len(req.Requirements) > 0 {
+		selector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: req.Requirements}}}
+	}
+	var (
+		bestType *cloudprovider.InstanceType
+		best     cloudprovider.Offering
+		// unavailable are the compatible offerings out of capacity, for the error message.
+		unavailable []string
+	)
+	for _, t := range c.instanceTypes(class) {
+		if !fits(t.Allocatable(), req.Requests) {
+			continue
+		}
+		for _, o := range t.Offerings {
+			if selector != nil {
+				node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: offeringLabels(c.region, t, o)}}
+				ok, err := corev1helpers.MatchNodeSelectorTerms(node, selector)
+				if err != nil {
+					return nil, best, fmt.Errorf("fake cloud: invalid requirements: %w", err)
+				}
+				if !ok {
+					continue
+				}
+			}
+			if !o.Available {
+				unavailable = append(unavailable, fmt.Sprintf("%s %s in %s", t.Name, o.CapacityType, o.Zone))
+			} else if bestType == nil || cheaper(t, o, bestType, best) {
+				bestType, best = t, o
+			}
+		}
+	}
+	switch {
+	case bestType != nil:
+		return bestType, best, nil
+	case len(unavailable) == 0:
+		return nil, best, cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
+			"no instance type of node class %s satisfies the requirements and requests", class.name())
+	default:
+		return nil, best, cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
+			"all %d offerings of node class %s that satisfy the requirements and requests are out of capacity: %s",
+			len(unavailable), class.name(), summarize(unavailable, 5))
+	}
+}
+
+func cheaper(t *cloudprovider.InstanceType, o cloudprovider.Offering, bestType *cloudprovider.InstanceType, best cloudprovider.Offering) bool {
+	if o.PricePerHour != best.PricePerHour {
+		return o.PricePerHour < best.PricePerHour
+	}
+	if t.Name != bestType.Name {
+		return t.Name < bestType.Name
+	}
+	if o.Zone != best.Zone {
+		return o.Zone < best.Zone
+	}
+	return o.CapacityType < best.CapacityType
+}
+
+// summarize joins the first limit items and counts the rest.
+func summarize(items []string, limit int) string {
+	if len(items) <= limit {
+		return strings.Join(items, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(items[:limit], ", "), len(items)-limit)
+}
+
+// fits reports whether every non-zero request fits in allocatable; a resource the
+// instance type lacks does not fit.
+func fits(allocatable, requests corev1.ResourceList) bool {
+	for name, request := range requests {
+		if request.IsZero() {
+			continue
+		}
+		available, ok := allocatable[name]
+		if !ok || request.Cmp(available) > 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// newID returns an unused EC2-style instance ID: i- and 17 hex digits. The caller holds the lock.
+func (c *Cloud) newID() string {
+	for {
+		id := fmt.Sprintf("i-%x%016x", c.rng.IntN(16), c.rng.Uint64())
+		if _, taken := c.instances[id]; !taken {
+			return id
+		}
+	}
+}
+
+// privateIP numbers instances from 10.0.1.4, the first address EC2 hands out in a subnet.
+func privateIP(n int) string {
+	var ip [4]byte
+	binary.BigEndian.PutUint32(ip[:], 10<<24+1<<8+3+uint32(n))
+	return netip.AddrFrom4(ip).String()
+}
+
+// hostname is EC2's IP-based name, which is unique and a valid DNS subdomain.
+func hostname(ip string) string {
+	return "ip-" + strings.ReplaceAll(ip, ".", "-") + ".fake.internal"
+}
+
+// fakeNodeClass is the node class of a request; nil means the whole catalogue, no overrides.
+type fakeNodeClass v1alpha1.FakeNodeClass
+
+func asFakeNodeClass(obj client.Object) (*fakeNodeClass, error) {
+	switch nc := obj.(type) {
+	case nil:
+		return nil, nil
+	case *v1alpha1.FakeNodeClass:
+		return (*fakeNodeClass)(nc), nil
+	default:
+		return nil, fmt.Errorf("fake cloud: node class %T is not a FakeNodeClass", obj)
+	}
+}
+
+func (nc *fakeNodeClass) name() string {
+	if nc == nil {
+		return "<none>"
+	}
+	return nc.Name
+}
+
+func (nc *fakeNodeClass) faults() *v1alpha1.FakeFaults {
+	if nc == nil {
+		return nil
+	}
+	return nc.Spec.Faults
+}
+
+func (nc *fakeNodeClass) physics() *v1alpha1.FakePhysics {
+	if nc == nil {
+		return nil
+	}
+	return nc.Spec.Physics
+}

@@ -1,0 +1,150 @@
+package fake
+
+import (
+	"maps"
+	"slices"
+	"time"
+
+	"golang.org/x/time/rate"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Faults are failures injected into the cloud's calls. Maps are keyed by operation name:
+// cloudprovider.OpCreate, OpStart, OpStop, OpTerminate, OpGet (DescribeInstances) and
+// OpList (ListInstances).
+type Faults struct {
+	// Errors make a share of an operation's calls fail as a whole.
+	Errors map[string]ErrorFault
+	// RateLimits throttle an operation's calls beyond a rate, as EC2's request limits do.
+	RateLimits map[string]RateLimit
+	// InsufficientCapacity lists offerings the cloud has no capacity for.
+	InsufficientCapacity []Offering
+	// NeverRegister is the probability, from 0 to 1, that a launched instance's kubelet
+	// never registers a Node.
+	NeverRegister float64
+}
+
+// ErrorFault fails calls at random.
+type ErrorFault struct {
+	// Probability that a call fails, from 0 to 1.
+	Probability float64
+	// Code the failing calls return; CodeInternal when empty.
+	Code cloudprovider.ErrorCode
+}
+
+// RateLimit is a token bucket: PerSecond calls refill it, it holds Burst calls.
+type RateLimit struct {
+	PerSecond float64
+	Burst     int
+}
+
+// Offering names an instance type in a zone; an empty field matches any.
+type Offering struct {
+	InstanceType string
+	Zone         string
+}
+
+func (o Offering) matches(instanceType, zone string) bool {
+	return (o.InstanceType == "" || o.InstanceType == instanceType) && (o.Zone == "" || o.Zone == zone)
+}
+
+func (f Faults) clone() Faults {
+	f.Errors = maps.Clone(f.Errors)
+	f.RateLimits = maps.Clone(f.RateLimits)
+	f.InsufficientCapacity = slices.Clone(f.InsufficientCapacity)
+	return f
+}
+
+// SetFaults replaces the injected faults. Rate limits start with full buckets.
+func (c *Cloud) SetFaults(f Faults) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.faults = f.clone()
+	c.limiters = map[string]*rate.Limiter{}
+	for op, l := range f.RateLimits {
+		c.limiters[op] = rate.NewLimiter(rate.Limit(l.PerSecond), l.Burst)
+	}
+}
+
+// Faults returns the injected faults.
+func (c *Cloud) Faults() Faults {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.faults.clone()
+}
+
+// beginCall counts a call of op and returns the error an injected fault fails it with,
+// if any. The rate limit comes first: a throttled call never reaches the service.
+func (c *Cloud) beginCall(op string, now time.Time) error {
+	c.calls[op]++
+	if l := c.limiters[op]; l != nil && !l.AllowN(now, 1) {
+		return cloudprovider.NewError(cloudprovider.CodeThrottled, op, "", "request limit exceeded (injected)")
+	}
+	if e, ok := c.faults.Errors[op]; ok && c.roll(e.Probability) {
+		code := e.Code
+		if code == "" {
+			code = cloudprovider.CodeInternal
+		}
+		return cloudprovider.NewError(code, op, "", "injected fault")
+	}
+	return nil
+}
+
+// classFault returns the error a node class's faults fail op with for one instance, if any.
+func (c *Cloud) classFault(f *v1alpha1.FakeFaults, op, instanceID string) error {
+	if f == nil {
+		return nil
+	}
+	for _, e := range f.Errors {
+		if string(e.Operation) != op || !c.roll(float64(e.Percent)/100) {
+			continue
+		}
+		code := cloudprovider.ErrorCode(e.Error)
+		if code == "" {
+			code = cloudprovider.CodeInternal
+		}
+		return cloudprovider.NewError(code, op, instanceID, "injected fault of the node class")
+	}
+	return nil
+}
+
+// outOfCapacity reports whether the cloud's or the node class's faults take the offering away.
+func (c *Cloud) outOfCapacity(f *v1alpha1.FakeFaults, instanceType, zone string) bool {
+	for _, o := range c.faults.InsufficientCapacity {
+		if o.matches(instanceType, zone) {
+			return true
+		}
+	}
+	if f == nil {
+		return false
+	}
+	for _, o := range f.InsufficientCapacity {
+		if (Offering{InstanceType: o.InstanceType, Zone: o.Zone}).matches(instanceType, zone) {
+			return true
+		}
+	}
+	return false
+}
+
+// neverRegisters rolls whether a new instance's kubelet will never register.
+func (c *Cloud) neverRegisters(f *v1alpha1.FakeFaults) bool {
+	if c.roll(c.faults.NeverRegister) {
+		return true
+	}
+	return f != nil && c.roll(float64(f.NeverRegisterPercent)/100)
+}
+
+// roll returns true with probability p. Certain outcomes draw no number, so that faults
+// set to 0 do not shift the seeded sequence.
+func (c *Cloud) roll(p float64) bool {
+	switch {
+	case p <= 0:
+		return false
+	case p >= 1:
+		return true
+	default:
+		return c.rng.Float64() < p
+	}
+}

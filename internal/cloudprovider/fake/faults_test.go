@@ -1,0 +1,154 @@
+package fake
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+func TestErrorFaults(t *testing.T) {
+	tests := []struct {
+		name      string
+		fault     ErrorFault
+		low, high int
+		wantCode  cloudprovider.ErrorCode
+	}{
+		{name: "always", fault: ErrorFault{Probability: 1, Code: cloudprovider.CodeQuotaExceeded}, low: 1000, high: 1000, wantCode: cloudprovider.CodeQuotaExceeded},
+		{name: "never", fault: ErrorFault{Probability: 0}, low: 0, high: 0},
+		{name: "30%", fault: ErrorFault{Probability: 0.3}, low: 250, high: 350, wantCode: cloudprovider.CodeInternal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _ := newCloud(t, Options{Seed: 42})
+			c.SetFaults(Faults{Errors: map[string]ErrorFault{cloudprovider.OpGet: tt.fault}})
+			failed := 0
+			for range 1000 {
+				_, err := c.DescribeInstances(context.Background(), []string{"i-1"})
+				if err != nil {
+					wantCode(t, err, tt.wantCode)
+					failed++
+				}
+			}
+			if failed < tt.low || failed > tt.high {
+				t.Errorf("%d of 1000 calls failed, want %d to %d", failed, tt.low, tt.high)
+			}
+			if got := c.Calls()[cloudprovider.OpGet]; got != 1000 {
+				t.Errorf("counted %d calls", got)
+			}
+		})
+	}
+}
+
+func TestFailedCallChangesNothing(t *testing.T) {
+	c, clk := newCloud(t, Options{})
+	inst := stopped(t, c, clk, request("a"))
+	c.SetFaults(Faults{Errors: map[string]ErrorFault{
+		cloudprovider.OpStart:  {Probability: 1},
+		cloudprovider.OpCreate: {Probability: 1},
+	}})
+	errs, err := c.StartInstances(context.Background(), []string{inst.ID})
+	wantCode(t, err, cloudprovider.CodeInternal)
+	if len(errs) != 0 {
+		t.Errorf("per-instance errors with a whole-call error: %v", errs)
+	}
+	_, err = c.Create(context.Background(), request("b"))
+	wantCode(t, err, cloudprovider.CodeInternal)
+
+	c.SetFaults(Faults{})
+	wantState(t, c, inst.ID, cloudprovider.StateStopped)
+	if n := len(c.Instances()); n != 1 {
+		t.Errorf("%d instances after a failed create", n)
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	c, clk := newCloud(t, Options{})
+	c.SetFaults(Faults{RateLimits: map[string]RateLimit{cloudprovider.OpList: {PerSecond: 2, Burst: 3}}})
+	list := func() error {
+		_, err := c.ListInstances(context.Background(), nil)
+		return err
+	}
+	for n := range 3 {
+		if err := list(); err != nil {
+			t.Fatalf("call %d within the burst: %v", n, err)
+		}
+	}
+	wantCode(t, list(), cloudprovider.CodeThrottled)
+	clk.Step(500 * time.Millisecond)
+	if err := list(); err != nil {
+		t.Fatalf("call after a refill: %v", err)
+	}
+	wantCode(t, list(), cloudprovider.CodeThrottled)
+	if _, err := c.DescribeInstances(context.Background(), nil); err != nil {
+		t.Errorf("another operation is throttled: %v", err)
+	}
+	if got := c.Faults().RateLimits[cloudprovider.OpList]; got.Burst != 3 {
+		t.Errorf("Faults() = %+v", got)
+	}
+}
+
+func TestNodeClassFaults(t *testing.T) {
+	c, clk := newCloud(t, Options{})
+	flaky := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{Errors: []v1alpha1.FakeOperationFault{
+		{Operation: v1alpha1.FakeOperationStart, Percent: 100, Error: v1alpha1.FakeErrorInsufficientCapacity},
+		{Operation: v1alpha1.FakeOperationStop, Percent: 100},
+	}}}}
+	req := request("flaky")
+	req.NodeClass = flaky
+	bad := create(t, c, req)
+	good := stopped(t, c, clk, request("good"))
+
+	errs, err := c.StopInstances(context.Background(), []string{bad.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, errs[bad.ID], cloudprovider.CodeInternal)
+	wantState(t, c, bad.ID, cloudprovider.StateRunning)
+
+	if err := c.StopExternally(bad.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(c.physics.StopDelay)
+	errs, err = c.StartInstances(context.Background(), []string{bad.ID, good.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, errs[bad.ID], cloudprovider.CodeInsufficientCapacity)
+	if errs[good.ID] != nil {
+		t.Errorf("the instance without class faults failed: %v", errs[good.ID])
+	}
+	wantState(t, c, bad.ID, cloudprovider.StateStopped)
+	wantState(t, c, good.ID, cloudprovider.StatePending)
+
+	failing := flaky.DeepCopy()
+	failing.Spec.Faults.Errors = []v1alpha1.FakeOperationFault{{Operation: v1alpha1.FakeOperationCreate, Percent: 100, Error: v1alpha1.FakeErrorQuotaExceeded}}
+	req = request("failing")
+	req.NodeClass = failing
+	_, err = c.Create(context.Background(), req)
+	wantCode(t, err, cloudprovider.CodeQuotaExceeded)
+}
+
+func TestNeverRegister(t *testing.T) {
+	c, clk := newCloud(t, Options{})
+	c.SetFaults(Faults{NeverRegister: 1})
+	lost := create(t, c, request("lost"))
+	c.SetFaults(Faults{})
+	req := request("class")
+	req.NodeClass = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{NeverRegisterPercent: 100}}}
+	lostByClass := create(t, c, req)
+	fine := create(t, c, request("fine"))
+
+	clk.Step(time.Hour)
+	for _, inst := range []*cloudprovider.Instance{lost, lostByClass} {
+		wantState(t, c, inst.ID, cloudprovider.StateRunning)
+		if v := view(t, c, inst.ID); v.phase != phaseAbsent {
+			t.Errorf("%s: phase %v, want Absent", inst.ID, v.phase)
+		}
+	}
+	if v := view(t, c, fine.ID); v.phase != phaseReady {
+		t.Errorf("phase %v, want Ready", v.phase)
+	}
+}

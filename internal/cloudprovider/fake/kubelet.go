@@ -1,0 +1,180 @@
+package fake
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+)
+
+const (
+	// syncWorkers bound the API calls the simulator makes at once.
+	syncWorkers = 16
+	// retryInterval is the real time after which a failed sync is tried again.
+	retryInterval = time.Second
+	// armTolerance is how far a clock may move while a timer is armed before the timer
+	// is armed again; see wake.
+	armTolerance = time.Millisecond
+)
+
+// KubeletOptions configure the kubelet simulator.
+type KubeletOptions struct {
+	// HeartbeatInterval is how often Ready Nodes renew their Lease. It is real time and
+	// not scaled, because kube-controller-manager's grace periods run in real time.
+	// Defaults to 10s, the kubelet's.
+	HeartbeatInterval time.Duration
+	// KubeletVersion is reported in the Nodes' nodeInfo. Defaults to v1.37.0.
+	KubeletVersion string
+}
+
+// Kubelet simulates the kubelets of the fake cloud's instances against an API server:
+// it registers Nodes, reports them Ready or shutting down, pulls images and renews
+// Leases, following each instance's timeline. It never deletes a Node. It is a
+// controller-runtime Runnable; give it a client that reads from the API server rather
+// than from a cache.
+type Kubelet struct {
+	cloud  *Cloud
+	client client.Client
+	opts   KubeletOptions
+
+	// reported is what was reported per instance ID; only Start's goroutine uses it.
+	reported map[string]reported
+	// leaseNamespace is true once kube-node-lease is known to exist.
+	leaseNamespace atomic.Bool
+}
+
+// reported is what the kubelet of one instance has reported during its current boot.
+type reported struct {
+	boot       int
+	registered bool
+	phase      nodePhase
+	images     int
+	nodeUID    types.UID
+	leased     bool
+}
+
+// NewKubelet returns a kubelet simulator for the instances of cloud.
+func NewKubelet(cloud *Cloud, c client.Client, opts KubeletOptions) *Kubelet {
+	if opts.HeartbeatInterval <= 0 {
+		opts.HeartbeatInterval = 10 * time.Second
+	}
+	if opts.KubeletVersion == "" {
+		opts.KubeletVersion = "v1.37.0"
+	}
+	return &Kubelet{cloud: cloud, client: c, opts: opts, reported: map[string]reported{}}
+}
+
+// NeedLeaderElection is false: kubelets run whoever leads Stratos.
+func (k *Kubelet) NeedLeaderElection() bool { return false }
+
+// Start syncs the Nodes whenever the cloud changes, an instance's timeline reaches its
+// next event or a heartbeat is due, until ctx is done.
+func (k *Kubelet) Start(ctx context.Context) error {
+	ctx = logf.IntoContext(ctx, logf.FromContext(ctx).WithName("fake-kubelet"))
+	heartbeat := time.NewTicker(k.opts.HeartbeatInterval)
+	defer heartbeat.Stop()
+	renew := false
+	for {
+		synced, failed := k.sync(ctx, renew)
+		renew = false
+		var retry <-chan time.Time
+		if failed {
+			retry = time.After(retryInterval)
+		}
+		next, stop := k.wake(synced)
+		select {
+		case <-ctx.Done():
+			stop()
+			return nil
+		case <-k.cloud.Changes():
+		case <-heartbeat.C:
+			renew = true
+		case <-retry:
+		case <-next:
+		}
+		stop()
+	}
+}
+
+// sync brings every Node up to the cloud's timeline and returns the clock time it
+// synced to, and whether any instance failed.
+func (k *Kubelet) sync(ctx context.Context, renew bool) (time.Time, bool) {
+	now, views := k.cloud.nodeViews()
+	results := make([]reported, len(views))
+	errs := make([]error, len(views))
+	workqueue.ParallelizeUntil(ctx, syncWorkers, len(views), func(n int) {
+		results[n], errs[n] = k.syncNode(ctx, views[n], k.reported[views[n].instanceID], now, renew)
+	})
+	failed := false
+	k.reported = make(map[string]reported, len(views))
+	for n, v := range views {
+		k.reported[v.instanceID] = results[n]
+		if errs[n] != nil && ctx.Err() == nil {
+			failed = true
+			logf.FromContext(ctx).Error(errs[n], "Syncing the Node failed; retrying", "node", v.nodeName, "instance", v.instanceID)
+		}
+	}
+	return now, failed
+}
+
+// syncNode reports what changed for one instance and returns what is now reported.
+func (k *Kubelet) syncNode(ctx context.Context, v nodeView, r reported, now time.Time, renew bool) (reported, error) {
+	if r.boot != v.boot {
+		// A new boot: a real kubelet registers again and posts its status from scratch.
+		r = reported{boot: v.boot}
+	}
+	if v.phase == phaseAbsent {
+		return r, nil
+	}
+	if !r.registered {
+		if err := k.register(ctx, v); err != nil {
+			return r, err
+		}
+		r.registered = true
+	}
+	if r.phase != v.phase || r.images != len(v.images) {
+		uid, err := k.updateStatus(ctx, v, now)
+		if err != nil {
+			return r, err
+		}
+		r.phase, r.images, r.nodeUID = v.phase, len(v.images), uid
+	}
+	if v.phase == phaseReady && (renew || !r.leased) {
+		if err := k.renewLease(ctx, v, r.nodeUID); err != nil {
+			return r, err
+		}
+		r.leased = true
+	}
+	return r, nil
+}
+
+// wake returns a channel that fires at the cloud's next event after synced, in clock
+// time, and a function that releases the timer.
+func (k *Kubelet) wake(synced time.Time) (<-chan time.Time, func()) {
+	next, ok := k.cloud.nextEvent(synced)
+	if !ok {
+		return nil, func() {}
+	}
+	clk := k.cloud.clock
+	for {
+		armed := clk.Now()
+		if !next.After(armed) {
+			// The event is due already: the clock moved during the sync.
+			due := make(chan time.Time, 1)
+			due <- armed
+			return due, func() {}
+		}
+		timer := clk.NewTimer(next.Sub(armed))
+		// A fake clock stepped between reading it and arming the timer would make the
+		// timer fire late by the step, and a test waiting for the event would wait
+		// forever: arm it again if the clock moved meanwhile.
+		if clk.Since(armed) < armTolerance {
+			return timer.C(), func() { timer.Stop() }
+		}
+		timer.Stop()
+	}
+}

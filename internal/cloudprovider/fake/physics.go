@@ -1,0 +1,86 @@
+package fake
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Physics are the timings of the fake cloud and of the kubelets on its instances.
+// docs/fake-cloud.md lists the public figures behind the defaults.
+type Physics struct {
+	// LaunchDelay: from the launch call to a running instance (EC2: about 10 s).
+	LaunchDelay time.Duration
+	// BootDelay: from a running instance to its Node registered (OS boot, kubelet start).
+	BootDelay time.Duration
+	// ReadyDelay: from registration to the Node Ready, once the CNI has set up the network.
+	ReadyDelay time.Duration
+	// StartDelay: from the start call to a running instance, for a stopped instance.
+	StartDelay time.Duration
+	// ResumeDelay: from a started instance running to its Node Ready again.
+	ResumeDelay time.Duration
+	// StopDelay: from the stop call to a stopped instance.
+	StopDelay time.Duration
+	// TerminateDelay: from the terminate call to a terminated instance.
+	TerminateDelay time.Duration
+	// ImagePullDelay: the time to pull one image, after the Node is Ready.
+	ImagePullDelay time.Duration
+	// JitterPercent spreads every delay uniformly by up to this share, from 0 to 100.
+	JitterPercent int
+}
+
+// DefaultPhysics returns timings close to EC2 and EKS: about 40 s from a launch call to
+// a Ready Node, about 13 s from a start call to a Ready Node, 20 s to stop.
+func DefaultPhysics() Physics {
+	return Physics{
+		LaunchDelay:    10 * time.Second,
+		BootDelay:      20 * time.Second,
+		ReadyDelay:     10 * time.Second,
+		StartDelay:     8 * time.Second,
+		ResumeDelay:    5 * time.Second,
+		StopDelay:      20 * time.Second,
+		TerminateDelay: 15 * time.Second,
+		ImagePullDelay: 5 * time.Second,
+		JitterPercent:  10,
+	}
+}
+
+// With returns p with the fields a node class sets replaced; unset fields keep p's values.
+func (p Physics) With(o *v1alpha1.FakePhysics) Physics {
+	if o == nil {
+		return p
+	}
+	for _, f := range []struct {
+		dst *time.Duration
+		src *v1alpha1.Duration
+	}{
+		{&p.LaunchDelay, o.LaunchDelay},
+		{&p.BootDelay, o.BootDelay},
+		{&p.ReadyDelay, o.ReadyDelay},
+		{&p.StartDelay, o.StartDelay},
+		{&p.ResumeDelay, o.ResumeDelay},
+		{&p.StopDelay, o.StopDelay},
+		{&p.TerminateDelay, o.TerminateDelay},
+		{&p.ImagePullDelay, o.ImagePullDelay},
+	} {
+		if f.src != nil {
+			*f.dst = f.src.Duration
+		}
+	}
+	if o.JitterPercent != nil {
+		p.JitterPercent = int(*o.JitterPercent)
+	}
+	return p
+}
+
+// draw returns one occurrence of the delay d: multiplied by a factor uniform in
+// [1-j, 1+j] for a jitter j, then divided by the time scale. No number is drawn when
+// there is no jitter, so that turning jitter off does not shift the rest of the sequence.
+func (p Physics) draw(rng *rand.Rand, d time.Duration, timeScale float64) time.Duration {
+	factor := 1.0
+	if j := float64(min(max(p.JitterPercent, 0), 100)) / 100; j > 0 {
+		factor += j * (2*rng.Float64() - 1)
+	}
+	return time.Duration(float64(d) * factor / timeScale)
+}

@@ -1,0 +1,124 @@
+package cloudprovider
+
+import (
+	"context"
+	"time"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// provider implements CloudProvider over a cloud's API: starts, stops, terminations and
+// describes made at the same time are sent as one call each.
+type provider struct {
+	api       API
+	start     *batcher[string, struct{}]
+	stop      *batcher[string, struct{}]
+	terminate *batcher[string, struct{}]
+	describe  *batcher[string, *Instance]
+}
+
+// New returns a CloudProvider that batches concurrent calls to api within window and
+// records every cloud call in the stratos_cloudprovider_* metrics.
+func New(api API, window BatchWindow) CloudProvider {
+	p := &provider{api: api}
+	p.start = newBatcher(window, p.actionExec(OpStart, api.StartInstances))
+	p.stop = newBatcher(window, p.actionExec(OpStop, api.StopInstances))
+	p.terminate = newBatcher(window, p.actionExec(OpTerminate, api.TerminateInstances))
+	p.describe = newBatcher(window, p.describeExec)
+	return p
+}
+
+func (p *provider) Name() string { return p.api.Name() }
+
+func (p *provider) Create(ctx context.Context, req *CreateRequest) (*Instance, error) {
+	// Not batched: an idempotency token belongs to one launch call.
+	done := p.observe(OpCreate, 1)
+	instance, err := p.api.Create(ctx, req)
+	done(err)
+	return instance, err
+}
+
+func (p *provider) Start(ctx context.Context, id string) error {
+	_, err := p.start.do(ctx, id)
+	return err
+}
+
+func (p *provider) Stop(ctx context.Context, id string) error {
+	_, err := p.stop.do(ctx, id)
+	return err
+}
+
+func (p *provider) Terminate(ctx context.Context, id string) error {
+	_, err := p.terminate.do(ctx, id)
+	return err
+}
+
+func (p *provider) Get(ctx context.Context, id string) (*Instance, error) {
+	return p.describe.do(ctx, id)
+}
+
+func (p *provider) List(ctx context.Context, tags map[string]string) ([]*Instance, error) {
+	done := p.observe(OpList, 1)
+	instances, err := p.api.ListInstances(ctx, tags)
+	done(err)
+	return instances, err
+}
+
+func (p *provider) InstanceTypes(ctx context.Context, nodeClass client.Object) ([]*InstanceType, error) {
+	done := p.observe(OpInstanceTypes, 1)
+	types, err := p.api.InstanceTypes(ctx, nodeClass)
+	done(err)
+	return types, err
+}
+
+// actionExec turns a batch call of the API into the exec function of a batcher.
+func (p *provider) actionExec(op string, call func(context.Context, []string) (map[string]error, error)) func(context.Context, []string) map[string]result[struct{}] {
+	return func(ctx context.Context, ids []string) map[string]result[struct{}] {
+		done := p.observe(op, len(ids))
+		perID, err := call(ctx, ids)
+		done(err)
+		results := make(map[string]result[struct{}], len(ids))
+		for _, id := range ids {
+			if err != nil {
+				results[id] = result[struct{}]{err: err}
+				continue
+			}
+			results[id] = result[struct{}]{err: perID[id]}
+		}
+		return results
+	}
+}
+
+func (p *provider) describeExec(ctx context.Context, ids []string) map[string]result[*Instance] {
+	done := p.observe(OpGet, len(ids))
+	found, err := p.api.DescribeInstances(ctx, ids)
+	done(err)
+	results := make(map[string]result[*Instance], len(ids))
+	for _, id := range ids {
+		switch instance, ok := found[id]; {
+		case err != nil:
+			results[id] = result[*Instance]{err: err}
+		case !ok:
+			results[id] = result[*Instance]{err: NewError(CodeNotFound, OpGet, id, "the cloud does not know the instance")}
+		default:
+			results[id] = result[*Instance]{value: instance}
+		}
+	}
+	return results
+}
+
+// observe records one cloud call of op carrying items instances; call the returned
+// function with the call's error when it ends.
+func (p *provider) observe(op string, items int) func(error) {
+	started := time.Now()
+	name := p.api.Name()
+	batchSize.WithLabelValues(name, op).Observe(float64(items))
+	return func(err error) {
+		code := "OK"
+		if err != nil {
+			code = string(CodeOf(err))
+		}
+		calls.WithLabelValues(name, op, code).Inc()
+		callDuration.WithLabelValues(name, op).Observe(time.Since(started).Seconds())
+	}
+}

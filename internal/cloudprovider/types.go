@@ -1,0 +1,110 @@
+package cloudprovider
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+)
+
+// InstanceState is the state the cloud reports for an instance, as EC2 names them.
+type InstanceState string
+
+const (
+	StatePending      InstanceState = "pending"
+	StateRunning      InstanceState = "running"
+	StateStopping     InstanceState = "stopping"
+	StateStopped      InstanceState = "stopped"
+	StateShuttingDown InstanceState = "shutting-down"
+	StateTerminated   InstanceState = "terminated"
+)
+
+// Instance is what the cloud knows of one instance.
+type Instance struct {
+	ID         string
+	ProviderID string
+	// Type is the instance type, such as m5.large.
+	Type         string
+	Zone         string
+	CapacityType string
+	Architecture string
+	State        InstanceState
+	// Tags include the ownership tags (cluster, pool, claim) Stratos sets at launch.
+	Tags       map[string]string
+	LaunchTime time.Time
+}
+
+// CreateRequest asks for one instance on behalf of a NodeClaim.
+type CreateRequest struct {
+	// ClientToken makes the call idempotent: a second call with the same token returns
+	// the instance the first one launched instead of launching another. Stratos uses the
+	// NodeClaim's UID.
+	ClientToken string
+	// NodeClass is the resolved node class object of the provider's kind.
+	NodeClass client.Object
+	// Requirements the instance type, zone, architecture and capacity type must meet.
+	Requirements []corev1.NodeSelectorRequirement
+	// Requests must fit in the allocatable resources of the chosen instance type.
+	Requests corev1.ResourceList
+	// Labels and Taints the kubelet registers the Node with (startup taints included).
+	Labels map[string]string
+	Taints []corev1.Taint
+	// Images the node pulls at first boot, so a started node runs pods without pulling.
+	Images []string
+	// Tags recorded on the instance; they carry ownership.
+	Tags map[string]string
+}
+
+// InstanceType is a shape of machine the cloud offers.
+type InstanceType struct {
+	Name         string
+	Architecture string
+	// Capacity of the machine: cpu, memory, pods, ephemeral-storage, extended resources.
+	Capacity corev1.ResourceList
+	// Overhead is what the kubelet and the system reserve; Allocatable is the rest.
+	Overhead corev1.ResourceList
+	// Offerings are where and how the type can be bought, with prices.
+	Offerings []Offering
+}
+
+// Offering is an instance type in one zone with one capacity type.
+type Offering struct {
+	Zone         string
+	CapacityType string
+	// PricePerHour in US dollars.
+	PricePerHour float64
+	// Available is false when the cloud has no capacity for it now.
+	Available bool
+}
+
+// Allocatable is the capacity left for pods.
+func (t *InstanceType) Allocatable() corev1.ResourceList {
+	allocatable := corev1.ResourceList{}
+	for name, capacity := range t.Capacity {
+		left := capacity.DeepCopy()
+		if overhead, ok := t.Overhead[name]; ok {
+			left.Sub(overhead)
+		}
+		if left.Sign() < 0 {
+			left = resource.Quantity{Format: capacity.Format}
+		}
+		allocatable[name] = left
+	}
+	return allocatable
+}
+
+// Cheapest returns the cheapest available offering that keep accepts, if any.
+func (t *InstanceType) Cheapest(keep func(Offering) bool) (Offering, bool) {
+	var best Offering
+	found := false
+	for _, o := range t.Offerings {
+		if !o.Available || (keep != nil && !keep(o)) {
+			continue
+		}
+		if !found || o.PricePerHour < best.PricePerHour {
+			best, found = o, true
+		}
+	}
+	return best, found
+}

@@ -1,0 +1,29 @@
+package operator
+
+import (
+	"fmt"
+
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+)
+
+// newFakeCloud runs the simulated cloud in the operator's process, with its kubelet
+// simulator registering Nodes on the same API server. Its instances live as long as the
+// process does.
+func newFakeCloud(opts *Options, mgr manager.Manager) (cloudprovider.API, error) {
+	cloud := fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: opts.FakeTimeScale, Seed: opts.FakeSeed})
+	// The kubelets are not the operator: they read the API server directly, not
+	// through the operator's cache.
+	kubeletClient, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
+	if err != nil {
+		return nil, fmt.Errorf("creating the fake kubelets' client: %w", err)
+	}
+	if err := mgr.Add(fake.NewKubelet(cloud, kubeletClient, fake.KubeletOptions{})); err != nil {
+		return nil, err
+	}
+	return cloud, nil
+}

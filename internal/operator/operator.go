@@ -1,0 +1,145 @@
+// Package operator wires Stratos together: the controller-runtime manager with leader
+// election, health probes and metrics, the cloud provider, and the controllers.
+package operator
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+
+	"github.com/go-logr/logr"
+	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/runtime/schema"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
+	"k8s.io/client-go/tools/clientcmd"
+	"sigs.k8s.io/controller-runtime/pkg/client/config"
+	"sigs.k8s.io/controller-runtime/pkg/healthz"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Leader election uses Leases; events are how Stratos explains itself.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
+// +kubebuilder:rbac:groups=stratos.sh,resources=nodepools;nodeclaims;fakenodeclasses;awsnodeclasses,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups=stratos.sh,resources=nodepools/status;nodeclaims/status;fakenodeclasses/status;awsnodeclasses/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;create;update;patch;delete
+// +kubebuilder:rbac:groups="",resources=nodes/status,verbs=get;update;patch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
+
+// inClusterNamespaceFile holds the operator's namespace when it runs in a pod.
+const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+
+// Operator is a configured operator, ready to start.
+type Operator struct {
+	Manager manager.Manager
+	Cloud   cloudprovider.CloudProvider
+}
+
+// NewScheme returns the types the operator reads and writes.
+func NewScheme() (*runtime.Scheme, error) {
+	scheme := runtime.NewScheme()
+	if err := clientgoscheme.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	if err := v1alpha1.AddToScheme(scheme); err != nil {
+		return nil, err
+	}
+	return scheme, nil
+}
+
+// RESTConfig loads the API server's address and credentials: --kubeconfig, then
+// $KUBECONFIG, then the in-cluster service account, then ~/.kube/config.
+func RESTConfig(opts *Options) (*rest.Config, error) {
+	var cfg *rest.Config
+	var err error
+	if opts.Kubeconfig != "" {
+		cfg, err = clientcmd.BuildConfigFromFlags("", opts.Kubeconfig)
+	} else {
+		cfg, err = config.GetConfig()
+	}
+	if err != nil {
+		return nil, fmt.Errorf("loading the kubeconfig: %w", err)
+	}
+	cfg.QPS = float32(opts.KubeAPIQPS)
+	cfg.Burst = opts.KubeAPIBurst
+	cfg.UserAgent = "stratos"
+	return cfg, nil
+}
+
+// New builds the manager and the cloud provider. Nothing runs until Start.
+func New(opts *Options, cfg *rest.Config, logger logr.Logger) (*Operator, error) {
+	scheme, err := NewScheme()
+	if err != nil {
+		return nil, err
+	}
+	gracefulShutdown := opts.GracefulShutdownTimeout
+	mgr, err := manager.New(cfg, manager.Options{
+		Scheme:                        scheme,
+		Logger:                        logger,
+		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
+		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		LeaderElection:                opts.LeaderElect,
+		LeaderElectionID:              opts.LeaderElectionID,
+		LeaderElectionNamespace:       leaderElectionNamespace(opts),
+		LeaderElectionReleaseOnCancel: true,
+		LeaseDuration:                 &opts.LeaderElectionLeaseDuration,
+		RenewDeadline:                 &opts.LeaderElectionRenewDeadline,
+		RetryPeriod:                   &opts.LeaderElectionRetryPeriod,
+		GracefulShutdownTimeout:       &gracefulShutdown,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("creating the manager: %w", err)
+	}
+	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
+		return nil, err
+	}
+	if err := mgr.AddReadyzCheck("crds", crdsInstalled(mgr)); err != nil {
+		return nil, err
+	}
+	cloud, err := newCloudProvider(opts, mgr)
+	if err != nil {
+		return nil, err
+	}
+	return &Operator{Manager: mgr, Cloud: cloud}, nil
+}
+
+// Start runs the operator until ctx is cancelled, then stops gracefully: controllers
+// finish within --graceful-shutdown-timeout and the leader releases its Lease.
+func (o *Operator) Start(ctx context.Context) error {
+	return o.Manager.Start(ctx)
+}
+
+// crdsInstalled fails the readiness probe until the API server serves every Stratos kind.
+func crdsInstalled(mgr manager.Manager) healthz.Checker {
+	kinds := []string{"NodePool", "NodeClaim", "FakeNodeClass", "AWSNodeClass"}
+	return func(*http.Request) error {
+		for _, kind := range kinds {
+			gk := schema.GroupKind{Group: v1alpha1.Group, Kind: kind}
+			if _, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version); err != nil {
+				return fmt.Errorf("the API server does not serve %s (are the CRDs of config/crd/bases installed?): %w", gk, err)
+			}
+		}
+		return nil
+	}
+}
+
+// leaderElectionNamespace is --leader-election-namespace, else the pod's namespace, else
+// kube-system for an operator run outside the cluster.
+func leaderElectionNamespace(opts *Options) string {
+	if opts.LeaderElectionNamespace != "" {
+		return opts.LeaderElectionNamespace
+	}
+	if data, err := os.ReadFile(inClusterNamespaceFile); err == nil && len(data) > 0 {
+		return string(data)
+	}
+	return "kube-system"
+}

@@ -1,0 +1,171 @@
+package operator
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Cloud providers the operator can run with.
+const (
+	ProviderFake = "fake"
+	ProviderAWS  = "aws"
+)
+
+// EnvPrefix starts the environment variable of every flag: --cluster-name is
+// STRATOS_CLUSTER_NAME. A flag given on the command line wins over its variable.
+const EnvPrefix = "STRATOS_"
+
+// Options configure the operator. Every field has a flag and an environment variable.
+type Options struct {
+	ClusterName   string
+	CloudProvider string
+	Kubeconfig    string
+
+	KubeAPIQPS   float64
+	KubeAPIBurst int
+
+	LeaderElect                 bool
+	LeaderElectionID            string
+	LeaderElectionNamespace     string
+	LeaderElectionLeaseDuration time.Duration
+	LeaderElectionRenewDeadline time.Duration
+	LeaderElectionRetryPeriod   time.Duration
+	MetricsBindAddress          string
+	HealthProbeBindAddress      string
+	GracefulShutdownTimeout     time.Duration
+	LogLevel                    string
+	LogFormat                   string
+	FakeTimeScale               float64
+	FakeSeed                    int64
+	ShowVersion                 bool
+}
+
+// NewFlagSet returns the operator's flags, bound to opts and filled with the defaults.
+func NewFlagSet(opts *Options) *flag.FlagSet {
+	fs := flag.NewFlagSet("stratos", flag.ContinueOnError)
+	fs.StringVar(&opts.ClusterName, "cluster-name", "", "Name of the cluster, recorded in the ownership tags of every instance (required).")
+	fs.StringVar(&opts.CloudProvider, "cloud-provider", "", "Cloud to run instances in: fake (the simulated cloud) or aws (required).")
+	fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Unset: $KUBECONFIG, the in-cluster service account, then ~/.kube/config.")
+	fs.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 200, "Queries per second the operator may send to the API server.")
+	fs.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 300, "Burst of queries above kube-api-qps the operator may send to the API server.")
+	fs.BoolVar(&opts.LeaderElect, "leader-elect", true, "Elect a leader so that only one replica acts; the others wait.")
+	fs.StringVar(&opts.LeaderElectionID, "leader-election-id", "stratos-leader-election", "Name of the Lease the replicas compete for.")
+	fs.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader-election Lease. Unset: the operator's own namespace in a cluster, kube-system outside.")
+	fs.DurationVar(&opts.LeaderElectionLeaseDuration, "leader-election-lease-duration", 15*time.Second, "How long a replica waits after the leader's last renewal before it takes over.")
+	fs.DurationVar(&opts.LeaderElectionRenewDeadline, "leader-election-renew-deadline", 10*time.Second, "How long the leader keeps trying to renew before it steps down.")
+	fs.DurationVar(&opts.LeaderElectionRetryPeriod, "leader-election-retry-period", 2*time.Second, "How often replicas try to acquire or renew the Lease.")
+	fs.StringVar(&opts.MetricsBindAddress, "metrics-bind-address", ":8080", "Address of the Prometheus metrics endpoint (/metrics); 0 turns it off.")
+	fs.StringVar(&opts.HealthProbeBindAddress, "health-probe-bind-address", ":8081", "Address of the /healthz and /readyz probes; 0 turns them off.")
+	fs.DurationVar(&opts.GracefulShutdownTimeout, "graceful-shutdown-timeout", 30*time.Second, "How long controllers get to finish after SIGTERM before the operator exits.")
+	fs.StringVar(&opts.LogLevel, "log-level", "info", "Least severe log level written: debug, info or error.")
+	fs.StringVar(&opts.LogFormat, "log-format", "json", "Log format: json (one object a line) or text (key=value).")
+	fs.Float64Var(&opts.FakeTimeScale, "fake-time-scale", 1, "With --cloud-provider=fake: how many times faster than real time the simulated cloud runs.")
+	fs.Int64Var(&opts.FakeSeed, "fake-seed", 1, "With --cloud-provider=fake: seed of the simulated cloud's jitter and faults.")
+	fs.BoolVar(&opts.ShowVersion, "version", false, "Print the version and exit.")
+	fs.Usage = func() { PrintUsage(fs.Output(), fs) }
+	return fs
+}
+
+// Parse fills opts from args and the environment, then checks them.
+func Parse(args []string, lookupEnv func(string) (string, bool)) (*Options, error) {
+	opts := &Options{}
+	fs := NewFlagSet(opts)
+	fs.SetOutput(io.Discard)
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if err := applyEnv(fs, lookupEnv); err != nil {
+		return nil, err
+	}
+	if opts.ShowVersion {
+		return opts, nil
+	}
+	return opts, opts.Validate()
+}
+
+// EnvName is the environment variable of a flag.
+func EnvName(flagName string) string {
+	return EnvPrefix + strings.ToUpper(strings.ReplaceAll(flagName, "-", "_"))
+}
+
+// applyEnv sets every flag not given on the command line from its environment variable.
+func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
+	given := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+	var errs []error
+	fs.VisitAll(func(f *flag.Flag) {
+		if given[f.Name] {
+			return
+		}
+		if value, ok := lookupEnv(EnvName(f.Name)); ok {
+			if err := fs.Set(f.Name, value); err != nil {
+				errs = append(errs, fmt.Errorf("%s=%q: %w", EnvName(f.Name), value, err))
+			}
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// clusterNamePattern keeps the cluster name usable as a tag value and in resource names.
+var clusterNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+
+// Validate checks the options and says what is wrong with each bad one.
+func (o *Options) Validate() error {
+	var errs []error
+	if o.ClusterName == "" {
+		errs = append(errs, errors.New("--cluster-name is required"))
+	} else if !clusterNamePattern.MatchString(o.ClusterName) {
+		errs = append(errs, fmt.Errorf("--cluster-name %q must be 1 to 63 lowercase letters, digits and '-', starting and ending with a letter or digit", o.ClusterName))
+	}
+	switch o.CloudProvider {
+	case ProviderFake, ProviderAWS:
+	case "":
+		errs = append(errs, errors.New("--cloud-provider is required: fake or aws"))
+	default:
+		errs = append(errs, fmt.Errorf("--cloud-provider %q is not fake or aws", o.CloudProvider))
+	}
+	if o.KubeAPIQPS <= 0 {
+		errs = append(errs, fmt.Errorf("--kube-api-qps must be positive, not %v", o.KubeAPIQPS))
+	}
+	if o.KubeAPIBurst < 1 {
+		errs = append(errs, fmt.Errorf("--kube-api-burst must be at least 1, not %d", o.KubeAPIBurst))
+	}
+	if o.LeaderElect && o.LeaderElectionRenewDeadline >= o.LeaderElectionLeaseDuration {
+		errs = append(errs, fmt.Errorf("--leader-election-renew-deadline (%s) must be shorter than --leader-election-lease-duration (%s)", o.LeaderElectionRenewDeadline, o.LeaderElectionLeaseDuration))
+	}
+	if _, err := parseLevel(o.LogLevel); err != nil {
+		errs = append(errs, err)
+	}
+	if o.LogFormat != "json" && o.LogFormat != "text" {
+		errs = append(errs, fmt.Errorf("--log-format %q is not json or text", o.LogFormat))
+	}
+	if o.FakeTimeScale <= 0 {
+		errs = append(errs, fmt.Errorf("--fake-time-scale must be positive, not %v", o.FakeTimeScale))
+	}
+	return errors.Join(errs...)
+}
+
+// PrintUsage writes the help text: every flag with its default and its environment variable.
+func PrintUsage(w io.Writer, fs *flag.FlagSet) {
+	fmt.Fprintf(w, "stratos: a Kubernetes node autoscaler with warm pools of stopped nodes.\n\n")
+	fmt.Fprintf(w, "Usage:\n  stratos --cluster-name NAME --cloud-provider fake|aws [flags]\n\n")
+	fmt.Fprintf(w, "Every flag can also be set by the environment variable shown; a flag wins over its variable.\n\nFlags:\n")
+	fs.VisitAll(func(f *flag.Flag) {
+		name, usage := flag.UnquoteUsage(f)
+		fmt.Fprintf(w, "  --%s", f.Name)
+		if name != "" {
+			fmt.Fprintf(w, " %s", name)
+		}
+		fmt.Fprintf(w, "\n      %s\n      env %s", usage, EnvName(f.Name))
+		if f.DefValue != "" && f.DefValue != "false" {
+			fmt.Fprintf(w, ", default %s", f.DefValue)
+		}
+		fmt.Fprintln(w)
+	})
+	fmt.Fprintf(w, "\nThe operator stops gracefully on SIGTERM or SIGINT. Docs: docs/operations.md.\n")
+}

@@ -1,0 +1,122 @@
+package operator
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// env returns a lookup over a fixed set of variables.
+func env(vars map[string]string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		v, ok := vars[name]
+		return v, ok
+	}
+}
+
+var required = []string{"--cluster-name=test", "--cloud-provider=fake"}
+
+func TestHelpDocumentsEveryFlagWithItsVariable(t *testing.T) {
+	fs := NewFlagSet(&Options{})
+	var out bytes.Buffer
+	PrintUsage(&out, fs)
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(out.String(), "--"+f.Name) || !strings.Contains(out.String(), EnvName(f.Name)) {
+			t.Errorf("--help does not show --%s with %s", f.Name, EnvName(f.Name))
+		}
+		if f.Usage == "" {
+			t.Errorf("--%s has no description", f.Name)
+		}
+	})
+}
+
+func TestOperationsGuideListsEveryFlag(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "operations.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	NewFlagSet(&Options{}).VisitAll(func(f *flag.Flag) {
+		if !strings.Contains(string(doc), "`--"+f.Name+"`") {
+			t.Errorf("docs/operations.md does not list --%s", f.Name)
+		}
+	})
+}
+
+func TestDefaults(t *testing.T) {
+	opts, err := Parse(required, env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !opts.LeaderElect || opts.KubeAPIQPS != 200 || opts.KubeAPIBurst != 300 || opts.MetricsBindAddress != ":8080" ||
+		opts.HealthProbeBindAddress != ":8081" || opts.GracefulShutdownTimeout != 30*time.Second || opts.LogFormat != "json" {
+		t.Fatalf("unexpected defaults: %+v", opts)
+	}
+}
+
+func TestEnvironmentFillsWhatTheCommandLineLeavesOut(t *testing.T) {
+	opts, err := Parse([]string{"--cloud-provider=fake", "--kube-api-qps=50"}, env(map[string]string{
+		"STRATOS_CLUSTER_NAME":   "from-env",
+		"STRATOS_KUBE_API_QPS":   "10",
+		"STRATOS_LEADER_ELECT":   "false",
+		"STRATOS_CLOUD_PROVIDER": "aws",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.ClusterName != "from-env" || opts.LeaderElect {
+		t.Errorf("the environment was not applied: %+v", opts)
+	}
+	if opts.KubeAPIQPS != 50 || opts.CloudProvider != "fake" {
+		t.Errorf("a flag must win over its variable: qps %v provider %q", opts.KubeAPIQPS, opts.CloudProvider)
+	}
+}
+
+func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
+	cases := []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{args: []string{"--cloud-provider=fake"}, want: "--cluster-name is required"},
+		{args: []string{"--cluster-name=test"}, want: "--cloud-provider is required"},
+		{args: []string{"--cluster-name=Prod_1", "--cloud-provider=fake"}, want: `--cluster-name "Prod_1" must be`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=gcp"}, want: `--cloud-provider "gcp" is not fake or aws`},
+		{args: append([]string{"--kube-api-qps=0"}, required...), want: "--kube-api-qps must be positive"},
+		{args: append([]string{"--kube-api-burst=0"}, required...), want: "--kube-api-burst must be at least 1"},
+		{args: append([]string{"--leader-election-renew-deadline=20s"}, required...), want: "must be shorter than --leader-election-lease-duration"},
+		{args: append([]string{"--log-level=verbose"}, required...), want: `--log-level "verbose" is not debug, info or error`},
+		{args: append([]string{"--log-format=xml"}, required...), want: `--log-format "xml" is not json or text`},
+		{args: append([]string{"--fake-time-scale=-1"}, required...), want: "--fake-time-scale must be positive"},
+		{args: required, env: map[string]string{"STRATOS_KUBE_API_BURST": "lots"}, want: `STRATOS_KUBE_API_BURST="lots"`},
+		{args: []string{"--no-such-flag"}, want: "flag provided but not defined: -no-such-flag"},
+	}
+	for _, tc := range cases {
+		_, err := Parse(tc.args, env(tc.env))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Parse(%v, %v) = %v, want an error saying %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+func TestEveryProblemIsReportedAtOnce(t *testing.T) {
+	_, err := Parse([]string{"--log-format=xml"}, env(nil))
+	if err == nil {
+		t.Fatal("want errors")
+	}
+	for _, want := range []string{"--cluster-name", "--cloud-provider", "--log-format"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not mention %s: %v", want, err)
+		}
+	}
+}
+
+func TestHelpIsNotAnError(t *testing.T) {
+	if _, err := Parse([]string{"--help"}, env(nil)); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("--help gives %v, want flag.ErrHelp", err)
+	}
+}

@@ -1,0 +1,102 @@
+package api_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// The documented defaults (docs/api.md) are what the API server fills in, whether the
+// object comes from kubectl (fields absent) or from a Go client (zero-valued structs).
+func TestDefaultsOfAMinimalNodePool(t *testing.T) {
+	ctx := testContext(t)
+	fromYAML := patched(t, basePool, `spec: {windows: [{name: w, minStandby: 2}]}`, "defaults-yaml")
+	if err := env.Client.Create(ctx, fromYAML); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, fromYAML) })
+
+	fromGo := &v1alpha1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: "defaults-go"},
+		Spec: v1alpha1.NodePoolSpec{
+			Template: v1alpha1.NodeClaimTemplate{NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
+			Windows:  []v1alpha1.Window{{Name: "w", MinStandby: ptr.To[int32](2)}},
+		},
+	}
+	if err := env.Client.Create(ctx, fromGo); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, fromGo) })
+
+	want := v1alpha1.NodePoolSpec{
+		Template: v1alpha1.NodeClaimTemplate{NodeClassRef: v1alpha1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"}},
+		Standby: v1alpha1.Standby{
+			Min:    0,
+			Warmup: v1alpha1.Warmup{Timeout: v1alpha1.NewDuration(10 * time.Minute), TimeoutAction: v1alpha1.WarmupTimeoutTerminate},
+		},
+		Disruption: v1alpha1.Disruption{
+			ConsolidationPolicy: v1alpha1.ConsolidationWhenEmpty,
+			ConsolidateAfter:    v1alpha1.NewDuration(30 * time.Second),
+			ExpireAfter:         &v1alpha1.ExpiryDuration{Duration: ptr.To(720 * time.Hour)},
+			Budgets:             []v1alpha1.Budget{{Nodes: "10%"}},
+		},
+		Windows: []v1alpha1.Window{{Name: "w", Days: "mon-sun", Hours: "0-23", TimeZone: "UTC", MinStandby: ptr.To[int32](2)}},
+	}
+	for _, name := range []string{"defaults-yaml", "defaults-go"} {
+		got := &v1alpha1.NodePool{}
+		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got.Spec); diff != "" {
+			t.Errorf("%s: defaults differ (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+func TestDefaultsOfAClaimAndTheNodeClasses(t *testing.T) {
+	ctx := testContext(t)
+	claim := patched(t, baseClaim, `{}`, "defaults-claim")
+	aws := patched(t, baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 20Gi}}]}`, "defaults-aws")
+	fake := patched(t, baseFakeClass, `spec: {faults: {errors: [{operation: Start, percent: 5}]}}`, "defaults-fake")
+	for _, obj := range []client.Object{claim, aws, fake} {
+		if err := env.Client.Create(ctx, obj); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = env.Client.Delete(ctx, obj) })
+	}
+
+	gotClaim := &v1alpha1.NodeClaim{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: "defaults-claim"}, gotClaim); err != nil {
+		t.Fatal(err)
+	}
+	if gotClaim.Spec.DesiredState != v1alpha1.DesiredRunning {
+		t.Errorf("claim desiredState defaults to %q, want Running", gotClaim.Spec.DesiredState)
+	}
+
+	gotAWS := &v1alpha1.AWSNodeClass{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: "defaults-aws"}, gotAWS); err != nil {
+		t.Fatal(err)
+	}
+	wantIMDS := v1alpha1.MetadataOptions{HTTPEndpoint: "enabled", HTTPProtocolIPv6: "disabled", HTTPPutResponseHopLimit: 1, HTTPTokens: "required"}
+	if diff := cmp.Diff(wantIMDS, gotAWS.Spec.MetadataOptions); diff != "" {
+		t.Errorf("metadataOptions defaults differ (-want +got):\n%s", diff)
+	}
+	ebs := gotAWS.Spec.BlockDeviceMappings[0].EBS
+	if ebs.VolumeType != "gp3" || !ptr.Deref(ebs.Encrypted, false) || !ptr.Deref(ebs.DeleteOnTermination, false) {
+		t.Errorf("ebs defaults: volumeType %q encrypted %v deleteOnTermination %v, want gp3, true, true", ebs.VolumeType, ebs.Encrypted, ebs.DeleteOnTermination)
+	}
+
+	gotFake := &v1alpha1.FakeNodeClass{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: "defaults-fake"}, gotFake); err != nil {
+		t.Fatal(err)
+	}
+	if got := gotFake.Spec.Faults.Errors[0].Error; got != v1alpha1.FakeErrorInternal {
+		t.Errorf("fault error defaults to %q, want Internal", got)
+	}
+}

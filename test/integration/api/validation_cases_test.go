@@ -1,0 +1,142 @@
+package api_test
+
+// Minimal valid objects; each invalid case is one of them with a JSON merge patch.
+const (
+	basePool = `
+apiVersion: stratos.sh/v1alpha1
+kind: NodePool
+metadata: {name: base}
+spec:
+  template:
+    nodeClassRef: {kind: FakeNodeClass, name: default}
+`
+	baseClaim = `
+apiVersion: stratos.sh/v1alpha1
+kind: NodeClaim
+metadata: {name: base}
+spec:
+  nodePool: general
+  nodeClassRef: {kind: FakeNodeClass, name: default}
+`
+	baseAWSClass = `
+apiVersion: stratos.sh/v1alpha1
+kind: AWSNodeClass
+metadata: {name: base}
+spec:
+  amiSelectorTerms: [{alias: al2023@latest}]
+  subnetSelectorTerms: [{id: subnet-0123456789abcdef0}]
+  securityGroupSelectorTerms: [{id: sg-0123456789abcdef0}]
+  role: NodeRole
+`
+	baseFakeClass = `
+apiVersion: stratos.sh/v1alpha1
+kind: FakeNodeClass
+metadata: {name: base}
+spec: {}
+`
+)
+
+// invalidCase is an object the API server must reject with a message containing want.
+type invalidCase struct {
+	name  string
+	base  string
+	patch string
+	want  string
+}
+
+var invalidCases = []invalidCase{
+	// NodePool: template and node class reference.
+	{"pool without template", basePool, `spec: {template: null}`, `spec.template: Required value`},
+	{"pool without nodeClassRef", basePool, `spec: {template: {nodeClassRef: null}}`, `spec.template.nodeClassRef: Required value`},
+	{"unknown node class kind", basePool, `spec: {template: {nodeClassRef: {kind: GCPNodeClass}}}`, `Unsupported value: "GCPNodeClass"`},
+	{"foreign node class group", basePool, `spec: {template: {nodeClassRef: {group: example.com}}}`, `Unsupported value: "example.com"`},
+	{"node class name not a DNS name", basePool, `spec: {template: {nodeClassRef: {name: Bad_Name}}}`, `name must be a lowercase DNS subdomain`},
+	// NodePool: requirements.
+	{"requirement on an unsupported key", basePool, `spec: {template: {requirements: [{key: example.com/gpu, operator: Exists}]}}`, `Unsupported value: "example.com/gpu"`},
+	{"requirement operator Gt", basePool, `spec: {template: {requirements: [{key: kubernetes.io/arch, operator: Gt, values: ["1"]}]}}`, `Unsupported value: "Gt"`},
+	{"In without values", basePool, `spec: {template: {requirements: [{key: kubernetes.io/arch, operator: In}]}}`, `values must be non-empty for the In and NotIn operators`},
+	{"Exists with values", basePool, `spec: {template: {requirements: [{key: kubernetes.io/arch, operator: Exists, values: [amd64]}]}}`, `empty for Exists and DoesNotExist`},
+	{"unknown architecture", basePool, `spec: {template: {requirements: [{key: kubernetes.io/arch, operator: In, values: [x86]}]}}`, `kubernetes.io/arch values must be amd64 or arm64`},
+	{"unknown capacity type", basePool, `spec: {template: {requirements: [{key: stratos.sh/capacity-type, operator: In, values: [reserved]}]}}`, `stratos.sh/capacity-type values must be on-demand or spot`},
+	{"duplicate requirement values", basePool, `spec: {template: {requirements: [{key: topology.kubernetes.io/zone, operator: In, values: [a, a]}]}}`, `Duplicate value: "a"`},
+	// NodePool: labels, annotations and taints.
+	{"label under stratos.sh", basePool, `spec: {template: {labels: {stratos.sh/state: x}}}`, `labels under stratos.sh/ and the well-known labels the cloud sets are reserved`},
+	{"label the cloud sets", basePool, `spec: {template: {labels: {node.kubernetes.io/instance-type: m5.large}}}`, `use requirements for instance type`},
+	{"label key not a qualified name", basePool, `spec: {template: {labels: {"bad key!": x}}}`, `label keys must be qualified names`},
+	{"label value too fancy", basePool, `spec: {template: {labels: {team: "-platform-"}}}`, `label values must be at most 63 letters`},
+	{"annotation under stratos.sh", basePool, `spec: {template: {annotations: {stratos.sh/do-not-disrupt: "true"}}}`, `annotations under stratos.sh/ are reserved`},
+	{"taint with unknown effect", basePool, `spec: {template: {taints: [{key: dedicated, effect: NoRun}]}}`, `Unsupported value: "NoRun"`},
+	{"taint under stratos.sh", basePool, `spec: {template: {taints: [{key: stratos.sh/standby, effect: NoSchedule}]}}`, `taint keys under stratos.sh/ are reserved`},
+	{"taint key not a qualified name", basePool, `spec: {template: {taints: [{key: "a b", effect: NoSchedule}]}}`, `taint key must be a qualified name`},
+	{"taint both startup and permanent", basePool, `spec: {template: {taints: [{key: cni, effect: NoSchedule}], startupTaints: [{key: cni, effect: NoSchedule}]}}`, `a taint cannot be both in taints and in startupTaints`},
+	// NodePool: sizes and limits.
+	{"weight above 100", basePool, `spec: {weight: 101}`, `spec.weight: Invalid value: 101: spec.weight in body should be less than or equal to 100`},
+	{"negative node limit", basePool, `spec: {limits: {nodes: -1}}`, `spec.limits.nodes in body should be greater than or equal to 0`},
+	{"negative cpu limit", basePool, `spec: {limits: {cpu: "-2"}}`, `cpu limit must not be negative`},
+	{"negative standby", basePool, `spec: {standby: {min: -1}}`, `spec.standby.min in body should be greater than or equal to 0`},
+	{"standby max below min", basePool, `spec: {standby: {min: 5, max: 2}}`, `standby.max must be at least standby.min`},
+	// NodePool: warmup and disruption.
+	{"warmup timeout in words", basePool, `spec: {standby: {warmup: {timeout: 10 minutes}}}`, `must be a duration such as 30s, 10m or 1h30m`},
+	{"zero warmup timeout", basePool, `spec: {standby: {warmup: {timeout: 0s}}}`, `warmup timeout must be longer than zero`},
+	{"unknown warmup timeout action", basePool, `spec: {standby: {warmup: {timeoutAction: pause}}}`, `Unsupported value: "pause"`},
+	{"unknown consolidation policy", basePool, `spec: {disruption: {consolidationPolicy: Always}}`, `Unsupported value: "Always"`},
+	{"negative consolidateAfter", basePool, `spec: {disruption: {consolidateAfter: -30s}}`, `must be a duration such as 30s, 10m or 1h30m`},
+	{"consolidateAfter beyond what Go can hold", basePool, `spec: {disruption: {consolidateAfter: 9999999999h}}`, `must be a duration such as 30s, 10m or 1h30m`},
+	{"expireAfter neither duration nor Never", basePool, `spec: {disruption: {expireAfter: forever}}`, `must be a duration such as 720h, or Never`},
+	{"budget above 100 percent", basePool, `spec: {disruption: {budgets: [{nodes: "110%"}]}}`, `nodes must be a count such as 3 or a percentage from 0% to 100%`},
+	{"budget schedule without duration", basePool, `spec: {disruption: {budgets: [{nodes: "1", schedule: "@daily"}]}}`, `schedule and duration must be set together`},
+	{"budget schedule not cron", basePool, `spec: {disruption: {budgets: [{nodes: "1", schedule: every day, duration: 1h}]}}`, `schedule must be a cron expression with five fields`},
+	{"budget time zone without schedule", basePool, `spec: {disruption: {budgets: [{nodes: "1", timeZone: UTC}]}}`, `timeZone needs a schedule`},
+	{"unknown budget reason", basePool, `spec: {disruption: {budgets: [{nodes: "1", reasons: [Bored]}]}}`, `Unsupported value: "Bored"`},
+	// NodePool: windows.
+	{"window days spelled out", basePool, `spec: {windows: [{name: w, days: monday, minStandby: 1}]}`, `days must be days (mon to sun), ranges such as mon-fri or fri-mon`},
+	{"window hour 25", basePool, `spec: {windows: [{name: w, hours: 9-25, minStandby: 1}]}`, `hours must be hours from 0 to 23`},
+	{"window hours with a trailing comma", basePool, `spec: {windows: [{name: w, hours: "9-17,", minStandby: 1}]}`, `hours must be hours from 0 to 23`},
+	{"window time zone with spaces", basePool, `spec: {windows: [{name: w, timeZone: Mars/Olympus Mons, minStandby: 1}]}`, `time zone must be an IANA name such as UTC or Europe/Berlin`},
+	{"window time zone Local", basePool, `spec: {windows: [{name: w, timeZone: Local, minStandby: 1}]}`, `time zone must be an IANA name`},
+	{"window overriding nothing", basePool, `spec: {windows: [{name: w, days: mon-fri}]}`, `a window must override at least one of minStandby, minRunning or maxNodes`},
+	{"window name with spaces", basePool, `spec: {windows: [{name: Office Hours, minStandby: 1}]}`, `window name must be lowercase letters, digits and '-'`},
+	{"duplicate window names", basePool, `spec: {windows: [{name: w, minStandby: 1}, {name: w, maxNodes: 0}]}`, `spec.windows[1]: Duplicate value: {"name":"w"}`},
+	// NodeClaim.
+	{"claim without pool", baseClaim, `spec: {nodePool: null}`, `spec.nodePool: Required value`},
+	{"claim with unknown desired state", baseClaim, `spec: {desiredState: Paused}`, `Unsupported value: "Paused"`},
+	// AWSNodeClass.
+	{"both role and instance profile", baseAWSClass, `spec: {instanceProfile: NodeProfile}`, `set exactly one of role and instanceProfile`},
+	{"neither role nor instance profile", baseAWSClass, `spec: {role: null}`, `set exactly one of role and instanceProfile`},
+	{"no AMI selector terms", baseAWSClass, `spec: {amiSelectorTerms: []}`, `spec.amiSelectorTerms in body should have at least 1 items`},
+	{"AMI term with alias and id", baseAWSClass, `spec: {amiSelectorTerms: [{alias: al2023@latest, id: ami-0123456789abcdef0}]}`, `an AMI selector term needs exactly one of alias, id, or name and tags`},
+	{"AMI alias beside another term", baseAWSClass, `spec: {amiSelectorTerms: [{alias: al2023@latest}, {id: ami-0123456789abcdef0}]}`, `an AMI alias must be the only AMI selector term`},
+	{"unknown AMI family", baseAWSClass, `spec: {amiSelectorTerms: [{alias: ubuntu@latest}]}`, `alias must be al2023 or bottlerocket followed by @latest or @vX.Y.Z`},
+	{"malformed AMI ID", baseAWSClass, `spec: {amiSelectorTerms: [{id: ami-XYZ}]}`, `id must be an AMI ID such as ami-0123456789abcdef0`},
+	{"subnet term with id and tags", baseAWSClass, `spec: {subnetSelectorTerms: [{id: subnet-0123456789abcdef0, tags: {a: b}}]}`, `a subnet selector term needs exactly one of id and tags`},
+	{"malformed security group ID", baseAWSClass, `spec: {securityGroupSelectorTerms: [{id: group-1}]}`, `id must be a security group ID such as sg-0123456789abcdef0`},
+	{"iops on gp2", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeType: gp2, iops: 3000}}]}`, `iops applies only to io1, io2 and gp3 volumes`},
+	{"throughput on io2", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeType: io2, throughput: 500}}]}`, `throughput applies only to gp3 volumes`},
+	{"volume of 100Ti", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 100Ti}}]}`, `volumeSize must be from 1Gi to 64Ti`},
+	{"two root volumes", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, rootVolume: true, ebs: {}}, {deviceName: /dev/xvdb, rootVolume: true, ebs: {}}]}`, `at most one block device may be the root volume`},
+	{"reserved instance tag", baseAWSClass, `spec: {tags: {stratos.sh/cluster: mine}}`, `tag keys under stratos.sh/ and kubernetes.io/cluster/ are reserved`},
+	{"IMDS hop limit of 0", baseAWSClass, `spec: {metadataOptions: {httpPutResponseHopLimit: 0}}`, `should be greater than or equal to 1`},
+	{"unknown IMDS token mode", baseAWSClass, `spec: {metadataOptions: {httpTokens: sometimes}}`, `Unsupported value: "sometimes"`},
+	// FakeNodeClass.
+	{"jitter above 100 percent", baseFakeClass, `spec: {physics: {jitterPercent: 150}}`, `should be less than or equal to 100`},
+	{"physics delay in words", baseFakeClass, `spec: {physics: {launchDelay: fast}}`, `must be a duration such as 30s, 10m or 1h30m`},
+	{"fault on an unknown operation", baseFakeClass, `spec: {faults: {errors: [{operation: Reboot, percent: 10}]}}`, `Unsupported value: "Reboot"`},
+	{"fault above 100 percent", baseFakeClass, `spec: {faults: {errors: [{operation: Start, percent: 101}]}}`, `should be less than or equal to 100`},
+	{"empty capacity fault", baseFakeClass, `spec: {faults: {insufficientCapacity: [{}]}}`, `an offering needs an instanceType, a zone or both`},
+}
+
+// invalidUpdate is a valid object that becomes invalid when patched after creation.
+type invalidUpdate struct {
+	name   string
+	base   string
+	patch  string
+	status bool // the patch goes to the status subresource
+	want   string
+}
+
+var invalidUpdates = []invalidUpdate{
+	{name: "claim moved to another pool", base: baseClaim, patch: `{"spec":{"nodePool":"other"}}`, want: `nodePool is immutable`},
+	{name: "claim given another node class", base: baseClaim, patch: `{"spec":{"nodeClassRef":{"name":"other"}}}`, want: `nodeClassRef is immutable`},
+	{name: "claim given taints after creation", base: baseClaim, patch: `{"spec":{"taints":[{"key":"a","effect":"NoSchedule"}]}}`, want: `only desiredState may change after a claim is created`},
+	{name: "claim status with an unknown phase", base: baseClaim, patch: `{"status":{"phase":"Sleeping"}}`, status: true, want: `Unsupported value: "Sleeping"`},
+}
