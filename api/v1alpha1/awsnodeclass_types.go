@@ -51,20 +51,21 @@ type AWSNodeClassSpec struct {
 	SecurityGroupSelectorTerms []SecurityGroupSelectorTerm `json:"securityGroupSelectorTerms"`
 
 	// Role is the IAM role of the nodes; Stratos manages an instance profile for it.
-	// Set exactly one of role and instanceProfile.
+	// Set exactly one of role and instanceProfile; unset when instanceProfile is set.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
 	Role string `json:"role,omitempty"`
 
 	// InstanceProfile is an existing IAM instance profile for the nodes.
-	// Set exactly one of role and instanceProfile.
+	// Set exactly one of role and instanceProfile; unset when role is set.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
 	InstanceProfile string `json:"instanceProfile,omitempty"`
 
 	// UserData runs at first boot, merged with what the image family needs to join.
+	// Unset: only what the image family needs.
 	// +optional
 	// +kubebuilder:validation:MaxLength=16384
 	UserData *string `json:"userData,omitempty"`
@@ -79,7 +80,7 @@ type AWSNodeClassSpec struct {
 	BlockDeviceMappings []BlockDeviceMapping `json:"blockDeviceMappings,omitempty"`
 
 	// Tags added to every instance and volume. Keys under stratos.sh/ and
-	// kubernetes.io/cluster/ are reserved.
+	// kubernetes.io/cluster/ are reserved. Unset: only the ownership tags Stratos adds.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=50
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/') && !k.startsWith('kubernetes.io/cluster/'))",message="tag keys under stratos.sh/ and kubernetes.io/cluster/ are reserved"
@@ -98,16 +99,17 @@ type AWSNodeClassSpec struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.owner) || has(self.name) || has(self.tags)",message="owner goes with name or tags"
 type AMISelectorTerm struct {
 	// Alias picks the image family's published image: al2023@latest or bottlerocket@v1.30.0.
+	// Unset unless the term selects by alias.
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(al2023|bottlerocket)@(latest|v[0-9]+([.][0-9]+)*)$')",message="alias must be al2023 or bottlerocket followed by @latest or @vX.Y.Z"
 	Alias string `json:"alias,omitempty"`
-	// ID of an image such as ami-0123456789abcdef0.
+	// ID of an image such as ami-0123456789abcdef0. Unset unless the term selects by ID.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self.matches('^ami-[0-9a-f]{8,17}$')",message="id must be an AMI ID such as ami-0123456789abcdef0"
 	// +kubebuilder:validation:MaxLength=21
 	ID string `json:"id,omitempty"`
-	// Name of the image; * matches any characters.
+	// Name of the image; * matches any characters. Unset: any name.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	Name string `json:"name,omitempty"`
@@ -115,7 +117,7 @@ type AMISelectorTerm struct {
 	// +optional
 	// +kubebuilder:validation:MaxLength=64
 	Owner string `json:"owner,omitempty"`
-	// Tags the image must carry; * as a value matches any.
+	// Tags the image must carry; * as a value matches any. Unset: any tags.
 	// +optional
 	// +kubebuilder:validation:MinProperties=1
 	// +kubebuilder:validation:MaxProperties=20
@@ -126,12 +128,13 @@ type AMISelectorTerm struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.id) != has(self.tags)",message="a subnet selector term needs exactly one of id and tags"
 type SubnetSelectorTerm struct {
-	// ID of a subnet such as subnet-0123456789abcdef0.
+	// ID of a subnet such as subnet-0123456789abcdef0. Unset unless the term selects by ID.
 	// +optional
 	// +kubebuilder:validation:MaxLength=24
 	// +kubebuilder:validation:XValidation:rule="self.matches('^subnet-[0-9a-f]{8,17}$')",message="id must be a subnet ID such as subnet-0123456789abcdef0"
 	ID string `json:"id,omitempty"`
-	// Tags the subnet must carry; * as a value matches any.
+	// Tags the subnet must carry; * as a value matches any. Unset unless the term selects
+	// by tags.
 	// +optional
 	// +kubebuilder:validation:MinProperties=1
 	// +kubebuilder:validation:MaxProperties=20
@@ -142,16 +145,17 @@ type SubnetSelectorTerm struct {
 //
 // +kubebuilder:validation:XValidation:rule="[has(self.id), has(self.name), has(self.tags)].filter(x, x).size() == 1",message="a security group selector term needs exactly one of id, name and tags"
 type SecurityGroupSelectorTerm struct {
-	// ID of a security group such as sg-0123456789abcdef0.
+	// ID of a security group such as sg-0123456789abcdef0. Unset unless the term selects by ID.
 	// +optional
 	// +kubebuilder:validation:MaxLength=20
 	// +kubebuilder:validation:XValidation:rule="self.matches('^sg-[0-9a-f]{8,17}$')",message="id must be a security group ID such as sg-0123456789abcdef0"
 	ID string `json:"id,omitempty"`
-	// Name of a security group.
+	// Name of a security group. Unset unless the term selects by name.
 	// +optional
 	// +kubebuilder:validation:MaxLength=255
 	Name string `json:"name,omitempty"`
-	// Tags the security group must carry; * as a value matches any.
+	// Tags the security group must carry; * as a value matches any. Unset unless the term
+	// selects by tags.
 	// +optional
 	// +kubebuilder:validation:MinProperties=1
 	// +kubebuilder:validation:MaxProperties=20
@@ -178,7 +182,7 @@ type BlockDeviceMapping struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.iops) || self.volumeType in ['io1', 'io2', 'gp3']",message="iops applies only to io1, io2 and gp3 volumes"
 // +kubebuilder:validation:XValidation:rule="!has(self.throughput) || self.volumeType == 'gp3'",message="throughput applies only to gp3 volumes"
 type BlockDevice struct {
-	// VolumeSize such as 20Gi, from 1Gi to 64Ti.
+	// VolumeSize such as 20Gi, from 1Gi to 64Ti. Unset: the image's snapshot size.
 	// +optional
 	// +kubebuilder:validation:Type=string
 	// +kubebuilder:validation:MaxLength=16
@@ -189,12 +193,12 @@ type BlockDevice struct {
 	// +kubebuilder:default=gp3
 	// +kubebuilder:validation:Enum=standard;io1;io2;gp2;sc1;st1;gp3
 	VolumeType string `json:"volumeType,omitempty"`
-	// IOPS provisioned, for io1, io2 and gp3.
+	// IOPS provisioned, for io1, io2 and gp3. Unset: the volume type's baseline (3000 for gp3).
 	// +optional
 	// +kubebuilder:validation:Minimum=100
 	// +kubebuilder:validation:Maximum=256000
 	IOPS *int64 `json:"iops,omitempty"`
-	// Throughput in MiB/s, for gp3.
+	// Throughput in MiB/s, for gp3. Unset: gp3's baseline of 125.
 	// +optional
 	// +kubebuilder:validation:Minimum=125
 	// +kubebuilder:validation:Maximum=2000
@@ -203,7 +207,7 @@ type BlockDevice struct {
 	// +optional
 	// +kubebuilder:default=true
 	Encrypted *bool `json:"encrypted,omitempty"`
-	// KMSKeyID encrypts the volume with a customer key instead of the AWS-managed one.
+	// KMSKeyID encrypts the volume with a customer key. Unset: the AWS-managed key.
 	// +optional
 	// +kubebuilder:validation:MaxLength=2048
 	KMSKeyID string `json:"kmsKeyID,omitempty"`
@@ -211,7 +215,7 @@ type BlockDevice struct {
 	// +optional
 	// +kubebuilder:default=true
 	DeleteOnTermination *bool `json:"deleteOnTermination,omitempty"`
-	// SnapshotID the volume is created from.
+	// SnapshotID the volume is created from. Unset: an empty volume.
 	// +optional
 	// +kubebuilder:validation:MaxLength=32
 	// +kubebuilder:validation:XValidation:rule="self.matches('^snap-[0-9a-f]{8,17}$')",message="snapshotID must be a snapshot ID such as snap-0123456789abcdef0"

@@ -22,7 +22,8 @@ type FakeNodeClass struct {
 	Status NodeClassStatus `json:"status,omitempty"`
 }
 
-// FakeNodeClassSpec narrows and tunes the fake cloud.
+// FakeNodeClassSpec narrows and tunes the fake cloud. Empty: the whole catalogue with the
+// cloud's physics and faults.
 type FakeNodeClassSpec struct {
 	// InstanceTypes the class may launch. Unset means the whole fake catalogue.
 	// +optional
@@ -38,11 +39,12 @@ type FakeNodeClassSpec struct {
 	// +kubebuilder:validation:items:MaxLength=63
 	Zones []string `json:"zones,omitempty"`
 
-	// Physics overrides the cloud's timings for instances of this class.
+	// Physics overrides the cloud's timings for instances of this class. Unset: the
+	// cloud's timings.
 	// +optional
 	Physics *FakePhysics `json:"physics,omitempty"`
 
-	// Faults adds faults for instances of this class to those of the cloud.
+	// Faults adds faults for instances of this class to those of the cloud. Unset: none.
 	// +optional
 	Faults *FakeFaults `json:"faults,omitempty"`
 }
@@ -50,31 +52,35 @@ type FakeNodeClassSpec struct {
 // FakePhysics overrides the fake cloud's timings. Unset fields keep the cloud's values,
 // whose defaults docs/fake-cloud.md lists with their sources.
 type FakePhysics struct {
-	// LaunchDelay: from the launch call to a running instance.
+	// LaunchDelay: from the launch call to a running instance. Unset: the cloud's (10s).
 	// +optional
 	LaunchDelay *Duration `json:"launchDelay,omitempty"`
-	// BootDelay: from a running instance to its Node registered.
+	// BootDelay: from a running instance to its Node registered. Unset: the cloud's (20s).
 	// +optional
 	BootDelay *Duration `json:"bootDelay,omitempty"`
-	// ReadyDelay: from registration to the Node Ready and its network up.
+	// ReadyDelay: from registration to the Node Ready and its network up. Unset: the
+	// cloud's (10s).
 	// +optional
 	ReadyDelay *Duration `json:"readyDelay,omitempty"`
-	// StartDelay: from the start call to a running instance.
+	// StartDelay: from the start call to a running instance. Unset: the cloud's (8s).
 	// +optional
 	StartDelay *Duration `json:"startDelay,omitempty"`
-	// ResumeDelay: from a started instance running to its Node Ready again.
+	// ResumeDelay: from a started instance running to its Node Ready again. Unset: the
+	// cloud's (5s).
 	// +optional
 	ResumeDelay *Duration `json:"resumeDelay,omitempty"`
-	// StopDelay: from the stop call to a stopped instance.
+	// StopDelay: from the stop call to a stopped instance. Unset: the cloud's (20s).
 	// +optional
 	StopDelay *Duration `json:"stopDelay,omitempty"`
-	// TerminateDelay: from the terminate call to a terminated instance.
+	// TerminateDelay: from the terminate call to a terminated instance. Unset: the
+	// cloud's (15s).
 	// +optional
 	TerminateDelay *Duration `json:"terminateDelay,omitempty"`
-	// ImagePullDelay: the time to pull one image during warmup.
+	// ImagePullDelay: the time to pull one image during warmup. Unset: the cloud's (5s).
 	// +optional
 	ImagePullDelay *Duration `json:"imagePullDelay,omitempty"`
-	// JitterPercent spreads every delay uniformly by up to this share, from a seeded source.
+	// JitterPercent spreads every delay uniformly by up to this share, from a seeded
+	// source. Unset: the cloud's (10).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
@@ -91,7 +97,7 @@ type FakeErrorKind string
 
 // FakeFaults are injected failures.
 type FakeFaults struct {
-	// Errors make a share of the calls of an operation fail.
+	// Errors make a share of the calls of an operation fail. Unset: none.
 	// +optional
 	// +listType=map
 	// +listMapKey=operation
@@ -99,7 +105,7 @@ type FakeFaults struct {
 	Errors []FakeOperationFault `json:"errors,omitempty"`
 
 	// InsufficientCapacity lists offerings that are out of capacity: a launch that could
-	// only use them fails with an insufficient-capacity error.
+	// only use them fails with an insufficient-capacity error. Unset: none.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=100

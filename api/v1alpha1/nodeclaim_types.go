@@ -53,6 +53,7 @@ type NodeClaimSpec struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=253
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nodePool is immutable"
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="nodePool must be the name of a NodePool, a lowercase DNS subdomain"
 	NodePool string `json:"nodePool"`
 
 	// NodeClassRef is the node class the instance launches with.
@@ -61,6 +62,7 @@ type NodeClaimSpec struct {
 	NodeClassRef NodeClassReference `json:"nodeClassRef"`
 
 	// Requirements the instance type, zone, architecture and capacity type must meet.
+	// Unset: any the node class allows.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=30
@@ -68,18 +70,19 @@ type NodeClaimSpec struct {
 	Requirements []NodeSelectorRequirement `json:"requirements,omitempty"`
 
 	// Resources the instance must be able to hold, such as the pods nominated to it.
+	// Unset: any size fits.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="resources are immutable"
 	Resources ResourceRequests `json:"resources,omitempty"`
 
-	// Taints the Node carries for its whole life.
+	// Taints the Node carries for its whole life. Unset: none.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=50
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="taints are immutable"
 	Taints []Taint `json:"taints,omitempty"`
 
-	// StartupTaints the Node registers with and another agent removes.
+	// StartupTaints the Node registers with and another agent removes. Unset: none.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=50
@@ -96,7 +99,7 @@ type NodeClaimSpec struct {
 
 // ResourceRequests are the resources a claim must hold.
 type ResourceRequests struct {
-	// Requests such as cpu, memory, pods and extended resources.
+	// Requests such as cpu, memory, pods and extended resources. Unset: none.
 	// +optional
 	Requests corev1.ResourceList `json:"requests,omitempty"`
 }

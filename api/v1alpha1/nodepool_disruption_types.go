@@ -76,7 +76,7 @@ type Budget struct {
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(annually|yearly|monthly|weekly|daily|midnight|hourly)|[^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+)$')",message="schedule must be a cron expression with five fields, such as '0 9 * * mon-fri', or a macro such as @daily"
 	Schedule *string `json:"schedule,omitempty"`
 
-	// Duration the budget stays active after each scheduled time.
+	// Duration the budget stays active after each scheduled time. Unset unless schedule is set.
 	// +optional
 	Duration *Duration `json:"duration,omitempty"`
 

@@ -52,7 +52,8 @@ type NodePoolSpec struct {
 	// +kubebuilder:default={}
 	Disruption Disruption `json:"disruption,omitempty"`
 
-	// Windows override the pool's targets at known times, such as office hours.
+	// Windows override the pool's targets at known times, such as office hours. Unset:
+	// the spec's targets hold at all times.
 	// +optional
 	// +listType=map
 	// +listMapKey=name
@@ -83,7 +84,7 @@ type NodePoolSpec struct {
 type NodeClaimTemplate struct {
 	// Labels added to every node of the pool. Keys under stratos.sh/ and the labels the
 	// cloud sets (instance type, zone, architecture, OS, hostname) are reserved; constrain
-	// those with requirements instead.
+	// those with requirements instead. Unset: none beyond the ones Stratos and the cloud set.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/') && !(k in ['node.kubernetes.io/instance-type', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'kubernetes.io/arch', 'kubernetes.io/os', 'kubernetes.io/hostname']))",message="labels under stratos.sh/ and the well-known labels the cloud sets are reserved; use requirements for instance type, zone, architecture and capacity type"
@@ -91,12 +92,13 @@ type NodeClaimTemplate struct {
 	Labels map[string]LabelValue `json:"labels,omitempty"`
 
 	// Annotations added to every node of the pool. Keys under stratos.sh/ are reserved.
+	// Unset: none.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/'))",message="annotations under stratos.sh/ are reserved for Stratos"
 	Annotations map[string]string `json:"annotations,omitempty"`
 
-	// Taints every node of the pool carries for its whole life.
+	// Taints every node of the pool carries for its whole life. Unset: none.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=50
@@ -105,6 +107,7 @@ type NodeClaimTemplate struct {
 	// StartupTaints are set when a node registers and removed by another agent (a CNI or
 	// a device plugin) when the node is ready for pods. Stratos waits for them to go
 	// before it calls the node initialised; they do not repel pods in the simulation.
+	// Unset: none.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=50
@@ -124,17 +127,18 @@ type NodeClaimTemplate struct {
 
 // Limits cap a pool. Every claim counts, whatever its phase.
 type Limits struct {
-	// Nodes is the largest number of claims the pool may have.
+	// Nodes is the largest number of claims the pool may have. Unset: no node limit.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Nodes *int32 `json:"nodes,omitempty"`
 
-	// CPU is the largest sum of the CPU capacity of the pool's nodes.
+	// CPU is the largest sum of the CPU capacity of the pool's nodes. Unset: no CPU limit.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="cpu limit must not be negative"
 	CPU *resource.Quantity `json:"cpu,omitempty"`
 
-	// Memory is the largest sum of the memory capacity of the pool's nodes.
+	// Memory is the largest sum of the memory capacity of the pool's nodes. Unset: no
+	// memory limit.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="memory limit must not be negative"
 	Memory *resource.Quantity `json:"memory,omitempty"`
@@ -190,6 +194,7 @@ type Warmup struct {
 	TimeoutAction WarmupTimeoutAction `json:"timeoutAction,omitempty"`
 
 	// Images are pulled during warmup so that pods on a started node skip the pull.
+	// Unset: none; warmup ends once the node is initialised.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=64

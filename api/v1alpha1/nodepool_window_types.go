@@ -36,20 +36,21 @@ type Window struct {
 	// +kubebuilder:default=UTC
 	TimeZone TimeZone `json:"timeZone,omitempty"`
 
-	// MinStandby replaces standby.min while the window is active.
+	// MinStandby replaces standby.min while the window is active. Unset: standby.min holds.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
 	MinStandby *int32 `json:"minStandby,omitempty"`
 
 	// MinRunning keeps at least this many of the pool's nodes running while the window is
-	// active, started ahead of the peak even without pending pods.
+	// active, started ahead of the peak even without pending pods. Unset: no minimum.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000
 	MinRunning *int32 `json:"minRunning,omitempty"`
 
 	// MaxNodes replaces limits.nodes while the window is active; 0 scales the pool to zero.
+	// Unset: limits.nodes holds.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	MaxNodes *int32 `json:"maxNodes,omitempty"`

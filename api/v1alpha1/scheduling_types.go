@@ -22,7 +22,8 @@ type NodeSelectorRequirement struct {
 	// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist
 	Operator corev1.NodeSelectorOperator `json:"operator"`
 
-	// Values for In and NotIn; none for Exists and DoesNotExist. Each value appears once.
+	// Values for In and NotIn; none (unset) for Exists and DoesNotExist. Each value
+	// appears once.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=100

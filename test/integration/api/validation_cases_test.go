@@ -99,6 +99,7 @@ var invalidCases = []invalidCase{
 	{"duplicate window names", basePool, `spec: {windows: [{name: w, minStandby: 1}, {name: w, maxNodes: 0}]}`, `spec.windows[1]: Duplicate value: {"name":"w"}`},
 	// NodeClaim.
 	{"claim without pool", baseClaim, `spec: {nodePool: null}`, `spec.nodePool: Required value`},
+	{"claim pool not a DNS name", baseClaim, `spec: {nodePool: General_Pool}`, `nodePool must be the name of a NodePool`},
 	{"claim with unknown desired state", baseClaim, `spec: {desiredState: Paused}`, `Unsupported value: "Paused"`},
 	// AWSNodeClass.
 	{"both role and instance profile", baseAWSClass, `spec: {instanceProfile: NodeProfile}`, `set exactly one of role and instanceProfile`},
