@@ -43,7 +43,7 @@ build: ## Build the stratos binary into dist/.
 
 .PHONY: dev
 dev: build harness-tools ## Start a local API server with the CRDs and run Stratos against it (fake cloud).
-	go run ./hack/apiserver -kubeconfig .work/kubeconfig -operator dist/stratos
+	go run ./hack/apiserver -write-kubeconfig .work/kubeconfig -operator dist/stratos
 
 .PHONY: run
 run: ## Run the operator against the cluster of $KUBECONFIG with the fake cloud.
@@ -67,7 +67,7 @@ test: verify-generated lint harness-tools ## The test command: generated files, 
 
 .PHONY: apiserver
 apiserver: harness-tools ## Start a local etcd and kube-apiserver with the CRDs; writes .work/kubeconfig.
-	go run ./hack/apiserver -kubeconfig .work/kubeconfig
+	go run ./hack/apiserver -write-kubeconfig .work/kubeconfig
 
 .PHONY: clean
 clean: ## Remove build output, local state and the bin/ links (the tool cache stays).

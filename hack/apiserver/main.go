@@ -3,7 +3,7 @@
 // against it with the fake cloud. It runs until interrupted. `make dev` and
 // `make apiserver` use it.
 //
-//	go run ./hack/apiserver [-kubeconfig .work/kubeconfig] [-operator dist/stratos]
+//	go run ./hack/apiserver [-write-kubeconfig .work/kubeconfig] [-operator dist/stratos]
 package main
 
 import (
@@ -21,7 +21,7 @@ import (
 )
 
 func main() {
-	kubeconfig := flag.String("kubeconfig", ".work/kubeconfig", "where to write the administrator kubeconfig")
+	kubeconfig := flag.String("write-kubeconfig", ".work/kubeconfig", "where to write the administrator kubeconfig")
 	operator := flag.String("operator", "", "path of a stratos binary to run against the API server with the fake cloud (empty: none)")
 	flag.Parse()
 	if err := run(*kubeconfig, *operator); err != nil {
@@ -67,6 +67,10 @@ func run(kubeconfig, operator string) error {
 		"--log-format", "text",
 	)
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	// Its own process group keeps a terminal's Ctrl-C from reaching the operator
+	// directly: it gets exactly one SIGTERM from us, as from a kubelet. A second signal
+	// would make it exit at once.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("starting the operator: %w", err)
 	}
