@@ -4,7 +4,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
+	quota "k8s.io/apiserver/pkg/quota/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
@@ -80,18 +80,7 @@ type Offering struct {
 
 // Allocatable is the capacity left for pods.
 func (t *InstanceType) Allocatable() corev1.ResourceList {
-	allocatable := corev1.ResourceList{}
-	for name, capacity := range t.Capacity {
-		left := capacity.DeepCopy()
-		if overhead, ok := t.Overhead[name]; ok {
-			left.Sub(overhead)
-		}
-		if left.Sign() < 0 {
-			left = resource.Quantity{Format: capacity.Format}
-		}
-		allocatable[name] = left
-	}
-	return allocatable
+	return quota.SubtractWithNonNegativeResult(t.Capacity, t.Overhead)
 }
 
 // Cheapest returns the cheapest available offering that keep accepts, if any.

@@ -9,9 +9,7 @@ import (
 	"os"
 
 	"github.com/go-logr/logr"
-	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
@@ -21,6 +19,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/scheme"
 )
 
 // Leader election uses Leases; events are how Stratos explains itself.
@@ -44,18 +43,6 @@ type Operator struct {
 	Cloud   cloudprovider.CloudProvider
 }
 
-// NewScheme returns the types the operator reads and writes.
-func NewScheme() (*runtime.Scheme, error) {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		return nil, err
-	}
-	return scheme, nil
-}
-
 // RESTConfig loads the API server's address and credentials: --kubeconfig, then
 // $KUBECONFIG, then the in-cluster service account, then ~/.kube/config.
 func RESTConfig(opts *Options) (*rest.Config, error) {
@@ -77,13 +64,9 @@ func RESTConfig(opts *Options) (*rest.Config, error) {
 
 // New builds the manager and the cloud provider. Nothing runs until Start.
 func New(opts *Options, cfg *rest.Config, logger logr.Logger) (*Operator, error) {
-	scheme, err := NewScheme()
-	if err != nil {
-		return nil, err
-	}
 	gracefulShutdown := opts.GracefulShutdownTimeout
 	mgr, err := manager.New(cfg, manager.Options{
-		Scheme:                        scheme,
+		Scheme:                        scheme.Scheme,
 		Logger:                        logger,
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:        opts.HealthProbeBindAddress,

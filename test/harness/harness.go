@@ -15,12 +15,11 @@ import (
 
 	"golang.org/x/mod/modfile"
 	"k8s.io/apimachinery/pkg/runtime"
-	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/scheme"
 )
 
 // Tools are the binaries the harness runs.
@@ -38,18 +37,6 @@ type Env struct {
 	StartupTime time.Duration
 
 	env *envtest.Environment
-}
-
-// NewScheme returns a scheme with the Kubernetes and Stratos types.
-func NewScheme() *runtime.Scheme {
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
-	if err := v1alpha1.AddToScheme(scheme); err != nil {
-		panic(err)
-	}
-	return scheme
 }
 
 // Start builds the binaries if they are missing, starts etcd and kube-apiserver on
@@ -83,13 +70,12 @@ func start(installCRDs bool) (*Env, error) {
 	if err != nil {
 		return nil, fmt.Errorf("starting etcd and kube-apiserver from %s: %w", assets, err)
 	}
-	scheme := NewScheme()
-	c, err := client.New(cfg, client.Options{Scheme: scheme})
+	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		_ = env.Stop()
 		return nil, err
 	}
-	return &Env{Config: cfg, Client: c, Scheme: scheme, StartupTime: time.Since(started), env: env}, nil
+	return &Env{Config: cfg, Client: c, Scheme: scheme.Scheme, StartupTime: time.Since(started), env: env}, nil
 }
 
 // StartT starts an Env for one test and stops it when the test ends.

@@ -1,0 +1,19 @@
+// Package scheme holds the types Stratos reads and writes: the Kubernetes built-ins and
+// the stratos.sh kinds. The operator, the simulator and the test harness share it.
+package scheme
+
+import (
+	"k8s.io/apimachinery/pkg/runtime"
+	utilruntime "k8s.io/apimachinery/pkg/util/runtime"
+	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Scheme knows every type Stratos uses. Treat it as read-only.
+var Scheme = runtime.NewScheme()
+
+func init() {
+	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
+	utilruntime.Must(v1alpha1.AddToScheme(Scheme))
+}
