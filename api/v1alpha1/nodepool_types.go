@@ -155,8 +155,9 @@ type Standby struct {
 	// +kubebuilder:validation:Maximum=10000
 	Min int32 `json:"min"`
 
-	// Max is the most standby nodes the pool keeps when running nodes are given back;
-	// beyond it they are terminated. Defaults to min (or the active window's minimum).
+	// Max is the most standby nodes the pool keeps, nodes given back by running
+	// workloads included; above it the drifted, then the oldest, standby nodes are
+	// terminated. Defaults to min (or the active window's minimum).
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=10000

@@ -35,6 +35,10 @@ const (
 	AnnotationDoNotDisrupt = Group + "/do-not-disrupt"
 )
 
+// TerminationFinalizer keeps a deleted NodeClaim until its instance is terminated and
+// its Node deleted.
+const TerminationFinalizer = Group + "/termination"
+
 // Cloud tags that record ownership, so that a restarted operator can rebuild its state
 // and garbage-collect instances that lost their claim.
 const (

@@ -51,15 +51,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		log.Error(err, "cannot reach the API server")
 		return 1
 	}
-	op, err := operator.New(opts, cfg, logger)
+	// The signal handler cancels the context on SIGTERM or SIGINT; a second signal exits at once.
+	ctx := ctrl.SetupSignalHandler()
+	op, err := operator.New(ctx, opts, cfg, logger)
 	if err != nil {
 		log.Error(err, "cannot set up the operator")
 		return 1
 	}
 	info := version.Get()
 	log.Info("starting", "version", info.Version, "revision", info.Revision, "cluster", opts.ClusterName, "cloudProvider", opts.CloudProvider, "leaderElection", opts.LeaderElect)
-	// The signal handler cancels the context on SIGTERM or SIGINT; a second signal exits at once.
-	if err := op.Start(ctrl.SetupSignalHandler()); err != nil {
+	if err := op.Start(ctx); err != nil {
 		log.Error(err, "the operator stopped with an error")
 		return 1
 	}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/internal/metrics"
 )
 
 // provider implements CloudProvider over a cloud's API: starts, stops, terminations and
@@ -112,13 +114,13 @@ func (p *provider) describeExec(ctx context.Context, ids []string) map[string]re
 func (p *provider) observe(op string, items int) func(error) {
 	started := time.Now()
 	name := p.api.Name()
-	batchSize.WithLabelValues(name, op).Observe(float64(items))
+	metrics.CloudBatchSize.WithLabelValues(name, op).Observe(float64(items))
 	return func(err error) {
 		code := "OK"
 		if err != nil {
 			code = string(CodeOf(err))
 		}
-		calls.WithLabelValues(name, op, code).Inc()
-		callDuration.WithLabelValues(name, op).Observe(time.Since(started).Seconds())
+		metrics.CloudCalls.WithLabelValues(name, op, code).Inc()
+		metrics.CloudCallDuration.WithLabelValues(name, op).Observe(time.Since(started).Seconds())
 	}
 }

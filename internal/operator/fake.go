@@ -22,7 +22,7 @@ func newFakeCloud(opts *Options, mgr manager.Manager) (cloudprovider.API, error)
 	if err != nil {
 		return nil, fmt.Errorf("creating the fake kubelets' client: %w", err)
 	}
-	if err := mgr.Add(fake.NewKubelet(cloud, kubeletClient, fake.KubeletOptions{})); err != nil {
+	if err := fake.NewKubelet(cloud, kubeletClient, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	return cloud, nil

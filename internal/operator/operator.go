@@ -30,7 +30,7 @@ import (
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodepools/status;nodeclaims/status;fakenodeclasses/status;awsnodeclasses/status,verbs=get;update;patch
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;create;update;patch;delete
 // +kubebuilder:rbac:groups="",resources=nodes/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 
@@ -62,8 +62,8 @@ func RESTConfig(opts *Options) (*rest.Config, error) {
 	return cfg, nil
 }
 
-// New builds the manager and the cloud provider. Nothing runs until Start.
-func New(opts *Options, cfg *rest.Config, logger logr.Logger) (*Operator, error) {
+// New builds the manager, the cloud provider and the controllers. Nothing runs until Start.
+func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logger) (*Operator, error) {
 	gracefulShutdown := opts.GracefulShutdownTimeout
 	mgr, err := manager.New(cfg, manager.Options{
 		Scheme:                        scheme.Scheme,
@@ -91,6 +91,9 @@ func New(opts *Options, cfg *rest.Config, logger logr.Logger) (*Operator, error)
 	cloud, err := newCloudProvider(opts, mgr)
 	if err != nil {
 		return nil, err
+	}
+	if err := SetupControllers(ctx, mgr, cloud, opts.NodeClaimOptions()); err != nil {
+		return nil, fmt.Errorf("setting up the controllers: %w", err)
 	}
 	return &Operator{Manager: mgr, Cloud: cloud}, nil
 }

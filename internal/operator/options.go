@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
 // Cloud providers the operator can run with.
@@ -28,6 +30,11 @@ type Options struct {
 
 	KubeAPIQPS   float64
 	KubeAPIBurst int
+
+	LaunchTimeout       time.Duration
+	RegistrationTimeout time.Duration
+	GCInterval          time.Duration
+	GCGracePeriod       time.Duration
 
 	LeaderElect                 bool
 	LeaderElectionID            string
@@ -53,6 +60,10 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Unset: $KUBECONFIG, the in-cluster service account, then ~/.kube/config.")
 	fs.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 200, "Queries per second the operator may send to the API server.")
 	fs.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 300, "Burst of queries above kube-api-qps the operator may send to the API server.")
+	fs.DurationVar(&opts.LaunchTimeout, "launch-timeout", 5*time.Minute, "How long a NodeClaim may fail to get an instance before it is deleted.")
+	fs.DurationVar(&opts.RegistrationTimeout, "registration-timeout", 15*time.Minute, "How long after the launch an instance's Node may take to register before the claim and instance are removed.")
+	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
+	fs.DurationVar(&opts.GCGracePeriod, "gc-grace-period", 2*time.Minute, "How old a leak must be before garbage collection removes it.")
 	fs.BoolVar(&opts.LeaderElect, "leader-elect", true, "Elect a leader so that only one replica acts; the others wait.")
 	fs.StringVar(&opts.LeaderElectionID, "leader-election-id", "stratos-leader-election", "Name of the Lease the replicas compete for.")
 	fs.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader-election Lease. Unset: the operator's own namespace in a cluster, kube-system outside.")
@@ -114,6 +125,17 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 // clusterNamePattern keeps the cluster name usable as a tag value and in resource names.
 var clusterNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
+// NodeClaimOptions are the options of the NodeClaim controllers.
+func (o *Options) NodeClaimOptions() nodeclaim.Options {
+	return nodeclaim.Options{
+		ClusterName:         o.ClusterName,
+		LaunchTimeout:       o.LaunchTimeout,
+		RegistrationTimeout: o.RegistrationTimeout,
+		GCInterval:          o.GCInterval,
+		GCGracePeriod:       o.GCGracePeriod,
+	}
+}
+
 // Validate checks the options and says what is wrong with each bad one.
 func (o *Options) Validate() error {
 	var errs []error
@@ -137,6 +159,14 @@ func (o *Options) Validate() error {
 	}
 	if o.LeaderElect && o.LeaderElectionRenewDeadline >= o.LeaderElectionLeaseDuration {
 		errs = append(errs, fmt.Errorf("--leader-election-renew-deadline (%s) must be shorter than --leader-election-lease-duration (%s)", o.LeaderElectionRenewDeadline, o.LeaderElectionLeaseDuration))
+	}
+	for _, d := range []struct {
+		flag  string
+		value time.Duration
+	}{{"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod}} {
+		if d.value <= 0 {
+			errs = append(errs, fmt.Errorf("%s must be positive, not %s", d.flag, d.value))
+		}
 	}
 	if _, err := parseLevel(o.LogLevel); err != nil {
 		errs = append(errs, err)

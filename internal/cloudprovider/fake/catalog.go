@@ -110,17 +110,11 @@ func overhead(cpus, maxPods int64) corev1.ResourceList {
 	}
 }
 
-// offeringLabels are the labels a Node of type t bought as offering o carries: what
-// requirements select on.
+// offeringLabels are the labels a Node of type t bought as offering o carries.
 func offeringLabels(region string, t *cloudprovider.InstanceType, o cloudprovider.Offering) map[string]string {
-	return map[string]string{
-		corev1.LabelInstanceTypeStable: t.Name,
-		corev1.LabelTopologyZone:       o.Zone,
-		corev1.LabelTopologyRegion:     region,
-		corev1.LabelArchStable:         t.Architecture,
-		corev1.LabelOSStable:           "linux",
-		v1alpha1.LabelCapacityType:     o.CapacityType,
-	}
+	labels := t.Labels(o)
+	labels[corev1.LabelTopologyRegion] = region
+	return labels
 }
 
 // copyInstanceType returns a deep copy of t.

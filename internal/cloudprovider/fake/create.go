@@ -10,8 +10,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -82,10 +80,6 @@ func (c *Cloud) Create(_ context.Context, req *cloudprovider.CreateRequest) (*cl
 // choose returns the cheapest available offering that satisfies the request; ties go to
 // the first type name, then zone, then capacity type, so that choices are repeatable.
 func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (*cloudprovider.InstanceType, cloudprovider.Offering, error) {
-	var selector *corev1.NodeSelector
-	if len(req.Requirements) > 0 {
-		selector = &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: req.Requirements}}}
-	}
 	var (
 		bestType *cloudprovider.InstanceType
 		best     cloudprovider.Offering
@@ -97,15 +91,12 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 			continue
 		}
 		for _, o := range t.Offerings {
-			if selector != nil {
-				node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: offeringLabels(c.region, t, o)}}
-				ok, err := corev1helpers.MatchNodeSelectorTerms(node, selector)
-				if err != nil {
-					return nil, best, fmt.Errorf("fake cloud: invalid requirements: %w", err)
-				}
-				if !ok {
-					continue
-				}
+			ok, err := cloudprovider.Satisfies(t, o, req.Requirements)
+			if err != nil {
+				return nil, best, fmt.Errorf("fake cloud: %w", err)
+			}
+			if !ok {
+				continue
 			}
 			if !o.Available {
 				unavailable = append(unavailable, fmt.Sprintf("%s %s in %s", t.Name, o.CapacityType, o.Zone))

@@ -1,0 +1,65 @@
+package cloudprovider
+
+import (
+	"fmt"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Labels are the well-known labels a Node of this type bought as offering o carries:
+// what a pool's requirements select on.
+func (t *InstanceType) Labels(o Offering) map[string]string {
+	return map[string]string{
+		corev1.LabelInstanceTypeStable: t.Name,
+		corev1.LabelTopologyZone:       o.Zone,
+		corev1.LabelArchStable:         t.Architecture,
+		corev1.LabelOSStable:           "linux",
+		v1alpha1.LabelCapacityType:     o.CapacityType,
+	}
+}
+
+// Satisfies reports whether a Node of type t bought as offering o meets every
+// requirement, with the node-affinity semantics of k8s.io/component-helpers.
+func Satisfies(t *InstanceType, o Offering, requirements []corev1.NodeSelectorRequirement) (bool, error) {
+	if len(requirements) == 0 {
+		return true, nil
+	}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: t.Labels(o)}}
+	selector := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: requirements}}}
+	ok, err := corev1helpers.MatchNodeSelectorTerms(node, selector)
+	if err != nil {
+		return false, fmt.Errorf("invalid requirements: %w", err)
+	}
+	return ok, nil
+}
+
+// CheapestOffering returns the cheapest available offering, among types, that meets the
+// requirements; ties go to the first type name, then zone, so that choices repeat.
+func CheapestOffering(types []*InstanceType, requirements []corev1.NodeSelectorRequirement) (*InstanceType, Offering, bool, error) {
+	sorted := append([]*InstanceType(nil), types...)
+	sort.Slice(sorted, func(a, b int) bool { return sorted[a].Name < sorted[b].Name })
+	var (
+		bestType *InstanceType
+		best     Offering
+	)
+	for _, t := range sorted {
+		for _, o := range t.Offerings {
+			if !o.Available || (bestType != nil && o.PricePerHour >= best.PricePerHour) {
+				continue
+			}
+			ok, err := Satisfies(t, o, requirements)
+			if err != nil {
+				return nil, Offering{}, false, err
+			}
+			if ok {
+				bestType, best = t, o
+			}
+		}
+	}
+	return bestType, best, bestType != nil, nil
+}

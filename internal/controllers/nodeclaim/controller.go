@@ -1,0 +1,191 @@
+// Package nodeclaim holds the NodeClaim lifecycle controller, the only code that calls
+// the cloud for an instance, and garbage collection. Other controllers express intent on
+// claims (create one, delete one, write spec.desiredState); this package turns intent
+// into launches, starts, stops and terminations, and keeps each claim's phase, conditions
+// and Node in step with what the cloud and the kubelet report.
+package nodeclaim
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/retry"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/builder"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/predicate"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Finalizer keeps a deleted claim until its instance is terminated and its Node deleted.
+const Finalizer = v1alpha1.TerminationFinalizer
+
+// maxStepsPerReconcile bounds how many phases one reconcile may walk through when each
+// step's condition already holds, so a claim never spins.
+const maxStepsPerReconcile = 8
+
+// Lifecycle is the NodeClaim lifecycle controller.
+type Lifecycle struct {
+	Client   client.Client
+	Cloud    cloudprovider.CloudProvider
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+	Options  Options
+}
+
+// SetupWithManager watches claims, the Nodes of claims and the pods leaving them.
+func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
+	r.Options = r.Options.WithDefaults()
+	return ctrl.NewControllerManagedBy(mgr).
+		Named("nodeclaim").
+		For(&v1alpha1.NodeClaim{}).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(nodeToClaim)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToClaim), builder.WithPredicates(podLeaving)).
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles}).
+		Complete(r)
+}
+
+// step is one phase's handler. It reports whether the claim moved on, so the next
+// phase's handler can run in the same reconcile.
+type step func(ctx context.Context, claim *v1alpha1.NodeClaim) (moved bool, result ctrl.Result, err error)
+
+// Reconcile moves one claim as far along its life as the cloud and its Node allow, then
+// writes its status once.
+func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	claim := &v1alpha1.NodeClaim{}
+	if err := r.Client.Get(ctx, req.NamespacedName, claim); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	if !claim.DeletionTimestamp.IsZero() {
+		return r.terminate(ctx, claim)
+	}
+	if !controllerutil.ContainsFinalizer(claim, Finalizer) {
+		base := claim.DeepCopy()
+		controllerutil.AddFinalizer(claim, Finalizer)
+		if err := r.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(err)
+		}
+	}
+
+	before := claim.DeepCopy()
+	var result ctrl.Result
+	var err error
+	for range maxStepsPerReconcile {
+		var moved bool
+		moved, result, err = r.stepFor(claim.Status.Phase)(ctx, claim)
+		if err != nil || !moved {
+			break
+		}
+	}
+	if !equality.Semantic.DeepEqual(before.Status, claim.Status) {
+		if patchErr := r.Client.Status().Patch(ctx, claim, client.MergeFrom(before)); patchErr != nil {
+			return ctrl.Result{}, client.IgnoreNotFound(patchErr)
+		}
+	}
+	return result, err
+}
+
+func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
+	switch phase {
+	case "", v1alpha1.PhaseLaunching:
+		return r.launch
+	case v1alpha1.PhaseRegistering:
+		return r.register
+	case v1alpha1.PhaseInitializing:
+		return r.initialize
+	case v1alpha1.PhaseWarmingUp:
+		return r.warmUp
+	case v1alpha1.PhaseStopping:
+		return r.stopping
+	case v1alpha1.PhaseStandby:
+		return r.standby
+	case v1alpha1.PhaseStarting:
+		return r.starting
+	case v1alpha1.PhaseRunning:
+		return r.running
+	case v1alpha1.PhaseDraining:
+		return r.draining
+	default:
+		return func(context.Context, *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+			return false, ctrl.Result{}, nil
+		}
+	}
+}
+
+// transition moves claim into phase: it shapes the claim's Node for the new phase
+// first (so a crash in between redoes it), then records the phase, an Event and metrics.
+func (r *Lifecycle) transition(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, to v1alpha1.NodeClaimPhase, reason, message string) error {
+	if node != nil {
+		registering := claim.Status.Phase == v1alpha1.PhaseRegistering
+		if err := r.patchNode(ctx, node, func(n *corev1.Node) bool { return shapeNode(n, claim, to, registering) }); err != nil {
+			return fmt.Errorf("preparing Node %s for %s: %w", node.Name, to, err)
+		}
+	}
+	from := claim.Status.Phase
+	now := r.Clock.Now()
+	recordTransition(claim, from, to, now)
+	claim.Status.Phase = to
+	claim.Status.LastPhaseChangeTime = ptr.To(metav1.NewTime(now))
+	r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, reason, string(to), message)
+	log.FromContext(ctx).V(1).Info("Phase changed", "from", from, "to", to, "reason", reason)
+	return nil
+}
+
+// patchNode applies change to the Node and writes it if anything changed. The patch
+// carries an optimistic lock, because a merge patch replaces the whole taint list and
+// must not undo a taint someone else changed meanwhile; on a conflict it reads the Node
+// again and reapplies the change.
+func (r *Lifecycle) patchNode(ctx context.Context, node *corev1.Node, change func(*corev1.Node) bool) error {
+	first := true
+	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		if !first {
+			if err := r.Client.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+				return err
+			}
+		}
+		first = false
+		updated := node.DeepCopy()
+		if !change(updated) {
+			return nil
+		}
+		if err := r.Client.Patch(ctx, updated, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{})); err != nil {
+			return err
+		}
+		*node = *updated
+		return nil
+	})
+	return client.IgnoreNotFound(err)
+}
+
+// since is how long ago t was, by the controller's clock.
+func (r *Lifecycle) since(t time.Time) time.Duration { return r.Clock.Since(t) }
+
+// requeueWithin asks to be woken when left elapses, or at the next poll if sooner.
+func (r *Lifecycle) requeueWithin(left time.Duration) ctrl.Result {
+	return ctrl.Result{RequeueAfter: max(min(left, r.Options.ResyncInterval), 100*time.Millisecond)}
+}
+
+// poll asks to be woken at the next poll of the cloud.
+func (r *Lifecycle) poll() ctrl.Result { return ctrl.Result{RequeueAfter: r.Options.PollInterval} }
+
+// podLeaving passes only pod events that can end a drain: a pod marked for deletion or deleted.
+var podLeaving = predicate.Funcs{
+	CreateFunc:  func(e event.CreateEvent) bool { return false },
+	UpdateFunc:  func(e event.UpdateEvent) bool { return !e.ObjectNew.GetDeletionTimestamp().IsZero() },
+	DeleteFunc:  func(e event.DeleteEvent) bool { return true },
+	GenericFunc: func(e event.GenericEvent) bool { return false },
+}

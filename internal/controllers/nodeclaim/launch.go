@@ -1,0 +1,157 @@
+package nodeclaim
+
+import (
+	"context"
+	"fmt"
+	"maps"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
+)
+
+// Reasons for the Launched condition and launch events.
+const (
+	ReasonLaunched          = "Launched"
+	ReasonNodePoolNotFound  = "NodePoolNotFound"
+	ReasonNodeClassNotFound = "NodeClassNotFound"
+	ReasonLaunchTimeout     = "LaunchTimeout"
+)
+
+// launch asks the cloud for the claim's instance. The claim's UID is the idempotency
+// token: a launch redone after a crash gets the instance the first one made.
+func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	req, failure, err := r.createRequest(ctx, claim)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	var instance *cloudprovider.Instance
+	if failure == nil {
+		instance, err = r.Cloud.Create(ctx, req.request)
+		if err != nil {
+			failure = &launchFailure{reason: string(cloudprovider.CodeOf(err)), message: err.Error(), retryable: cloudprovider.IsRetryable(err)}
+		}
+	}
+	if failure != nil {
+		return false, r.launchFailed(ctx, claim, failure), nil
+	}
+
+	claim.Status.InstanceID = instance.ID
+	claim.Status.ProviderID = instance.ProviderID
+	claim.Status.InstanceType = instance.Type
+	claim.Status.Zone = instance.Zone
+	claim.Status.CapacityType = instance.CapacityType
+	claim.Status.TemplateHash = req.templateHash
+	message := fmt.Sprintf("Launched %s, a %s %s instance in %s", instance.ID, instance.Type, instance.CapacityType, instance.Zone)
+	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, message)
+	return true, ctrl.Result{}, r.transition(ctx, claim, nil, v1alpha1.PhaseRegistering, ReasonLaunched, message)
+}
+
+// launchFailure says why a launch did not happen.
+type launchFailure struct {
+	reason, message string
+	// retryable failures (throttling, cloud errors) back off; the others poll.
+	retryable bool
+}
+
+// launchFailed records a failed launch on the claim, and removes the claim once the
+// launch timeout has passed.
+func (r *Lifecycle) launchFailed(ctx context.Context, claim *v1alpha1.NodeClaim, failure *launchFailure) ctrl.Result {
+	if left := r.Options.LaunchTimeout - r.since(claim.CreationTimestamp.Time); left <= 0 {
+		if err := r.removeClaim(ctx, claim, ReasonLaunchTimeout, fmt.Sprintf("No instance after %s: %s", r.Options.LaunchTimeout, failure.message)); err != nil {
+			return ctrl.Result{RequeueAfter: r.Options.PollInterval}
+		}
+		return ctrl.Result{}
+	}
+	if previous := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionLaunched); previous == nil || previous.Reason != failure.reason {
+		r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, failure.reason, "Launch", failure.message)
+	}
+	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionFalse, failure.reason, failure.message)
+	claim.Status.Phase = v1alpha1.PhaseLaunching
+	if failure.retryable {
+		return r.poll()
+	}
+	return r.requeueWithin(10 * r.Options.PollInterval)
+}
+
+// launchRequest is a create request with the template hash it was made from.
+type launchRequest struct {
+	request      *cloudprovider.CreateRequest
+	templateHash string
+}
+
+// createRequest builds the launch of a claim from the claim, its pool and its node class.
+// A missing pool or class is a launch failure, not an error: the claim waits for it.
+func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim) (*launchRequest, *launchFailure, error) {
+	pool := &v1alpha1.NodePool{}
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: claim.Spec.NodePool}, pool); err != nil {
+		if apierrors.IsNotFound(err) {
+			return nil, &launchFailure{reason: ReasonNodePoolNotFound, message: fmt.Sprintf("NodePool %s does not exist", claim.Spec.NodePool)}, nil
+		}
+		return nil, nil, err
+	}
+	class, err := nodeclass.Get(ctx, r.Client, claim.Spec.NodeClassRef)
+	if err != nil {
+		if apierrors.IsNotFound(err) {
+			ref := claim.Spec.NodeClassRef
+			return nil, &launchFailure{reason: ReasonNodeClassNotFound, message: fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)}, nil
+		}
+		return nil, nil, err
+	}
+	hash, err := claimtemplate.Hash(pool, class)
+	if err != nil {
+		return nil, nil, err
+	}
+	return &launchRequest{request: buildCreateRequest(claim, pool, class, r.Options.ClusterName), templateHash: hash}, nil, nil
+}
+
+// buildCreateRequest is the launch of a claim. The kubelet registers the Node with the
+// claim's labels (the claim's name among them, so the Node maps back to its claim at
+// once), its taints and startup taints, and, for a claim meant for standby, the standby
+// taint, so that no pod lands on a warming node. Standby claims pull the pool's warmup
+// images on their first boot.
+func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, class client.Object, clusterName string) *cloudprovider.CreateRequest {
+	labels := maps.Clone(claim.Labels)
+	if labels == nil {
+		labels = map[string]string{}
+	}
+	labels[v1alpha1.LabelNodePool] = claim.Spec.NodePool
+	labels[v1alpha1.LabelNodeClaim] = claim.Name
+	labels[v1alpha1.LabelState] = string(v1alpha1.PhaseRegistering)
+
+	var taints []corev1.Taint
+	for _, t := range append(append([]v1alpha1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {
+		taints = append(taints, t.Core())
+	}
+	var images []string
+	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+		taints = append(taints, v1alpha1.StandbyTaint)
+		images = pool.Spec.Standby.Warmup.Images
+	}
+	var requirements []corev1.NodeSelectorRequirement
+	for _, req := range claim.Spec.Requirements {
+		requirements = append(requirements, req.Core())
+	}
+	return &cloudprovider.CreateRequest{
+		ClientToken:  string(claim.UID),
+		NodeClass:    class,
+		Requirements: requirements,
+		Requests:     claim.Spec.Resources.Requests,
+		Labels:       labels,
+		Taints:       taints,
+		Images:       images,
+		Tags: map[string]string{
+			v1alpha1.TagCluster:   clusterName,
+			v1alpha1.TagNodePool:  claim.Spec.NodePool,
+			v1alpha1.TagNodeClaim: claim.Name,
+		},
+	}
+}

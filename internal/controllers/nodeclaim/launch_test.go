@@ -1,0 +1,64 @@
+package nodeclaim
+
+import (
+	"context"
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func TestCreateRequestOfAStandbyClaim(t *testing.T) {
+	claim := testClaim(v1alpha1.DesiredStandby)
+	claim.UID = "uid-1"
+	claim.Spec.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+	pool := &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Standby: v1alpha1.Standby{Warmup: v1alpha1.Warmup{Images: []string{"app:1"}}}}}
+	class := &v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
+
+	req := buildCreateRequest(claim, pool, class, "prod")
+	if req.ClientToken != "uid-1" {
+		t.Errorf("the client token must be the claim's UID, got %q", req.ClientToken)
+	}
+	if req.Tags[v1alpha1.TagCluster] != "prod" || req.Tags[v1alpha1.TagNodePool] != "web" || req.Tags[v1alpha1.TagNodeClaim] != "web-abc" {
+		t.Errorf("ownership tags %v", req.Tags)
+	}
+	if req.Labels[v1alpha1.LabelNodeClaim] != "web-abc" || req.Labels["team"] != "a" {
+		t.Errorf("labels %v", req.Labels)
+	}
+	keys := []string{}
+	for _, taint := range req.Taints {
+		keys = append(keys, taint.Key)
+	}
+	if !slices.Equal(keys, []string{"dedicated", "cni-not-ready", v1alpha1.TaintStandbyKey}) {
+		t.Errorf("taints %v: want the claim's, its startup taints and the standby taint", keys)
+	}
+	if !slices.Equal(req.Images, []string{"app:1"}) || len(req.Requirements) != 1 || req.NodeClass != class {
+		t.Errorf("images %v requirements %v class %v", req.Images, req.Requirements, req.NodeClass)
+	}
+}
+
+func TestCreateRequestOfARunningClaimHasNoStandbyTaintOrWarmup(t *testing.T) {
+	pool := &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Standby: v1alpha1.Standby{Warmup: v1alpha1.Warmup{Images: []string{"app:1"}}}}}
+	req := buildCreateRequest(testClaim(v1alpha1.DesiredRunning), pool, &v1alpha1.FakeNodeClass{}, "prod")
+	for _, taint := range req.Taints {
+		if taint.Key == v1alpha1.TaintStandbyKey {
+			t.Fatal("a claim meant to run must not register tainted as standby")
+		}
+	}
+	if len(req.Images) != 0 {
+		t.Errorf("a claim meant to run pulls no warmup images, got %v", req.Images)
+	}
+}
+
+func TestNodeToClaimUsesTheClaimLabel(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelNodeClaim: "web-abc"}}}
+	if reqs := nodeToClaim(context.Background(), node); len(reqs) != 1 || reqs[0].Name != "web-abc" {
+		t.Fatalf("requests %v", reqs)
+	}
+	if reqs := nodeToClaim(context.Background(), &corev1.Node{}); len(reqs) != 0 {
+		t.Fatalf("a Node without the label maps to %v", reqs)
+	}
+}

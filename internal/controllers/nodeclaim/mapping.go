@@ -1,0 +1,41 @@
+package nodeclaim
+
+import (
+	"context"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/indexes"
+)
+
+// nodeToClaim maps a Node to its claim by the stratos.sh/nodeclaim label, which the
+// kubelet registers the Node with (it is one of the launch's labels).
+func nodeToClaim(_ context.Context, node client.Object) []ctrl.Request {
+	name := node.GetLabels()[v1alpha1.LabelNodeClaim]
+	if name == "" {
+		return nil
+	}
+	return []ctrl.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+}
+
+// podToClaim maps a pod to the claim of the Node it is bound to.
+func (r *Lifecycle) podToClaim(ctx context.Context, obj client.Object) []ctrl.Request {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || pod.Spec.NodeName == "" {
+		return nil
+	}
+	claims := &v1alpha1.NodeClaimList{}
+	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodeName: pod.Spec.NodeName}); err != nil {
+		log.FromContext(ctx).Error(err, "Listing the claim of a pod's Node", "node", pod.Spec.NodeName)
+		return nil
+	}
+	requests := make([]ctrl.Request, 0, len(claims.Items))
+	for _, c := range claims.Items {
+		requests = append(requests, ctrl.Request{NamespacedName: client.ObjectKey{Name: c.Name}})
+	}
+	return requests
+}

@@ -1,0 +1,82 @@
+package nodeclaim
+
+import (
+	"slices"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// parked reports whether a claim's Node must be kept free of new pods in phase: while it
+// warms up, stops, stands by, starts and drains, and before it is initialised when it is
+// meant to become standby.
+func parked(phase v1alpha1.NodeClaimPhase, desired v1alpha1.DesiredState) bool {
+	switch phase {
+	case v1alpha1.PhaseWarmingUp, v1alpha1.PhaseStopping, v1alpha1.PhaseStandby, v1alpha1.PhaseStarting, v1alpha1.PhaseDraining:
+		return true
+	case v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering, v1alpha1.PhaseInitializing:
+		return desired == v1alpha1.DesiredStandby
+	default:
+		return false
+	}
+}
+
+// shapeNode sets on node what Stratos owns for a claim entering phase. Labels mirror the
+// claim; a parked Node is cordoned and carries the standby taint; a running one is
+// neither; a terminating one is cordoned. At registration the claim's annotations, taints
+// and startup taints are added too; later the startup taints are left to the agent that
+// removes them. It reports whether anything changed.
+func shapeNode(node *corev1.Node, claim *v1alpha1.NodeClaim, phase v1alpha1.NodeClaimPhase, registering bool) bool {
+	before := node.DeepCopy()
+	if node.Labels == nil {
+		node.Labels = map[string]string{}
+	}
+	for k, v := range claim.Labels {
+		node.Labels[k] = v
+	}
+	node.Labels[v1alpha1.LabelNodeClaim] = claim.Name
+	node.Labels[v1alpha1.LabelState] = string(phase)
+
+	if registering {
+		if node.Annotations == nil && len(claim.Annotations) > 0 {
+			node.Annotations = map[string]string{}
+		}
+		for k, v := range claim.Annotations {
+			node.Annotations[k] = v
+		}
+		for _, t := range append(append([]v1alpha1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {
+			addTaint(node, t.Core())
+		}
+	}
+
+	switch {
+	case phase == v1alpha1.PhaseTerminating:
+		node.Spec.Unschedulable = true
+	case parked(phase, claim.Spec.DesiredState):
+		node.Spec.Unschedulable = true
+		addTaint(node, v1alpha1.StandbyTaint)
+	case phase == v1alpha1.PhaseRunning:
+		node.Spec.Unschedulable = false
+		node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, isStandbyTaint)
+	}
+	return !equality.Semantic.DeepEqual(before, node)
+}
+
+func isStandbyTaint(t corev1.Taint) bool { return t.Key == v1alpha1.TaintStandbyKey }
+
+// addTaint adds t unless a taint with its key and effect is there.
+func addTaint(node *corev1.Node, t corev1.Taint) {
+	for _, existing := range node.Spec.Taints {
+		if existing.MatchTaint(&t) {
+			return
+		}
+	}
+	node.Spec.Taints = append(node.Spec.Taints, t)
+}
+
+// hasTaint reports whether node carries a taint with t's key and effect.
+func hasTaint(node *corev1.Node, t corev1.Taint) bool {
+	return slices.ContainsFunc(node.Spec.Taints, func(existing corev1.Taint) bool { return existing.MatchTaint(&t) })
+}

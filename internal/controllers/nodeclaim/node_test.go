@@ -1,0 +1,163 @@
+package nodeclaim
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func testClaim(desired v1alpha1.DesiredState) *v1alpha1.NodeClaim {
+	return &v1alpha1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Labels: map[string]string{v1alpha1.LabelNodePool: "web", "team": "a"}, Annotations: map[string]string{"note": "x"}},
+		Spec: v1alpha1.NodeClaimSpec{
+			NodePool:      "web",
+			Taints:        []v1alpha1.Taint{{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}},
+			StartupTaints: []v1alpha1.Taint{{Key: "cni-not-ready", Effect: corev1.TaintEffectNoExecute}},
+			DesiredState:  desired,
+		},
+	}
+}
+
+func TestParkedPhases(t *testing.T) {
+	cases := []struct {
+		phase   v1alpha1.NodeClaimPhase
+		desired v1alpha1.DesiredState
+		want    bool
+	}{
+		{v1alpha1.PhaseRegistering, v1alpha1.DesiredStandby, true},
+		{v1alpha1.PhaseRegistering, v1alpha1.DesiredRunning, false},
+		{v1alpha1.PhaseInitializing, v1alpha1.DesiredStandby, true},
+		{v1alpha1.PhaseWarmingUp, v1alpha1.DesiredStandby, true},
+		{v1alpha1.PhaseStopping, v1alpha1.DesiredRunning, true},
+		{v1alpha1.PhaseStandby, v1alpha1.DesiredRunning, true},
+		{v1alpha1.PhaseStarting, v1alpha1.DesiredRunning, true},
+		{v1alpha1.PhaseDraining, v1alpha1.DesiredStandby, true},
+		{v1alpha1.PhaseRunning, v1alpha1.DesiredStandby, false},
+		{v1alpha1.PhaseTerminating, v1alpha1.DesiredStandby, false},
+	}
+	for _, tc := range cases {
+		if got := parked(tc.phase, tc.desired); got != tc.want {
+			t.Errorf("parked(%s, %s) = %v, want %v", tc.phase, tc.desired, got, tc.want)
+		}
+	}
+}
+
+func TestShapeNodeAtRegistrationAddsTheClaimsMetadataAndTaints(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"kubernetes.io/hostname": "n"}}}
+	if !shapeNode(node, testClaim(v1alpha1.DesiredStandby), v1alpha1.PhaseInitializing, true) {
+		t.Fatal("shapeNode reported no change")
+	}
+	want := map[string]string{"kubernetes.io/hostname": "n", v1alpha1.LabelNodePool: "web", "team": "a", v1alpha1.LabelNodeClaim: "web-abc", v1alpha1.LabelState: "Initializing"}
+	for k, v := range want {
+		if node.Labels[k] != v {
+			t.Errorf("label %s = %q, want %q", k, node.Labels[k], v)
+		}
+	}
+	if node.Annotations["note"] != "x" {
+		t.Errorf("annotations %v", node.Annotations)
+	}
+	for _, key := range []string{"dedicated", "cni-not-ready", v1alpha1.TaintStandbyKey} {
+		found := false
+		for _, taint := range node.Spec.Taints {
+			found = found || taint.Key == key
+		}
+		if !found {
+			t.Errorf("taint %s missing: %v", key, node.Spec.Taints)
+		}
+	}
+	if !node.Spec.Unschedulable {
+		t.Error("a Node meant for standby must be cordoned from registration")
+	}
+	if shapeNode(node, testClaim(v1alpha1.DesiredStandby), v1alpha1.PhaseInitializing, true) {
+		t.Error("shaping twice must change nothing")
+	}
+}
+
+func TestShapeNodeLeavesRemovedStartupTaintsAloneAfterRegistration(t *testing.T) {
+	node := &corev1.Node{}
+	shapeNode(node, testClaim(v1alpha1.DesiredStandby), v1alpha1.PhaseWarmingUp, false)
+	for _, taint := range node.Spec.Taints {
+		if taint.Key == "cni-not-ready" || taint.Key == "dedicated" {
+			t.Fatalf("after registration shapeNode added taint %s", taint.Key)
+		}
+	}
+}
+
+func TestShapeNodeForRunningLiftsStandbyTaintAndCordonOnly(t *testing.T) {
+	node := &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true, Taints: []corev1.Taint{
+		v1alpha1.StandbyTaint, {Key: "node.kubernetes.io/not-ready", Effect: corev1.TaintEffectNoSchedule},
+	}}}
+	shapeNode(node, testClaim(v1alpha1.DesiredRunning), v1alpha1.PhaseRunning, false)
+	if node.Spec.Unschedulable || len(node.Spec.Taints) != 1 || node.Spec.Taints[0].Key != "node.kubernetes.io/not-ready" {
+		t.Fatalf("running Node: unschedulable %v taints %v", node.Spec.Unschedulable, node.Spec.Taints)
+	}
+	if node.Labels[v1alpha1.LabelState] != "Running" {
+		t.Errorf("state label %q", node.Labels[v1alpha1.LabelState])
+	}
+}
+
+func TestShapeNodeForTerminatingCordons(t *testing.T) {
+	node := &corev1.Node{}
+	shapeNode(node, testClaim(v1alpha1.DesiredRunning), v1alpha1.PhaseTerminating, false)
+	if !node.Spec.Unschedulable {
+		t.Fatal("a terminating Node must be cordoned")
+	}
+}
+
+func readyNode(status corev1.ConditionStatus, transition, heartbeat time.Time) *corev1.Node {
+	return &corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
+		{Type: corev1.NodeReady, Status: status, LastTransitionTime: metav1.NewTime(transition), LastHeartbeatTime: metav1.NewTime(heartbeat)},
+	}}}
+}
+
+func TestNotInitialized(t *testing.T) {
+	claim := testClaim(v1alpha1.DesiredRunning)
+	now := time.Now()
+	node := readyNode(corev1.ConditionFalse, now, now)
+	if why := notInitialized(node, claim); why != "the Node is not Ready" {
+		t.Errorf("not ready: %q", why)
+	}
+	node = readyNode(corev1.ConditionTrue, now, now)
+	node.Status.Conditions = append(node.Status.Conditions, corev1.NodeCondition{Type: corev1.NodeNetworkUnavailable, Status: corev1.ConditionTrue})
+	if why := notInitialized(node, claim); why != "the Node's network is not ready" {
+		t.Errorf("network down: %q", why)
+	}
+	node = readyNode(corev1.ConditionTrue, now, now)
+	node.Spec.Taints = []corev1.Taint{{Key: "cni-not-ready", Effect: corev1.TaintEffectNoExecute}}
+	if why := notInitialized(node, claim); why != "startup taint cni-not-ready is still on the Node" {
+		t.Errorf("startup taint: %q", why)
+	}
+	node.Spec.Taints = nil
+	if why := notInitialized(node, claim); why != "" {
+		t.Errorf("initialised Node: %q", why)
+	}
+}
+
+func TestReadySinceWantsAReportAfterTheStart(t *testing.T) {
+	started := time.Date(2026, 1, 1, 12, 0, 0, 500_000_000, time.UTC)
+	before := started.Add(-time.Minute)
+	after := started.Add(2 * time.Second)
+	if readySince(readyNode(corev1.ConditionTrue, before, before), started) {
+		t.Error("a Ready reported before the start is stale")
+	}
+	if !readySince(readyNode(corev1.ConditionTrue, after, after), started) {
+		t.Error("a Ready reported after the start counts")
+	}
+	if !readySince(readyNode(corev1.ConditionTrue, before, after), started) {
+		t.Error("a heartbeat after the start counts even without a transition")
+	}
+	if readySince(readyNode(corev1.ConditionFalse, after, after), started) {
+		t.Error("NotReady is not Ready")
+	}
+}
+
+func TestMissingImages(t *testing.T) {
+	node := &corev1.Node{Status: corev1.NodeStatus{Images: []corev1.ContainerImage{{Names: []string{"app@sha256:1", "app:1"}}}}}
+	if got := missingImages(node, []string{"app:1", "sidecar:2"}); len(got) != 1 || got[0] != "sidecar:2" {
+		t.Fatalf("missing = %v", got)
+	}
+}

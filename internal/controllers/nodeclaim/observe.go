@@ -1,0 +1,69 @@
+package nodeclaim
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/metrics"
+)
+
+// instanceOf asks the cloud about the claim's instance. gone is true when the cloud has
+// forgotten it or it is terminating or terminated.
+func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, gone bool, err error) {
+	instance, err = r.Cloud.Get(ctx, claim.Status.InstanceID)
+	if errors.Is(err, cloudprovider.ErrNotFound) {
+		return nil, true, nil
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return instance, instance.State == cloudprovider.StateShuttingDown || instance.State == cloudprovider.StateTerminated, nil
+}
+
+// nodeOf returns the Node that reports the claim's provider ID, or nil.
+func (r *Lifecycle) nodeOf(ctx context.Context, claim *v1alpha1.NodeClaim) (*corev1.Node, error) {
+	if claim.Status.ProviderID == "" {
+		return nil, nil
+	}
+	nodes := &corev1.NodeList{}
+	if err := r.Client.List(ctx, nodes, client.MatchingFields{indexes.NodeProviderID: claim.Status.ProviderID}); err != nil {
+		return nil, err
+	}
+	if len(nodes.Items) == 0 {
+		return nil, nil
+	}
+	return &nodes.Items[0], nil
+}
+
+// removeClaim deletes a claim that cannot go on, saying why; its finalizer then cleans
+// up. Steps that call it report that the claim did not move on.
+func (r *Lifecycle) removeClaim(ctx context.Context, claim *v1alpha1.NodeClaim, reason, message string) error {
+	r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, reason, "Delete", message)
+	metrics.NodeClaimsTerminated.WithLabelValues(claim.Spec.NodePool, reason).Inc()
+	return client.IgnoreNotFound(r.Client.Delete(ctx, claim))
+}
+
+// setCondition sets a claim condition, keeping its transition time when the status stays.
+func (r *Lifecycle) setCondition(claim *v1alpha1.NodeClaim, conditionType string, status metav1.ConditionStatus, reason, message string) {
+	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{
+		Type: conditionType, Status: status, Reason: reason, Message: message,
+		ObservedGeneration: claim.Generation, LastTransitionTime: metav1.NewTime(r.Clock.Now()),
+	})
+}
+
+// recordTransition counts a phase change and how long the claim spent in the phase it left.
+func recordTransition(claim *v1alpha1.NodeClaim, from, to v1alpha1.NodeClaimPhase, now time.Time) {
+	metrics.PhaseTransitions.WithLabelValues(claim.Spec.NodePool, string(from), string(to)).Inc()
+	if from != "" && claim.Status.LastPhaseChangeTime != nil {
+		metrics.PhaseDuration.WithLabelValues(claim.Spec.NodePool, string(from)).Observe(now.Sub(claim.Status.LastPhaseChangeTime.Time).Seconds())
+	}
+}

@@ -1,0 +1,50 @@
+package nodeclaim
+
+import "time"
+
+// Options tune the NodeClaim controllers. Zero fields take the defaults below.
+type Options struct {
+	// ClusterName goes into the ownership tags of every instance; garbage collection
+	// only considers instances tagged with it.
+	ClusterName string
+	// LaunchTimeout deletes a claim whose instance could not be launched for this long
+	// after the claim was created. Defaults to 5m, as Karpenter's.
+	LaunchTimeout time.Duration
+	// RegistrationTimeout deletes a claim whose Node has not registered this long after
+	// the launch. Defaults to 15m, as Karpenter's.
+	RegistrationTimeout time.Duration
+	// PollInterval is how often a claim waiting on the cloud (a stop, a termination, a
+	// failed launch) checks it again. Node and pod changes wake claims at once.
+	// Defaults to 2s.
+	PollInterval time.Duration
+	// ResyncInterval is how often a settled claim (standby or running) checks that its
+	// instance is still as it left it. Defaults to 5m.
+	ResyncInterval time.Duration
+	// MaxConcurrentReconciles bounds the claims worked on at once; concurrent starts
+	// and stops are batched into few cloud calls. Defaults to 64.
+	MaxConcurrentReconciles int
+	// GCInterval is how often garbage collection looks for leaks. Defaults to 1m.
+	GCInterval time.Duration
+	// GCGracePeriod is how old a leak must be before it is removed, so that an instance
+	// whose claim is being written is not mistaken for one. Defaults to 2m.
+	GCGracePeriod time.Duration
+}
+
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&o.LaunchTimeout, 5*time.Minute)
+	set(&o.RegistrationTimeout, 15*time.Minute)
+	set(&o.PollInterval, 2*time.Second)
+	set(&o.ResyncInterval, 5*time.Minute)
+	set(&o.GCInterval, time.Minute)
+	set(&o.GCGracePeriod, 2*time.Minute)
+	if o.MaxConcurrentReconciles <= 0 {
+		o.MaxConcurrentReconciles = 64
+	}
+	return o
+}

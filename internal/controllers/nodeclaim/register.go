@@ -1,0 +1,88 @@
+package nodeclaim
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Reasons of registration, initialization and liveness.
+const (
+	ReasonRegistered          = "Registered"
+	ReasonRegistrationTimeout = "RegistrationTimeout"
+	ReasonInitialized         = "Initialized"
+	ReasonInstanceGone        = "InstanceGone"
+)
+
+// register waits for the kubelet to register a Node with the instance's provider ID,
+// then makes the Node the claim's: labels, annotations, taints, and for a standby claim
+// a cordon. A Node that does not come within the registration timeout means a broken
+// instance: the claim is removed and its instance terminated.
+func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	if removed, err := r.removeIfGone(ctx, claim); removed || err != nil {
+		return false, ctrl.Result{}, err
+	}
+	node, err := r.nodeOf(ctx, claim)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if node == nil {
+		launched := claim.CreationTimestamp.Time
+		if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionLaunched); c != nil {
+			launched = c.LastTransitionTime.Time
+		}
+		left := r.Options.RegistrationTimeout - r.since(launched)
+		if left <= 0 {
+			return false, ctrl.Result{}, r.removeClaim(ctx, claim, ReasonRegistrationTimeout,
+				fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout))
+		}
+		// The Node's creation wakes the claim; the requeue is for the timeout.
+		return false, r.requeueWithin(left), nil
+	}
+	claim.Status.NodeName = node.Name
+	recordCapacity(claim, node)
+	message := fmt.Sprintf("Node %s registered", node.Name)
+	r.setCondition(claim, v1alpha1.ConditionRegistered, metav1.ConditionTrue, ReasonRegistered, message)
+	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseInitializing, ReasonRegistered, message)
+}
+
+// initialize waits until the Node is Ready, its network up and its startup taints gone.
+// A claim meant for standby then warms up; any other runs.
+func (r *Lifecycle) initialize(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	node, err := r.nodeOf(ctx, claim)
+	if err != nil || node == nil {
+		return false, r.poll(), err
+	}
+	recordCapacity(claim, node)
+	if why := notInitialized(node, claim); why != "" {
+		r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionFalse, "NotInitialized", why)
+		return r.checkWarmupTimeout(ctx, claim, node)
+	}
+	r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "Node is Ready with its network up and its startup taints gone")
+	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseWarmingUp, ReasonInitialized, "Initialized; pulling the pool's images before stopping")
+	}
+	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonInitialized, "Initialized; the Node takes pods")
+}
+
+// removeIfGone removes a claim whose instance the cloud has forgotten or is terminating,
+// and reports whether it did.
+func (r *Lifecycle) removeIfGone(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, error) {
+	_, gone, err := r.instanceOf(ctx, claim)
+	return gone, r.goneOr(ctx, claim, gone, err)
+}
+
+// recordCapacity copies what the kubelet reports of the machine, once it has.
+func recordCapacity(claim *v1alpha1.NodeClaim, node *corev1.Node) {
+	if len(node.Status.Capacity) > 0 {
+		claim.Status.Capacity = node.Status.Capacity.DeepCopy()
+		claim.Status.Allocatable = node.Status.Allocatable.DeepCopy()
+	}
+}

@@ -1,0 +1,173 @@
+package nodeclaim
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Reasons of starts, stops and outside changes.
+const (
+	ReasonStopped          = "Stopped"
+	ReasonStarting         = "Starting"
+	ReasonGivingBack       = "GivingBack"
+	ReasonGiveBackCanceled = "GiveBackCanceled"
+	ReasonStoppedOutside   = "StoppedOutside"
+	ReasonStartedOutside   = "StartedOutside"
+)
+
+// stop parks the Node, moves the claim to Stopping and asks the cloud to stop the
+// instance. A failed call is redone by the Stopping step.
+func (r *Lifecycle) stop(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, reason, message string) error {
+	if err := r.transition(ctx, claim, node, v1alpha1.PhaseStopping, reason, message); err != nil {
+		return err
+	}
+	return r.Cloud.Stop(ctx, claim.Status.InstanceID)
+}
+
+// stopping waits for the instance to stop; then the claim stands by.
+func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	instance, gone, err := r.instanceOf(ctx, claim)
+	if err != nil || gone {
+		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
+	}
+	switch instance.State {
+	case cloudprovider.StateStopped:
+		node, err := r.nodeOf(ctx, claim)
+		if err != nil {
+			return false, ctrl.Result{}, err
+		}
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped; standing by")
+	case cloudprovider.StateRunning:
+		return false, r.poll(), r.Cloud.Stop(ctx, claim.Status.InstanceID)
+	default:
+		return false, r.poll(), nil
+	}
+}
+
+// standby starts the instance when the claim is asked to run, and follows an instance
+// started outside Stratos.
+func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	instance, gone, err := r.instanceOf(ctx, claim)
+	if err != nil || gone {
+		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
+	}
+	node, err := r.nodeOf(ctx, claim)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if instance.State == cloudprovider.StateRunning || instance.State == cloudprovider.StatePending {
+		if err := r.followOutside(ctx, claim, v1alpha1.DesiredRunning, ReasonStartedOutside, fmt.Sprintf("Instance %s was started outside Stratos", instance.ID)); err != nil {
+			return false, ctrl.Result{}, err
+		}
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStartedOutside, "Following an outside start")
+	}
+	if claim.Spec.DesiredState != v1alpha1.DesiredRunning {
+		return false, r.requeueWithin(r.Options.ResyncInterval), nil
+	}
+	if instance.State != cloudprovider.StateStopped {
+		return false, r.poll(), nil // still stopping
+	}
+	if err := r.Cloud.Start(ctx, instance.ID); err != nil {
+		return false, ctrl.Result{}, fmt.Errorf("starting instance %s: %w", instance.ID, err)
+	}
+	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStarting, "Starting the instance")
+}
+
+// starting waits for the started instance's Node to report Ready again, then lifts the
+// standby taint and the cordon.
+func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	instance, gone, err := r.instanceOf(ctx, claim)
+	if err != nil || gone {
+		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
+	}
+	node, err := r.nodeOf(ctx, claim)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	switch instance.State {
+	case cloudprovider.StateStopped:
+		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped before its Node was Ready")
+		}
+		return false, r.poll(), r.Cloud.Start(ctx, instance.ID)
+	case cloudprovider.StateRunning:
+		if node != nil && readySince(node, claim.Status.LastPhaseChangeTime.Time) {
+			message := fmt.Sprintf("Node Ready %.1fs after the start; it takes pods", r.since(claim.Status.LastPhaseChangeTime.Time).Seconds())
+			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonStarted, message)
+		}
+	}
+	// The Node's Ready wakes the claim; the poll covers an instance still pending.
+	return false, r.poll(), nil
+}
+
+// running gives the node back when the claim is asked to stand by, and follows an
+// instance stopped outside Stratos.
+func (r *Lifecycle) running(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	node, err := r.nodeOf(ctx, claim)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseDraining, ReasonGivingBack, "Asked to stand by; draining the Node")
+	}
+	instance, gone, err := r.instanceOf(ctx, claim)
+	if err != nil || gone {
+		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
+	}
+	if instance.State == cloudprovider.StateStopping || instance.State == cloudprovider.StateStopped {
+		if err := r.followOutside(ctx, claim, v1alpha1.DesiredStandby, ReasonStoppedOutside, fmt.Sprintf("Instance %s was stopped outside Stratos", instance.ID)); err != nil {
+			return false, ctrl.Result{}, err
+		}
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStopping, ReasonStoppedOutside, "Following an outside stop")
+	}
+	return false, r.requeueWithin(r.Options.ResyncInterval), nil
+}
+
+// draining evicts the Node's pods, then stops the instance. Asked to run again
+// meanwhile, the node runs at once.
+func (r *Lifecycle) draining(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	node, err := r.nodeOf(ctx, claim)
+	if err != nil {
+		return false, ctrl.Result{}, err
+	}
+	if claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonGiveBackCanceled, "Asked to run again; the Node takes pods")
+	}
+	if node != nil {
+		done, result, err := r.drain(ctx, claim, node, claim.Status.LastPhaseChangeTime.Time)
+		if err != nil || !done {
+			return false, result, err
+		}
+	}
+	return true, ctrl.Result{}, r.stop(ctx, claim, node, ReasonDrained, "Drained; stopping the instance")
+}
+
+// followOutside records an outside start or stop: an Event, and the claim's desired
+// state moved to the truth, so that Stratos does not undo what an operator did.
+func (r *Lifecycle) followOutside(ctx context.Context, claim *v1alpha1.NodeClaim, desired v1alpha1.DesiredState, reason, message string) error {
+	r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, reason, "Follow", message)
+	if claim.Spec.DesiredState == desired {
+		return nil
+	}
+	base := claim.DeepCopy()
+	claim.Spec.DesiredState = desired
+	return r.Client.Patch(ctx, claim, client.MergeFrom(base))
+}
+
+// goneOr removes the claim when its instance is gone, or passes err on.
+func (r *Lifecycle) goneOr(ctx context.Context, claim *v1alpha1.NodeClaim, gone bool, err error) error {
+	if err != nil {
+		return err
+	}
+	if gone {
+		return r.removeClaim(ctx, claim, ReasonInstanceGone, fmt.Sprintf("Instance %s was terminated outside Stratos", claim.Status.InstanceID))
+	}
+	return nil
+}

@@ -1,0 +1,78 @@
+package nodeclaim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"k8s.io/apimachinery/pkg/api/equality"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// ReasonTerminating is the reason of the Terminating phase.
+const ReasonTerminating = "Terminating"
+
+// terminate runs when a claim is deleted: cordon the Node, drain it (PodDisruptionBudgets
+// honoured until the pool's drainTimeout), terminate the instance, delete the Node, and
+// release the claim. A claim whose launch result was lost leaves its instance, tagged
+// with the claim's name, to garbage collection.
+func (r *Lifecycle) terminate(ctx context.Context, claim *v1alpha1.NodeClaim) (ctrl.Result, error) {
+	if !controllerutil.ContainsFinalizer(claim, Finalizer) {
+		return ctrl.Result{}, nil
+	}
+	before := claim.DeepCopy()
+	result, done, err := r.terminateSteps(ctx, claim)
+	if !done {
+		if !equality.Semantic.DeepEqual(before.Status, claim.Status) {
+			if patchErr := r.Client.Status().Patch(ctx, claim, client.MergeFrom(before)); patchErr != nil {
+				return ctrl.Result{}, client.IgnoreNotFound(patchErr)
+			}
+		}
+		return result, err
+	}
+	base := claim.DeepCopy()
+	controllerutil.RemoveFinalizer(claim, Finalizer)
+	return ctrl.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})))
+}
+
+// terminateSteps does what termination can do now and reports whether it is complete.
+func (r *Lifecycle) terminateSteps(ctx context.Context, claim *v1alpha1.NodeClaim) (ctrl.Result, bool, error) {
+	node, err := r.nodeOf(ctx, claim)
+	if err != nil {
+		return ctrl.Result{}, false, err
+	}
+	if claim.Status.Phase != v1alpha1.PhaseTerminating {
+		if err := r.transition(ctx, claim, node, v1alpha1.PhaseTerminating, ReasonTerminating, "Deleted; draining the Node and terminating the instance"); err != nil {
+			return ctrl.Result{}, false, err
+		}
+	}
+	if claim.Status.InstanceID != "" {
+		instance, gone, err := r.instanceOf(ctx, claim)
+		if err != nil {
+			return ctrl.Result{}, false, err
+		}
+		if !gone {
+			// Only a running instance has pods to drain; a stopped one runs nothing.
+			if node != nil && instance.State == cloudprovider.StateRunning {
+				drained, result, err := r.drain(ctx, claim, node, claim.DeletionTimestamp.Time)
+				if err != nil || !drained {
+					return result, false, err
+				}
+			}
+			if err := r.Cloud.Terminate(ctx, instance.ID); err != nil && !errors.Is(err, cloudprovider.ErrNotFound) {
+				return ctrl.Result{}, false, fmt.Errorf("terminating instance %s: %w", instance.ID, err)
+			}
+		}
+	}
+	if node != nil {
+		if err := r.Client.Delete(ctx, node); client.IgnoreNotFound(err) != nil {
+			return ctrl.Result{}, false, fmt.Errorf("deleting Node %s: %w", node.Name, err)
+		}
+	}
+	return ctrl.Result{}, true, nil
+}

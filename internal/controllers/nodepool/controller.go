@@ -1,0 +1,223 @@
+// Package nodepool keeps each pool's warm pool at its target within limits, reports the
+// pool's counts and conditions, and removes every claim when the pool is deleted. It
+// never calls the cloud for an instance: it creates and deletes NodeClaims.
+package nodepool
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
+)
+
+// conflictRetry is how soon a pass whose status write lost a race runs again.
+const conflictRetry = 100 * time.Millisecond
+
+// Finalizer keeps a deleted pool until its claims, and so its instances, are gone.
+const Finalizer = v1alpha1.Group + "/nodepool"
+
+// Reconciler is the nodepool controller.
+type Reconciler struct {
+	Client   client.Client
+	Cloud    cloudprovider.CloudProvider
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+}
+
+// SetupWithManager watches pools, their claims and their node classes.
+func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
+	b := ctrl.NewControllerManagedBy(mgr).
+		Named("nodepool").
+		For(&v1alpha1.NodePool{}).
+		Owns(&v1alpha1.NodeClaim{})
+	for _, class := range nodeclass.Objects() {
+		b = b.Watches(class, handler.EnqueueRequestsFromMapFunc(r.poolsOfClass))
+	}
+	return b.Complete(r)
+}
+
+// poolsOfClass maps a node class to the pools that use it.
+func (r *Reconciler) poolsOfClass(ctx context.Context, class client.Object) []ctrl.Request {
+	kind := class.GetObjectKind().GroupVersionKind().Kind
+	if kind == "" {
+		kinds, _, err := r.Client.Scheme().ObjectKinds(class)
+		if err != nil || len(kinds) == 0 {
+			return nil
+		}
+		kind = kinds[0].Kind
+	}
+	pools := &v1alpha1.NodePoolList{}
+	if err := r.Client.List(ctx, pools, client.MatchingFields{indexes.PoolNodeClass: indexes.NodeClassKey(kind, class.GetName())}); err != nil {
+		log.FromContext(ctx).Error(err, "Listing the pools of a node class")
+		return nil
+	}
+	requests := make([]ctrl.Request, 0, len(pools.Items))
+	for _, p := range pools.Items {
+		requests = append(requests, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
+	}
+	return requests
+}
+
+// Reconcile brings one pool's standby claims to target and writes its status.
+func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
+	pool := &v1alpha1.NodePool{}
+	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	claims := &v1alpha1.NodeClaimList{}
+	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodePool: pool.Name}); err != nil {
+		return ctrl.Result{}, err
+	}
+	if !pool.DeletionTimestamp.IsZero() {
+		return ctrl.Result{}, r.finalize(ctx, pool, claims.Items)
+	}
+	if !controllerutil.ContainsFinalizer(pool, Finalizer) {
+		base := pool.DeepCopy()
+		controllerutil.AddFinalizer(pool, Finalizer)
+		if err := r.Client.Patch(ctx, pool, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+
+	before := pool.DeepCopy()
+	target := pool.Spec.Standby.Min
+	obs := observation{target: target, claims: claims.Items}
+	class, err := nodeclass.Get(ctx, r.Client, pool.Spec.Template.NodeClassRef)
+	switch {
+	case apierrors.IsNotFound(err):
+		obs.classMissing = true
+	case err != nil:
+		return ctrl.Result{}, err
+	default:
+		if err := r.scale(ctx, pool, class, &obs); err != nil {
+			return ctrl.Result{}, err
+		}
+	}
+	writeStatus(pool, obs)
+	recordMetrics(pool)
+	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
+		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
+	}
+	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
+		return ctrl.Result{}, nil
+	}
+	// The whole status is written, counts of zero included; a conflict retries the pass.
+	if err := r.Client.Status().Update(ctx, pool); err != nil {
+		if apierrors.IsConflict(err) {
+			return ctrl.Result{RequeueAfter: conflictRetry}, nil
+		}
+		return ctrl.Result{}, client.IgnoreNotFound(err)
+	}
+	return ctrl.Result{}, nil
+}
+
+// scale creates and deletes standby claims according to the plan.
+func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, obs *observation) error {
+	perNode, err := r.nodeSize(ctx, pool, class)
+	if err != nil {
+		return err
+	}
+	members := make([]member, 0, len(obs.claims))
+	for _, c := range obs.claims {
+		members = append(members, member{
+			name:     c.Name,
+			standby:  c.Spec.DesiredState == v1alpha1.DesiredStandby,
+			deleting: !c.DeletionTimestamp.IsZero(),
+			drifted:  meta.IsStatusConditionTrue(c.Status.Conditions, v1alpha1.ConditionDrifted),
+			created:  c.CreationTimestamp.Time,
+			capacity: c.Status.Capacity,
+		})
+	}
+	p := planStandby(obs.target, ptr.Deref(pool.Spec.Standby.Max, obs.target), members, pool.Spec.Limits, perNode)
+	obs.limited = p.limited
+	for range p.create {
+		claim := claimtemplate.NewClaim(pool, v1alpha1.DesiredStandby)
+		if err := controllerutil.SetControllerReference(pool, claim, r.Client.Scheme()); err != nil {
+			return err
+		}
+		if err := r.Client.Create(ctx, claim); err != nil {
+			return fmt.Errorf("creating a standby claim: %w", err)
+		}
+		obs.created++
+	}
+	if p.create > 0 {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledUp", "Scale", "Created %d standby claims to reach %d", p.create, obs.target)
+	}
+	for _, name := range p.remove {
+		claim := &v1alpha1.NodeClaim{}
+		claim.Name = name
+		if err := r.Client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing standby claim %s: %w", name, err)
+		}
+		metrics.NodeClaimsTerminated.WithLabelValues(pool.Name, "Excess").Inc()
+	}
+	if len(p.remove) > 0 {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledDown", "Scale", "Removed %d standby claims above the pool's ceiling", len(p.remove))
+	}
+	return nil
+}
+
+// nodeSize is the capacity of the node a new claim of the pool would most likely get:
+// the cheapest instance type the node class offers that meets the pool's requirements.
+// Limits on cpu and memory count claims not launched yet at this size.
+func (r *Reconciler) nodeSize(ctx context.Context, pool *v1alpha1.NodePool, class client.Object) (corev1.ResourceList, error) {
+	if pool.Spec.Limits == nil || (pool.Spec.Limits.CPU == nil && pool.Spec.Limits.Memory == nil) {
+		return nil, nil
+	}
+	types, err := r.Cloud.InstanceTypes(ctx, class)
+	if err != nil {
+		return nil, fmt.Errorf("listing instance types: %w", err)
+	}
+	var requirements []corev1.NodeSelectorRequirement
+	for _, req := range pool.Spec.Template.Requirements {
+		requirements = append(requirements, req.Core())
+	}
+	t, _, ok, err := cloudprovider.CheapestOffering(types, requirements)
+	if err != nil || !ok {
+		return nil, err // no estimate: only limits.nodes can be checked
+	}
+	return t.Capacity, nil
+}
+
+// finalize deletes every claim of a deleted pool and releases the pool once they are gone.
+func (r *Reconciler) finalize(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim) error {
+	if !controllerutil.ContainsFinalizer(pool, Finalizer) {
+		return nil
+	}
+	for i := range claims {
+		if claims[i].DeletionTimestamp.IsZero() {
+			if err := r.Client.Delete(ctx, &claims[i]); client.IgnoreNotFound(err) != nil {
+				return err
+			}
+		}
+	}
+	if len(claims) > 0 {
+		// The claims' deletions bring the pool back here, through Owns.
+		log.FromContext(ctx).V(1).Info("Waiting for the pool's claims to go", "claims", len(claims))
+		return nil
+	}
+	forgetMetrics(pool)
+	base := pool.DeepCopy()
+	controllerutil.RemoveFinalizer(pool, Finalizer)
+	return client.IgnoreNotFound(r.Client.Patch(ctx, pool, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})))
+}

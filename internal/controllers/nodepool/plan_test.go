@@ -1,0 +1,99 @@
+package nodepool
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+
+func standbyMembers(n int) []member {
+	var out []member
+	for i := range n {
+		out = append(out, member{name: fmt.Sprintf("s%d", i), standby: true, created: epoch.Add(time.Duration(i) * time.Minute)})
+	}
+	return out
+}
+
+func size(cpu, memory string) corev1.ResourceList {
+	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}
+}
+
+func TestPlanCreatesTheWholeShortfallAtOnce(t *testing.T) {
+	p := planStandby(5, 5, standbyMembers(1), nil, size("2", "8Gi"))
+	if p.create != 4 || len(p.remove) != 0 || p.limited != "" {
+		t.Fatalf("plan = %+v, want 4 creations", p)
+	}
+}
+
+func TestPlanIgnoresRunningAndDeletingClaimsForTheTarget(t *testing.T) {
+	members := append(standbyMembers(2),
+		member{name: "running", standby: false},
+		member{name: "going", standby: true, deleting: true},
+	)
+	if p := planStandby(3, 3, members, nil, nil); p.create != 1 {
+		t.Fatalf("plan = %+v, want 1 creation", p)
+	}
+}
+
+func TestPlanRemovesDriftedFirstThenOldest(t *testing.T) {
+	members := standbyMembers(4) // s0 is the oldest
+	members[2].drifted = true
+	p := planStandby(1, 1, members, nil, nil)
+	if want := []string{"s2", "s0", "s1"}; !slices.Equal(p.remove, want) || p.create != 0 {
+		t.Fatalf("plan = %+v, want removal of %v", p, want)
+	}
+}
+
+func TestPlanRespectsTheNodeLimitCountingEveryClaim(t *testing.T) {
+	members := append(standbyMembers(1), member{name: "running"})
+	p := planStandby(5, 5, members, &v1alpha1.Limits{Nodes: ptr.To[int32](3)}, nil)
+	if p.create != 1 || p.limited != "limits.nodes (3)" {
+		t.Fatalf("plan = %+v, want 1 creation limited by limits.nodes", p)
+	}
+	if p := planStandby(5, 5, members, &v1alpha1.Limits{Nodes: ptr.To[int32](1)}, nil); p.create != 0 {
+		t.Fatalf("over the limit already: plan = %+v, want no creation", p)
+	}
+}
+
+func TestPlanRespectsCPUAndMemoryLimits(t *testing.T) {
+	perNode := size("2", "8Gi")
+	launched := member{name: "big", capacity: size("4", "16Gi")}
+	members := []member{launched, {name: "pending", standby: true}} // pending counts as perNode
+	cpu := resource.MustParse("10")
+	p := planStandby(10, 10, members, &v1alpha1.Limits{CPU: &cpu}, perNode)
+	// 10 - (4 + 2) = 4 CPUs left: two more 2-CPU nodes.
+	if p.create != 2 || p.limited != "limits.cpu (10)" {
+		t.Fatalf("plan = %+v, want 2 creations limited by cpu", p)
+	}
+	memory := resource.MustParse("40Gi")
+	p = planStandby(10, 10, members, &v1alpha1.Limits{Memory: &memory}, perNode)
+	// 40Gi - 24Gi = 16Gi: two 8Gi nodes.
+	if p.create != 2 || p.limited != "limits.memory (40Gi)" {
+		t.Fatalf("plan = %+v, want 2 creations limited by memory", p)
+	}
+}
+
+func TestPlanWithoutASizeEstimateOnlyCountsNodes(t *testing.T) {
+	cpu := resource.MustParse("1")
+	if p := planStandby(3, 3, nil, &v1alpha1.Limits{CPU: &cpu}, nil); p.create != 3 {
+		t.Fatalf("plan = %+v, want 3 creations", p)
+	}
+}
+
+func TestPlanKeepsGivenBackNodesUpToTheCeiling(t *testing.T) {
+	if p := planStandby(1, 3, standbyMembers(3), nil, nil); p.create != 0 || len(p.remove) != 0 {
+		t.Fatalf("3 standby under a ceiling of 3: plan = %+v, want nothing", p)
+	}
+	if p := planStandby(1, 3, standbyMembers(5), nil, nil); !slices.Equal(p.remove, []string{"s0", "s1"}) {
+		t.Fatalf("5 standby over a ceiling of 3: plan = %+v, want the two oldest removed", p)
+	}
+}

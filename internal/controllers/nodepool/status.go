@@ -1,0 +1,122 @@
+package nodepool
+
+import (
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	quota "k8s.io/apiserver/pkg/quota/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/metrics"
+)
+
+// observation is what one pass saw and did, for the status.
+type observation struct {
+	target       int32
+	claims       []v1alpha1.NodeClaim
+	created      int
+	limited      string
+	classMissing bool
+}
+
+// Condition reasons of a pool.
+const (
+	ReasonTargetMet         = "TargetMet"
+	ReasonWarmingUp         = "WarmingUp"
+	ReasonLimitReached      = "LimitReached"
+	ReasonNodeClassNotFound = "NodeClassNotFound"
+	ReasonLaunchFailed      = "LaunchFailed"
+	ReasonAsExpected        = "AsExpected"
+)
+
+// writeStatus sets the pool's counts, resources and conditions from what was observed.
+func writeStatus(pool *v1alpha1.NodePool, obs observation) {
+	counts := v1alpha1.NodeCounts{Launching: int32(obs.created)}
+	resources := corev1.ResourceList{}
+	var launchFailure string
+	for _, c := range obs.claims {
+		countPhase(&counts, c.Status.Phase)
+		resources = quota.Add(resources, c.Status.Capacity)
+		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionLaunched); cond != nil && cond.Status == metav1.ConditionFalse {
+			launchFailure = fmt.Sprintf("claim %s cannot launch: %s", c.Name, cond.Message)
+		}
+	}
+	counts.Total = int32(len(obs.claims) + obs.created)
+	pool.Status.Nodes = counts
+	pool.Status.Resources = resources
+	pool.Status.StandbyTarget = obs.target
+	pool.Status.ObservedGeneration = pool.Generation
+
+	ready := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonTargetMet,
+		Message: fmt.Sprintf("%d standby nodes, as targeted", counts.Standby)}
+	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "nothing keeps the pool from its target"}
+	switch {
+	case obs.classMissing:
+		ref := pool.Spec.Template.NodeClassRef
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)
+	case obs.limited != "":
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLimitReached, fmt.Sprintf("%s keeps the pool below its standby target of %d", obs.limited, obs.target)
+	case launchFailure != "":
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLaunchFailed, launchFailure
+	}
+	if counts.Standby < obs.target {
+		ready.Status, ready.Reason = metav1.ConditionFalse, ReasonWarmingUp
+		ready.Message = fmt.Sprintf("%d of %d standby nodes ready", counts.Standby, obs.target)
+		if degraded.Status == metav1.ConditionTrue {
+			ready.Reason, ready.Message = degraded.Reason, ready.Message+": "+degraded.Message
+		}
+	}
+	ready.ObservedGeneration, degraded.ObservedGeneration = pool.Generation, pool.Generation
+	meta.SetStatusCondition(&pool.Status.Conditions, ready)
+	meta.SetStatusCondition(&pool.Status.Conditions, degraded)
+}
+
+// countPhase adds one claim in phase to counts; a claim without a phase is launching.
+func countPhase(counts *v1alpha1.NodeCounts, phase v1alpha1.NodeClaimPhase) {
+	switch phase {
+	case "", v1alpha1.PhaseLaunching:
+		counts.Launching++
+	case v1alpha1.PhaseRegistering:
+		counts.Registering++
+	case v1alpha1.PhaseInitializing:
+		counts.Initializing++
+	case v1alpha1.PhaseWarmingUp:
+		counts.WarmingUp++
+	case v1alpha1.PhaseStopping:
+		counts.Stopping++
+	case v1alpha1.PhaseStandby:
+		counts.Standby++
+	case v1alpha1.PhaseStarting:
+		counts.Starting++
+	case v1alpha1.PhaseRunning:
+		counts.Running++
+	case v1alpha1.PhaseDraining:
+		counts.Draining++
+	case v1alpha1.PhaseTerminating:
+		counts.Terminating++
+	}
+}
+
+// recordMetrics publishes the pool's status as gauges.
+func recordMetrics(pool *v1alpha1.NodePool) {
+	metrics.PoolStandbyTarget.WithLabelValues(pool.Name).Set(float64(pool.Status.StandbyTarget))
+	n := pool.Status.Nodes
+	for phase, count := range map[v1alpha1.NodeClaimPhase]int32{
+		v1alpha1.PhaseLaunching: n.Launching, v1alpha1.PhaseRegistering: n.Registering, v1alpha1.PhaseInitializing: n.Initializing,
+		v1alpha1.PhaseWarmingUp: n.WarmingUp, v1alpha1.PhaseStopping: n.Stopping, v1alpha1.PhaseStandby: n.Standby,
+		v1alpha1.PhaseStarting: n.Starting, v1alpha1.PhaseRunning: n.Running, v1alpha1.PhaseDraining: n.Draining,
+		v1alpha1.PhaseTerminating: n.Terminating,
+	} {
+		metrics.PoolNodes.WithLabelValues(pool.Name, string(phase)).Set(float64(count))
+	}
+}
+
+// forgetMetrics drops a deleted pool's series.
+func forgetMetrics(pool *v1alpha1.NodePool) {
+	metrics.PoolStandbyTarget.DeleteLabelValues(pool.Name)
+	for _, phase := range v1alpha1.Phases {
+		metrics.PoolNodes.DeleteLabelValues(pool.Name, string(phase))
+	}
+}

@@ -1,0 +1,83 @@
+// Package metrics defines every Prometheus metric Stratos serves, in one place, so that
+// docs/metrics.md can be checked against it. They are registered with controller-runtime's
+// registry and served on the operator's metrics endpoint.
+package metrics
+
+import (
+	"github.com/prometheus/client_golang/prometheus"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+)
+
+// Build.
+var BuildInfo = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+	Name: "stratos_build_info",
+	Help: "Always 1; the labels name the running build's version, source revision and Go version.",
+}, []string{"version", "revision", "goversion"})
+
+// Cloud calls.
+var (
+	CloudCalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_cloudprovider_calls_total",
+		Help: "Calls made to the cloud's API, by provider, operation and result code (OK or an error code). A batch is one call.",
+	}, []string{"provider", "operation", "code"})
+
+	CloudCallDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "stratos_cloudprovider_call_duration_seconds",
+		Help:    "Duration of calls to the cloud's API, by provider and operation.",
+		Buckets: prometheus.ExponentialBuckets(0.005, 2, 14),
+	}, []string{"provider", "operation"})
+
+	CloudBatchSize = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "stratos_cloudprovider_batch_size",
+		Help:    "Instances carried by one call to the cloud's API, by provider and operation.",
+		Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000},
+	}, []string{"provider", "operation"})
+)
+
+// NodeClaims.
+var (
+	PhaseTransitions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_nodeclaim_phase_transitions_total",
+		Help: "Phase changes of NodeClaims, by pool, phase left and phase entered.",
+	}, []string{"nodepool", "from", "to"})
+
+	PhaseDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+		Name:    "stratos_nodeclaim_phase_duration_seconds",
+		Help:    "Time NodeClaims spent in a phase before they left it, by pool and phase.",
+		Buckets: []float64{0.5, 1, 2, 5, 10, 15, 20, 30, 45, 60, 90, 120, 300, 600, 1800},
+	}, []string{"nodepool", "phase"})
+
+	NodeClaimsTerminated = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_nodeclaims_terminated_total",
+		Help: "NodeClaims deleted by Stratos, by pool and reason (such as RegistrationTimeout, WarmupTimeout, InstanceGone, Excess).",
+	}, []string{"nodepool", "reason"})
+
+	GarbageCollected = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_garbage_collected_total",
+		Help: "Leaks removed by garbage collection, by kind: instance (tagged as ours without a claim), nodeclaim (its instance is gone) or node (no claim).",
+	}, []string{"kind"})
+)
+
+// NodePools.
+var (
+	PoolNodes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_nodes",
+		Help: "NodeClaims of a pool, by phase.",
+	}, []string{"nodepool", "phase"})
+
+	PoolStandbyTarget = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_standby_target",
+		Help: "Standby nodes a pool aims for now.",
+	}, []string{"nodepool"})
+)
+
+// All lists every Stratos metric.
+var All = []prometheus.Collector{
+	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
+	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
+	PoolNodes, PoolStandbyTarget,
+}
+
+func init() {
+	crmetrics.Registry.MustRegister(All...)
+}

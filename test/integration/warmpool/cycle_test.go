@@ -1,0 +1,131 @@
+package warmpool_test
+
+import (
+	"sync"
+	"testing"
+
+	eventsv1 "k8s.io/api/events/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// setDesired asks a claim for a state, as provisioning and disruption do.
+func (f *fixture) setDesired(name string, desired v1alpha1.DesiredState) {
+	f.t.Helper()
+	claim := f.claim(name)
+	patch(f, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = desired })
+}
+
+// waitForClaim waits until the claim is in phase.
+func (f *fixture) waitForClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
+	f.t.Helper()
+	f.eventually("claim "+name+" is "+string(phase), func() bool { return f.claim(name).Status.Phase == phase })
+	return f.claim(name)
+}
+
+// assertRunning checks that a claim's Node takes pods: Ready, uncordoned, untainted.
+func (f *fixture) assertRunning(claim *v1alpha1.NodeClaim) {
+	f.t.Helper()
+	node := f.node(claim.Status.NodeName)
+	if !nodeReady(node) || node.Spec.Unschedulable || hasTaint(node, v1alpha1.TaintStandbyKey) || node.Labels[v1alpha1.LabelState] != "Running" {
+		f.t.Fatalf("running Node %s: ready %v, unschedulable %v, taints %v, state %q", node.Name, nodeReady(node), node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
+	}
+	if instance, _ := f.instance(claim.Status.InstanceID); instance.State != cloudprovider.StateRunning {
+		f.t.Fatalf("running claim's instance is %s", instance.State)
+	}
+}
+
+// assertStandby checks that a claim's instance is stopped and its Node parked.
+func (f *fixture) assertStandby(claim *v1alpha1.NodeClaim) {
+	f.t.Helper()
+	node := f.node(claim.Status.NodeName)
+	if !node.Spec.Unschedulable || !hasTaint(node, v1alpha1.TaintStandbyKey) || node.Labels[v1alpha1.LabelState] != "Standby" {
+		f.t.Fatalf("standby Node %s: unschedulable %v, taints %v, state %q", node.Name, node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
+	}
+	if instance, _ := f.instance(claim.Status.InstanceID); instance.State != cloudprovider.StateStopped {
+		f.t.Fatalf("standby claim's instance is %s", instance.State)
+	}
+}
+
+// A standby claim asked to run becomes a Ready, schedulable Node; asked back, it is a
+// stopped standby node again; ten rounds neither leak nor duplicate anything.
+func TestStartAndGiveBackTenTimes(t *testing.T) {
+	f := newFixture(t, nil)
+	// A ceiling of 2 keeps the node given back beside the replacement the pool warms
+	// while it runs, so the same claim goes round every time.
+	f.pool("cycle", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
+	claim := f.waitForPhase("cycle", 1, v1alpha1.PhaseStandby)[0]
+	f.assertStandby(&claim)
+	instanceID, nodeName := claim.Status.InstanceID, claim.Status.NodeName
+	writes := func() int { return f.op.Writes.ForObject(claim.Name) + f.op.Writes.ForObject(nodeName) }
+	toStandby, eventsToStandby := writes(), f.countEvents(claim.Name)
+
+	for round := range 10 {
+		f.setDesired(claim.Name, v1alpha1.DesiredRunning)
+		running := f.waitForClaim(claim.Name, v1alpha1.PhaseRunning)
+		f.assertRunning(running)
+		if round == 0 {
+			t.Logf("API writes by Stratos to one claim and its Node: %d from launch to standby (plus %d Events), %d more from standby to running (plus %d Events)",
+				toStandby, eventsToStandby, writes()-toStandby, f.countEvents(claim.Name)-eventsToStandby)
+		}
+		f.setDesired(claim.Name, v1alpha1.DesiredStandby)
+		standby := f.waitForClaim(claim.Name, v1alpha1.PhaseStandby)
+		f.assertStandby(standby)
+		if standby.Status.InstanceID != instanceID || standby.Status.NodeName != nodeName {
+			t.Fatalf("round %d: the claim moved to instance %s / Node %s", round, standby.Status.InstanceID, standby.Status.NodeName)
+		}
+	}
+	f.checkInvariants()
+	if n := len(f.claims("cycle")); n != 2 {
+		t.Fatalf("after ten rounds the pool has %d claims, want the cycled one and its replacement", n)
+	}
+}
+
+// countEvents counts the Events about a claim, a repeated Event once per occurrence.
+func (f *fixture) countEvents(claim string) int {
+	events := &eventsv1.EventList{}
+	if err := f.env.Client.List(f.ctx, events); err != nil {
+		f.t.Fatal(err)
+	}
+	n := 0
+	for _, e := range events.Items {
+		if e.Regarding.Name == claim {
+			n++
+			if e.Series != nil {
+				n += int(e.Series.Count) - 1
+			}
+		}
+	}
+	return n
+}
+
+// Twenty standby nodes asked to run at once start with few StartInstances calls.
+func TestTwentyStartsAreBatched(t *testing.T) {
+	f := newFixture(t, nil)
+	f.pool("burst", 20, nil)
+	claims := f.waitForPhase("burst", 20, v1alpha1.PhaseStandby)
+
+	before := f.cloud.Calls()[cloudprovider.OpStart]
+	var wg sync.WaitGroup
+	for _, c := range claims {
+		wg.Go(func() {
+			claim := &v1alpha1.NodeClaim{}
+			claim.Name = c.Name
+			patch(f, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = v1alpha1.DesiredRunning })
+		})
+	}
+	wg.Wait()
+	// The pool replaces the started nodes with new standby ones meanwhile; the twenty
+	// claims asked to run are the ones to watch.
+	for _, c := range claims {
+		f.assertRunning(f.waitForClaim(c.Name, v1alpha1.PhaseRunning))
+	}
+	starts := f.cloud.Calls()[cloudprovider.OpStart] - before
+	t.Logf("20 starts made %d StartInstances calls", starts)
+	if starts > 3 {
+		t.Fatalf("20 starts made %d StartInstances calls, want at most 3", starts)
+	}
+	f.checkInvariants()
+}

@@ -1,0 +1,89 @@
+package warmpool_test
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+)
+
+// A pool with standby.min 3 ends with three warmed, stopped instances whose Nodes are
+// cordoned and tainted; lowering the target to 1 removes two of them.
+func TestPoolKeepsItsStandbyTarget(t *testing.T) {
+	f := newFixture(t, nil)
+	pool := f.pool("web", 3, nil)
+
+	claims := f.waitForPhase("web", 3, v1alpha1.PhaseStandby)
+	for _, c := range claims {
+		instance, ok := f.instance(c.Status.InstanceID)
+		if !ok || instance.State != cloudprovider.StateStopped {
+			t.Errorf("claim %s: instance %s is %q, want stopped", c.Name, c.Status.InstanceID, instance.State)
+		}
+		node := f.node(c.Status.NodeName)
+		if !node.Spec.Unschedulable || !hasTaint(node, v1alpha1.TaintStandbyKey) {
+			t.Errorf("standby Node %s: unschedulable %v, taints %v; want cordoned and tainted", node.Name, node.Spec.Unschedulable, node.Spec.Taints)
+		}
+		if node.Labels[v1alpha1.LabelNodePool] != "web" || node.Labels[v1alpha1.LabelState] != "Standby" || node.Labels["example.com/team"] != "web" {
+			t.Errorf("Node %s labels %v", node.Name, node.Labels)
+		}
+		for _, cond := range []string{v1alpha1.ConditionLaunched, v1alpha1.ConditionRegistered, v1alpha1.ConditionInitialized, v1alpha1.ConditionWarmedUp} {
+			if !meta.IsStatusConditionTrue(c.Status.Conditions, cond) {
+				t.Errorf("claim %s: condition %s is not true: %+v", c.Name, cond, c.Status.Conditions)
+			}
+		}
+	}
+	f.eventually("the pool reports its target met", func() bool {
+		got := &v1alpha1.NodePool{}
+		_ = f.env.Client.Get(f.ctx, clientKey(pool), got)
+		return got.Status.Nodes.Standby == 3 && got.Status.StandbyTarget == 3 && meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionReady) &&
+			meta.IsStatusConditionFalse(got.Status.Conditions, v1alpha1.ConditionDegraded) && got.Status.ObservedGeneration == got.Generation
+	})
+
+	patch(f, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Min = 1 })
+	remaining := f.waitForPhase("web", 1, v1alpha1.PhaseStandby)
+	for _, c := range claims {
+		if c.Name == remaining[0].Name {
+			continue
+		}
+		if instance, _ := f.instance(c.Status.InstanceID); instance.State != cloudprovider.StateShuttingDown && instance.State != cloudprovider.StateTerminated {
+			t.Errorf("removed claim %s left instance %s %s", c.Name, instance.ID, instance.State)
+		}
+	}
+	if remaining[0].Name != claims[2].Name && remaining[0].CreationTimestamp.Before(&claims[2].CreationTimestamp) {
+		t.Errorf("the newest claim should stay; kept %s", remaining[0].Name)
+	}
+	f.checkInvariants()
+}
+
+// A node limit below the target is respected and reported.
+func TestPoolRespectsAndReportsItsNodeLimit(t *testing.T) {
+	f := newFixture(t, nil)
+	pool := f.pool("capped", 5, func(p *v1alpha1.NodePool) { p.Spec.Limits = &v1alpha1.Limits{Nodes: ptr.To[int32](2)} })
+
+	f.waitForPhase("capped", 2, v1alpha1.PhaseStandby)
+	f.eventually("the pool reports the limit", func() bool {
+		got := &v1alpha1.NodePool{}
+		_ = f.env.Client.Get(f.ctx, clientKey(pool), got)
+		degraded := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionDegraded)
+		ready := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionReady)
+		return got.Status.Nodes.Standby == 2 && degraded != nil && degraded.Status == "True" && degraded.Reason == nodepool.ReasonLimitReached &&
+			ready != nil && ready.Status == "False" && ready.Reason == nodepool.ReasonLimitReached
+	})
+	if n := len(f.claims("capped")); n != 2 {
+		t.Fatalf("the pool has %d claims with limits.nodes 2", n)
+	}
+
+	// Raising the limit clears the condition and lets the pool reach its target.
+	patch(f, pool, func(p *v1alpha1.NodePool) { p.Spec.Limits.Nodes = ptr.To[int32](10) })
+	f.waitForPhase("capped", 5, v1alpha1.PhaseStandby)
+	f.eventually("the Degraded condition clears", func() bool {
+		got := &v1alpha1.NodePool{}
+		_ = f.env.Client.Get(f.ctx, clientKey(pool), got)
+		return meta.IsStatusConditionFalse(got.Status.Conditions, v1alpha1.ConditionDegraded) && meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionReady)
+	})
+	f.checkInvariants()
+}

@@ -1,0 +1,99 @@
+// Package invariants checks what must always hold between the cloud and the cluster once
+// garbage collection has had its grace period: every instance Stratos owns has exactly
+// one claim, every claim exactly one instance, and every Node of Stratos's (labelled with
+// a claim, or run by an instance tagged with the cluster) a claim.
+package invariants
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Cloud is what the checker needs of a cloud: every instance it knows.
+type Cloud interface {
+	Instances() []cloudprovider.Instance
+}
+
+// Report counts what the check saw.
+type Report struct {
+	Instances, Claims, Nodes int
+}
+
+// Check returns every violation found, joined, or nil. Instances terminating or
+// terminated are no longer owned and are not counted.
+func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string) (Report, error) {
+	claims := &v1alpha1.NodeClaimList{}
+	if err := c.List(ctx, claims); err != nil {
+		return Report{}, err
+	}
+	nodes := &corev1.NodeList{}
+	if err := c.List(ctx, nodes); err != nil {
+		return Report{}, err
+	}
+	live := map[string]cloudprovider.Instance{}
+	ourProviderIDs := map[string]bool{}
+	for _, instance := range cloud.Instances() {
+		if instance.Tags[v1alpha1.TagCluster] != clusterName {
+			continue
+		}
+		ourProviderIDs[instance.ProviderID] = true
+		if instance.State != cloudprovider.StateShuttingDown && instance.State != cloudprovider.StateTerminated {
+			live[instance.ID] = instance
+		}
+	}
+
+	var violations []error
+	claimsOfInstance := map[string][]string{}
+	claimOfProvider := map[string]string{}
+	for _, claim := range claims.Items {
+		id := claim.Status.InstanceID
+		switch {
+		case id == "":
+			violations = append(violations, fmt.Errorf("claim %s has no instance", claim.Name))
+		case !hasKey(live, id):
+			violations = append(violations, fmt.Errorf("claim %s owns instance %s, which is gone", claim.Name, id))
+		default:
+			claimsOfInstance[id] = append(claimsOfInstance[id], claim.Name)
+		}
+		if claim.Status.ProviderID != "" {
+			claimOfProvider[claim.Status.ProviderID] = claim.Name
+		}
+	}
+	instancesOfClaim := map[string][]string{}
+	for id, instance := range live {
+		owners := claimsOfInstance[id]
+		if len(owners) != 1 {
+			violations = append(violations, fmt.Errorf("instance %s (tagged for claim %q) has %d claims: %v", id, instance.Tags[v1alpha1.TagNodeClaim], len(owners), owners))
+		}
+		name := instance.Tags[v1alpha1.TagNodeClaim]
+		instancesOfClaim[name] = append(instancesOfClaim[name], id)
+	}
+	for name, ids := range instancesOfClaim {
+		if len(ids) > 1 {
+			violations = append(violations, fmt.Errorf("claim %s has %d live instances: %v (a duplicate launch)", name, len(ids), ids))
+		}
+	}
+	ours := 0
+	for _, node := range nodes.Items {
+		if !ourProviderIDs[node.Spec.ProviderID] && node.Labels[v1alpha1.LabelNodeClaim] == "" {
+			continue
+		}
+		ours++
+		if _, ok := claimOfProvider[node.Spec.ProviderID]; !ok {
+			violations = append(violations, fmt.Errorf("node %s (%s) has no claim", node.Name, node.Spec.ProviderID))
+		}
+	}
+	return Report{Instances: len(live), Claims: len(claims.Items), Nodes: ours}, errors.Join(violations...)
+}
+
+func hasKey[V any](m map[string]V, k string) bool {
+	_, ok := m[k]
+	return ok
+}

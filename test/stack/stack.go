@@ -1,0 +1,207 @@
+// Package stack runs Stratos in a test against the harness's API server: a fake cloud
+// whose kubelets register Nodes, and the operator's controllers, which a test can stop
+// and start again as a crash would.
+package stack
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/go-logr/logr"
+	"github.com/go-logr/logr/testr"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/ptr"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
+	"sigs.k8s.io/controller-runtime/pkg/config"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/operator"
+	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/test/harness"
+)
+
+func init() {
+	// Managers get their own test loggers; this silences the global one.
+	log.SetLogger(logr.Discard())
+}
+
+// newManager returns a manager for tests: no metrics or probe servers, no leader
+// election, and controller names that may repeat, as managers come and go in one process.
+func newManager(t testing.TB, env *harness.Env, newClient client.NewClientFunc) (manager.Manager, error) {
+	return ctrl.NewManager(env.Config, manager.Options{
+		Logger:                 testr.NewWithInterface(t, testr.Options{Verbosity: 1}),
+		Scheme:                 scheme.Scheme,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
+		NewClient:              newClient,
+	})
+}
+
+// runManager starts mgr until the test ends or the returned stop is called; stop waits
+// for the manager to finish.
+func runManager(t testing.TB, mgr manager.Manager) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(ctx) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("manager: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// StartCloud runs a fake cloud's kubelets against the API server, as a cluster's
+// machines would: they outlive the operators a test starts and stops.
+func StartCloud(t testing.TB, env *harness.Env, opts fake.Options) *fake.Cloud {
+	t.Helper()
+	cloud := fake.New(opts)
+	mgr, err := newManager(t, env, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fake.NewKubelet(cloud, env.Client, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
+		t.Fatal(err)
+	}
+	runManager(t, mgr)
+	return cloud
+}
+
+// Operator is Stratos's controllers running in the test process against the harness.
+type Operator struct {
+	Manager manager.Manager
+	// Writes counts the API writes the controllers made.
+	Writes *WriteCounter
+	stop   func()
+}
+
+// OperatorOptions tune an operator started by a test.
+type OperatorOptions struct {
+	NodeClaim nodeclaim.Options
+	// Intercept, when set, wraps the controllers' client, for tests that inject failures.
+	Intercept func(client.WithWatch) client.WithWatch
+}
+
+// StartOperator runs the operator's controllers against the API server and cloud, as
+// cmd/stratos does; Stop ends them, as a crash would.
+func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts OperatorOptions) *Operator {
+	t.Helper()
+	writes := &WriteCounter{counts: map[string]int{}, byObject: map[string]int{}}
+	mgr, err := newManager(t, env, func(cfg *rest.Config, options client.Options) (client.Client, error) {
+		c, err := client.NewWithWatch(cfg, options)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Intercept != nil {
+			c = opts.Intercept(c)
+		}
+		return writes.wrap(c), nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, cloudprovider.DefaultBatchWindow), opts.NodeClaim); err != nil {
+		t.Fatal(err)
+	}
+	return &Operator{Manager: mgr, Writes: writes, stop: runManager(t, mgr)}
+}
+
+// Stop stops the operator and waits until it has.
+func (o *Operator) Stop() { o.stop() }
+
+// WriteCounter counts API writes by verb and kind, such as "patch Node" or
+// "patch NodeClaim/status".
+type WriteCounter struct {
+	mu       sync.Mutex
+	counts   map[string]int
+	byObject map[string]int
+}
+
+// ForObject is the number of writes to objects of that name (a claim or a Node).
+func (w *WriteCounter) ForObject(name string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.byObject[name]
+}
+
+// Counts returns a copy of the counts.
+func (w *WriteCounter) Counts() map[string]int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make(map[string]int, len(w.counts))
+	for k, v := range w.counts {
+		out[k] = v
+	}
+	return out
+}
+
+// Total is the number of writes.
+func (w *WriteCounter) Total() int {
+	total := 0
+	for _, n := range w.Counts() {
+		total += n
+	}
+	return total
+}
+
+func (w *WriteCounter) add(verb string, obj client.Object, subresource string, c client.Client) {
+	kind := fmt.Sprintf("%T", obj)
+	if gvk, err := c.GroupVersionKindFor(obj); err == nil {
+		kind = gvk.Kind
+	}
+	if subresource != "" {
+		kind += "/" + subresource
+	}
+	w.mu.Lock()
+	w.counts[verb+" "+kind]++
+	w.byObject[obj.GetName()]++
+	w.mu.Unlock()
+}
+
+func (w *WriteCounter) wrap(c client.WithWatch) client.WithWatch {
+	return interceptor.NewClient(c, interceptor.Funcs{
+		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			w.add("create", obj, "", c)
+			return c.Create(ctx, obj, opts...)
+		},
+		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			w.add("update", obj, "", c)
+			return c.Update(ctx, obj, opts...)
+		},
+		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			w.add("patch", obj, "", c)
+			return c.Patch(ctx, obj, patch, opts...)
+		},
+		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			w.add("delete", obj, "", c)
+			return c.Delete(ctx, obj, opts...)
+		},
+		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
+			w.add("create", obj, sub, c)
+			return c.SubResource(sub).Create(ctx, obj, subObj, opts...)
+		},
+		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			w.add("update", obj, sub, c)
+			return c.SubResource(sub).Update(ctx, obj, opts...)
+		},
+		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			w.add("patch", obj, sub, c)
+			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+		},
+	})
+}
