@@ -112,8 +112,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			return ctrl.Result{}, err
 		}
 	}
-	writeStatus(pool, obs)
-	recordMetrics(pool)
+	recordMetrics(pool, writeStatus(pool, obs))
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)

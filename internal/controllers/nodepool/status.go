@@ -31,18 +31,24 @@ const (
 	ReasonAsExpected        = "AsExpected"
 )
 
-// writeStatus sets the pool's counts, resources and conditions from what was observed.
-func writeStatus(pool *v1alpha1.NodePool, obs observation) {
-	counts := v1alpha1.NodeCounts{Launching: int32(obs.created)}
+// writeStatus sets the pool's counts, resources and conditions from what was observed,
+// and returns the counts by phase.
+func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClaimPhase]int32 {
+	byPhase := map[v1alpha1.NodeClaimPhase]int32{v1alpha1.PhaseLaunching: int32(obs.created)}
 	resources := corev1.ResourceList{}
 	var launchFailure string
 	for _, c := range obs.claims {
-		countPhase(&counts, c.Status.Phase)
+		phase := c.Status.Phase
+		if phase == "" {
+			phase = v1alpha1.PhaseLaunching
+		}
+		byPhase[phase]++
 		resources = quota.Add(resources, c.Status.Capacity)
 		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionLaunched); cond != nil && cond.Status == metav1.ConditionFalse {
 			launchFailure = fmt.Sprintf("claim %s cannot launch: %s", c.Name, cond.Message)
 		}
 	}
+	counts := nodeCounts(byPhase)
 	counts.Total = int32(len(obs.claims) + obs.created)
 	pool.Status.Nodes = counts
 	pool.Status.Resources = resources
@@ -71,45 +77,25 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) {
 	ready.ObservedGeneration, degraded.ObservedGeneration = pool.Generation, pool.Generation
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
 	meta.SetStatusCondition(&pool.Status.Conditions, degraded)
+	return byPhase
 }
 
-// countPhase adds one claim in phase to counts; a claim without a phase is launching.
-func countPhase(counts *v1alpha1.NodeCounts, phase v1alpha1.NodeClaimPhase) {
-	switch phase {
-	case "", v1alpha1.PhaseLaunching:
-		counts.Launching++
-	case v1alpha1.PhaseRegistering:
-		counts.Registering++
-	case v1alpha1.PhaseInitializing:
-		counts.Initializing++
-	case v1alpha1.PhaseWarmingUp:
-		counts.WarmingUp++
-	case v1alpha1.PhaseStopping:
-		counts.Stopping++
-	case v1alpha1.PhaseStandby:
-		counts.Standby++
-	case v1alpha1.PhaseStarting:
-		counts.Starting++
-	case v1alpha1.PhaseRunning:
-		counts.Running++
-	case v1alpha1.PhaseDraining:
-		counts.Draining++
-	case v1alpha1.PhaseTerminating:
-		counts.Terminating++
+// nodeCounts is the status form of counts by phase.
+func nodeCounts(byPhase map[v1alpha1.NodeClaimPhase]int32) v1alpha1.NodeCounts {
+	return v1alpha1.NodeCounts{
+		Launching: byPhase[v1alpha1.PhaseLaunching], Registering: byPhase[v1alpha1.PhaseRegistering],
+		Initializing: byPhase[v1alpha1.PhaseInitializing], WarmingUp: byPhase[v1alpha1.PhaseWarmingUp],
+		Stopping: byPhase[v1alpha1.PhaseStopping], Standby: byPhase[v1alpha1.PhaseStandby],
+		Starting: byPhase[v1alpha1.PhaseStarting], Running: byPhase[v1alpha1.PhaseRunning],
+		Draining: byPhase[v1alpha1.PhaseDraining], Terminating: byPhase[v1alpha1.PhaseTerminating],
 	}
 }
 
-// recordMetrics publishes the pool's status as gauges.
-func recordMetrics(pool *v1alpha1.NodePool) {
+// recordMetrics publishes the pool's target and counts as gauges.
+func recordMetrics(pool *v1alpha1.NodePool, byPhase map[v1alpha1.NodeClaimPhase]int32) {
 	metrics.PoolStandbyTarget.WithLabelValues(pool.Name).Set(float64(pool.Status.StandbyTarget))
-	n := pool.Status.Nodes
-	for phase, count := range map[v1alpha1.NodeClaimPhase]int32{
-		v1alpha1.PhaseLaunching: n.Launching, v1alpha1.PhaseRegistering: n.Registering, v1alpha1.PhaseInitializing: n.Initializing,
-		v1alpha1.PhaseWarmingUp: n.WarmingUp, v1alpha1.PhaseStopping: n.Stopping, v1alpha1.PhaseStandby: n.Standby,
-		v1alpha1.PhaseStarting: n.Starting, v1alpha1.PhaseRunning: n.Running, v1alpha1.PhaseDraining: n.Draining,
-		v1alpha1.PhaseTerminating: n.Terminating,
-	} {
-		metrics.PoolNodes.WithLabelValues(pool.Name, string(phase)).Set(float64(count))
+	for _, phase := range v1alpha1.Phases {
+		metrics.PoolNodes.WithLabelValues(pool.Name, string(phase)).Set(float64(byPhase[phase]))
 	}
 }
 

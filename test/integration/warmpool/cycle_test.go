@@ -1,7 +1,6 @@
 package warmpool_test
 
 import (
-	"sync"
 	"testing"
 
 	eventsv1 "k8s.io/api/events/v1"
@@ -9,6 +8,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // setDesired asks a claim for a state, as provisioning and disruption do.
@@ -101,22 +101,21 @@ func (f *fixture) countEvents(claim string) int {
 	return n
 }
 
-// Twenty standby nodes asked to run at once start with few StartInstances calls.
+// Twenty standby nodes asked to run at once start with one or two StartInstances calls.
+// The intents are written while the operator is down, as one provisioning pass writes
+// them, so that the test measures batching rather than how fast it can write.
 func TestTwentyStartsAreBatched(t *testing.T) {
 	f := newFixture(t, nil)
 	f.pool("burst", 20, nil)
 	claims := f.waitForPhase("burst", 20, v1alpha1.PhaseStandby)
 
+	f.op.Stop()
 	before := f.cloud.Calls()[cloudprovider.OpStart]
-	var wg sync.WaitGroup
 	for _, c := range claims {
-		wg.Go(func() {
-			claim := &v1alpha1.NodeClaim{}
-			claim.Name = c.Name
-			patch(f, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = v1alpha1.DesiredRunning })
-		})
+		claim := c.DeepCopy()
+		patch(f, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = v1alpha1.DesiredRunning })
 	}
-	wg.Wait()
+	f.op = stack.StartOperator(t, f.env, f.cloud, f.opts)
 	// The pool replaces the started nodes with new standby ones meanwhile; the twenty
 	// claims asked to run are the ones to watch.
 	for _, c := range claims {
@@ -124,8 +123,8 @@ func TestTwentyStartsAreBatched(t *testing.T) {
 	}
 	starts := f.cloud.Calls()[cloudprovider.OpStart] - before
 	t.Logf("20 starts made %d StartInstances calls", starts)
-	if starts > 3 {
-		t.Fatalf("20 starts made %d StartInstances calls, want at most 3", starts)
+	if starts > 2 {
+		t.Fatalf("20 starts made %d StartInstances calls, want at most 2", starts)
 	}
 	f.checkInvariants()
 }

@@ -40,6 +40,8 @@ type fixture struct {
 }
 
 func newFixture(t *testing.T, tune func(*nodeclaim.Options)) *fixture {
+	// Each test has its own API server and cloud, so tests run side by side.
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f := &fixture{t: t, ctx: ctx, env: harness.StartT(t)}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -85,5 +86,24 @@ func TestPoolRespectsAndReportsItsNodeLimit(t *testing.T) {
 		_ = f.env.Client.Get(f.ctx, clientKey(pool), got)
 		return meta.IsStatusConditionFalse(got.Status.Conditions, v1alpha1.ConditionDegraded) && meta.IsStatusConditionTrue(got.Status.Conditions, v1alpha1.ConditionReady)
 	})
+	f.checkInvariants()
+}
+
+// A pool whose node class is missing reports it and creates nothing; the class's
+// creation brings the pool to its target.
+func TestPoolWaitsForItsNodeClass(t *testing.T) {
+	f := newFixture(t, nil)
+	pool := f.pool("classless", 2, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "later" })
+	f.eventually("the pool reports the missing class", func() bool {
+		got := &v1alpha1.NodePool{}
+		_ = f.env.Client.Get(f.ctx, clientKey(pool), got)
+		degraded := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionDegraded)
+		return degraded != nil && degraded.Reason == nodepool.ReasonNodeClassNotFound
+	})
+	if n := len(f.claims("classless")); n != 0 {
+		t.Fatalf("the pool created %d claims without a node class", n)
+	}
+	f.create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "later"}})
+	f.waitForPhase("classless", 2, v1alpha1.PhaseStandby)
 	f.checkInvariants()
 }

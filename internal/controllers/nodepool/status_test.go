@@ -1,0 +1,66 @@
+package nodepool
+
+import (
+	"testing"
+
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func claimIn(phase v1alpha1.NodeClaimPhase) v1alpha1.NodeClaim {
+	return v1alpha1.NodeClaim{Status: v1alpha1.NodeClaimStatus{Phase: phase}}
+}
+
+func conditions(pool *v1alpha1.NodePool) (ready, degraded *metav1.Condition) {
+	return meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionReady), meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+}
+
+func TestStatusCountsClaimsByPhase(t *testing.T) {
+	pool := &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
+	writeStatus(pool, observation{target: 2, created: 1, claims: []v1alpha1.NodeClaim{
+		claimIn(v1alpha1.PhaseStandby), claimIn(v1alpha1.PhaseStandby), claimIn(v1alpha1.PhaseRunning), claimIn(""),
+	}})
+	n := pool.Status.Nodes
+	if n.Total != 5 || n.Standby != 2 || n.Running != 1 || n.Launching != 2 || pool.Status.ObservedGeneration != 4 || pool.Status.StandbyTarget != 2 {
+		t.Fatalf("status %+v", pool.Status)
+	}
+	ready, degraded := conditions(pool)
+	if ready.Status != metav1.ConditionTrue || ready.Reason != ReasonTargetMet || degraded.Status != metav1.ConditionFalse {
+		t.Fatalf("ready %+v degraded %+v", ready, degraded)
+	}
+}
+
+func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
+	failing := claimIn(v1alpha1.PhaseLaunching)
+	failing.Name = "web-1"
+	failing.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionLaunched, Status: metav1.ConditionFalse, Reason: "InsufficientCapacity", Message: "no m5.large"}}
+	cases := map[string]struct {
+		obs    observation
+		reason string
+	}{
+		"warming":       {observation{target: 2}, ""},
+		"class missing": {observation{target: 2, classMissing: true}, ReasonNodeClassNotFound},
+		"limited":       {observation{target: 2, limited: "limits.nodes (1)"}, ReasonLimitReached},
+		"launch fails":  {observation{target: 2, claims: []v1alpha1.NodeClaim{failing}}, ReasonLaunchFailed},
+	}
+	for name, tc := range cases {
+		pool := &v1alpha1.NodePool{}
+		pool.Spec.Template.NodeClassRef = v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "gone"}
+		writeStatus(pool, tc.obs)
+		ready, degraded := conditions(pool)
+		if ready.Status != metav1.ConditionFalse {
+			t.Errorf("%s: Ready is %s", name, ready.Status)
+		}
+		if tc.reason == "" {
+			if ready.Reason != ReasonWarmingUp || degraded.Status != metav1.ConditionFalse {
+				t.Errorf("%s: ready %+v degraded %+v", name, ready, degraded)
+			}
+			continue
+		}
+		if degraded.Status != metav1.ConditionTrue || degraded.Reason != tc.reason || ready.Reason != tc.reason {
+			t.Errorf("%s: ready %+v degraded %+v, want reason %s", name, ready, degraded, tc.reason)
+		}
+	}
+}

@@ -1,0 +1,47 @@
+package indexes
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func extract(t *testing.T, field string, obj client.Object) []string {
+	t.Helper()
+	for _, i := range all {
+		if i.field == field {
+			return i.extract(obj)
+		}
+	}
+	t.Fatalf("no index %s", field)
+	return nil
+}
+
+func TestIndexValues(t *testing.T) {
+	claim := &v1alpha1.NodeClaim{Spec: v1alpha1.NodeClaimSpec{NodePool: "web"}, Status: v1alpha1.NodeClaimStatus{ProviderID: "fake:///a/i-1", NodeName: "n1"}}
+	pool := &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Template: v1alpha1.NodeClaimTemplate{NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}}}
+	cases := []struct {
+		field string
+		obj   client.Object
+		want  []string
+	}{
+		{NodeProviderID, &corev1.Node{Spec: corev1.NodeSpec{ProviderID: "fake:///a/i-1"}}, []string{"fake:///a/i-1"}},
+		{NodeProviderID, &corev1.Node{}, nil},
+		{PodNodeName, &corev1.Pod{Spec: corev1.PodSpec{NodeName: "n1"}}, []string{"n1"}},
+		{PodNodeName, &corev1.Pod{}, nil},
+		{ClaimNodePool, claim, []string{"web"}},
+		{ClaimProviderID, claim, []string{"fake:///a/i-1"}},
+		{ClaimNodeName, claim, []string{"n1"}},
+		{ClaimNodeName, &v1alpha1.NodeClaim{}, nil},
+		{PoolNodeClass, pool, []string{"FakeNodeClass/default"}},
+	}
+	for _, tc := range cases {
+		if got := extract(t, tc.field, tc.obj); !slices.Equal(got, tc.want) {
+			t.Errorf("%s of %T = %v, want %v", tc.field, tc.obj, got, tc.want)
+		}
+	}
+}
