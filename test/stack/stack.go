@@ -6,6 +6,7 @@ package stack
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sync"
 	"testing"
 
@@ -101,7 +102,7 @@ type OperatorOptions struct {
 // cmd/stratos does; Stop ends them, as a crash would.
 func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts OperatorOptions) *Operator {
 	t.Helper()
-	writes := &WriteCounter{counts: map[string]int{}, byObject: map[string]int{}}
+	writes := &WriteCounter{counts: map[string]int{}, byObject: map[string]map[string]int{}}
 	mgr, err := newManager(t, env, func(cfg *rest.Config, options client.Options) (client.Client, error) {
 		c, err := client.NewWithWatch(cfg, options)
 		if err != nil {
@@ -129,25 +130,22 @@ func (o *Operator) Stop() { o.stop() }
 type WriteCounter struct {
 	mu       sync.Mutex
 	counts   map[string]int
-	byObject map[string]int
+	byObject map[string]map[string]int
 }
 
-// ForObject is the number of writes to objects of that name (a claim or a Node).
-func (w *WriteCounter) ForObject(name string) int {
+// ForObject counts the writes to objects of that name (a claim or a Node), by verb and
+// kind.
+func (w *WriteCounter) ForObject(name string) map[string]int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.byObject[name]
+	return maps.Clone(w.byObject[name])
 }
 
 // Counts returns a copy of the counts.
 func (w *WriteCounter) Counts() map[string]int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	out := make(map[string]int, len(w.counts))
-	for k, v := range w.counts {
-		out[k] = v
-	}
-	return out
+	return maps.Clone(w.counts)
 }
 
 // Total is the number of writes.
@@ -169,7 +167,10 @@ func (w *WriteCounter) add(verb string, obj client.Object, subresource string, c
 	}
 	w.mu.Lock()
 	w.counts[verb+" "+kind]++
-	w.byObject[obj.GetName()]++
+	if w.byObject[obj.GetName()] == nil {
+		w.byObject[obj.GetName()] = map[string]int{}
+	}
+	w.byObject[obj.GetName()][verb+" "+kind]++
 	w.mu.Unlock()
 }
 

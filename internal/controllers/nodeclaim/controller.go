@@ -40,11 +40,15 @@ const maxStepsPerReconcile = 8
 
 // Lifecycle is the NodeClaim lifecycle controller.
 type Lifecycle struct {
-	Client   client.Client
-	Cloud    cloudprovider.CloudProvider
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
-	Options  Options
+	Client client.Client
+	// APIReader reads claims from the API server rather than the cache: a step taken on a
+	// claim older than this controller's last write to it would redo a start or mistake
+	// its own start for one made outside Stratos.
+	APIReader client.Reader
+	Cloud     cloudprovider.CloudProvider
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+	Options   Options
 }
 
 // SetupWithManager watches claims, the Nodes of claims and the pods leaving them.
@@ -67,7 +71,7 @@ type step func(ctx context.Context, claim *v1alpha1.NodeClaim) (moved bool, resu
 // writes its status once.
 func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	claim := &v1alpha1.NodeClaim{}
-	if err := r.Client.Get(ctx, req.NamespacedName, claim); err != nil {
+	if err := r.APIReader.Get(ctx, req.NamespacedName, claim); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !claim.DeletionTimestamp.IsZero() {

@@ -29,7 +29,8 @@ import (
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
 
-// conflictRetry is how soon a pass whose status write lost a race runs again.
+// conflictRetry is how soon a pass runs again after its status write lost a race, or
+// when the cache does not show its own last writes yet.
 const conflictRetry = 100 * time.Millisecond
 
 // Finalizer keeps a deleted pool until its claims, and so its instances, are gone.
@@ -41,6 +42,8 @@ type Reconciler struct {
 	Cloud    cloudprovider.CloudProvider
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
+
+	expectations expectations
 }
 
 // SetupWithManager watches pools, their claims and their node classes.
@@ -107,6 +110,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		obs.classMissing = true
 	case err != nil:
 		return ctrl.Result{}, err
+	case !r.expectations.met(pool.Name, claims.Items, r.Clock.Now()):
+		// The cache does not show this controller's last writes yet: plan on it later.
+		return ctrl.Result{RequeueAfter: conflictRetry}, nil
 	default:
 		if err := r.scale(ctx, pool, class, &obs); err != nil {
 			return ctrl.Result{}, err
@@ -157,6 +163,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 		if err := r.Client.Create(ctx, claim); err != nil {
 			return fmt.Errorf("creating a standby claim: %w", err)
 		}
+		r.expectations.expect(pool.Name, claim.Name, false, r.Clock.Now())
 		obs.created++
 	}
 	if p.create > 0 {
@@ -168,6 +175,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 		if err := r.Client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
 			return fmt.Errorf("removing standby claim %s: %w", name, err)
 		}
+		r.expectations.expect(pool.Name, name, true, r.Clock.Now())
 		metrics.NodeClaimsTerminated.WithLabelValues(pool.Name, "Excess").Inc()
 	}
 	if len(p.remove) > 0 {
@@ -216,6 +224,7 @@ func (r *Reconciler) finalize(ctx context.Context, pool *v1alpha1.NodePool, clai
 		return nil
 	}
 	forgetMetrics(pool)
+	r.expectations.forget(pool.Name)
 	base := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, Finalizer)
 	return client.IgnoreNotFound(r.Client.Patch(ctx, pool, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})))

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -213,3 +214,18 @@ func nodeReady(node *corev1.Node) bool {
 }
 
 func clientKey(obj client.Object) client.ObjectKey { return client.ObjectKeyFromObject(obj) }
+
+// eventReasons lists the reasons of the Events about an object, with repeats.
+func (f *fixture) eventReasons(name string) []string {
+	events := &eventsv1.EventList{}
+	if err := f.env.Client.List(f.ctx, events); err != nil {
+		f.t.Fatal(err)
+	}
+	var reasons []string
+	for _, e := range events.Items {
+		if e.Regarding.Name == name {
+			reasons = append(reasons, e.Reason)
+		}
+	}
+	return reasons
+}
