@@ -29,6 +29,17 @@ func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (
 	return instance, instance.State == cloudprovider.StateShuttingDown || instance.State == cloudprovider.StateTerminated, nil
 }
 
+// observe asks the cloud about the claim's instance and the cache about its Node. A
+// claim whose instance is gone is removed; ok is false then, and on errors.
+func (r *Lifecycle) observe(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, node *corev1.Node, ok bool, err error) {
+	instance, gone, err := r.instanceOf(ctx, claim)
+	if err != nil || gone {
+		return nil, nil, false, r.goneOr(ctx, claim, gone, err)
+	}
+	node, err = r.nodeOf(ctx, claim)
+	return instance, node, err == nil, err
+}
+
 // nodeOf returns the Node that reports the claim's provider ID, or nil.
 func (r *Lifecycle) nodeOf(ctx context.Context, claim *v1alpha1.NodeClaim) (*corev1.Node, error) {
 	if claim.Status.ProviderID == "" {

@@ -33,16 +33,12 @@ func (r *Lifecycle) stop(ctx context.Context, claim *v1alpha1.NodeClaim, node *c
 
 // stopping waits for the instance to stop; then the claim stands by.
 func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	instance, gone, err := r.instanceOf(ctx, claim)
-	if err != nil || gone {
-		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
+	instance, node, ok, err := r.observe(ctx, claim)
+	if !ok {
+		return false, ctrl.Result{}, err
 	}
 	switch instance.State {
 	case cloudprovider.StateStopped:
-		node, err := r.nodeOf(ctx, claim)
-		if err != nil {
-			return false, ctrl.Result{}, err
-		}
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped; standing by")
 	case cloudprovider.StateRunning:
 		return false, r.poll(), r.Cloud.Stop(ctx, claim.Status.InstanceID)
@@ -54,12 +50,8 @@ func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 // standby starts the instance when the claim is asked to run, and follows an instance
 // started outside Stratos.
 func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	instance, gone, err := r.instanceOf(ctx, claim)
-	if err != nil || gone {
-		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
-	}
-	node, err := r.nodeOf(ctx, claim)
-	if err != nil {
+	instance, node, ok, err := r.observe(ctx, claim)
+	if !ok {
 		return false, ctrl.Result{}, err
 	}
 	if instance.State == cloudprovider.StateRunning || instance.State == cloudprovider.StatePending {
@@ -83,12 +75,8 @@ func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 // starting waits for the started instance's Node to report Ready again, then lifts the
 // standby taint and the cordon.
 func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	instance, gone, err := r.instanceOf(ctx, claim)
-	if err != nil || gone {
-		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
-	}
-	node, err := r.nodeOf(ctx, claim)
-	if err != nil {
+	instance, node, ok, err := r.observe(ctx, claim)
+	if !ok {
 		return false, ctrl.Result{}, err
 	}
 	switch instance.State {
@@ -110,16 +98,12 @@ func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 // running gives the node back when the claim is asked to stand by, and follows an
 // instance stopped outside Stratos.
 func (r *Lifecycle) running(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	node, err := r.nodeOf(ctx, claim)
-	if err != nil {
+	instance, node, ok, err := r.observe(ctx, claim)
+	if !ok {
 		return false, ctrl.Result{}, err
 	}
 	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseDraining, ReasonGivingBack, "Asked to stand by; draining the Node")
-	}
-	instance, gone, err := r.instanceOf(ctx, claim)
-	if err != nil || gone {
-		return false, ctrl.Result{}, r.goneOr(ctx, claim, gone, err)
 	}
 	if instance.State == cloudprovider.StateStopping || instance.State == cloudprovider.StateStopped {
 		if err := r.followOutside(ctx, claim, v1alpha1.DesiredStandby, ReasonStoppedOutside, fmt.Sprintf("Instance %s was stopped outside Stratos", instance.ID)); err != nil {

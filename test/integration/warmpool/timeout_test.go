@@ -12,6 +12,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 )
 
 // slowPullClass is a node class whose image pulls take an hour: warmups never finish.
@@ -99,5 +100,47 @@ func TestRegistrationTimeoutRemovesTheClaim(t *testing.T) {
 	}
 	if i, _ := f.instance(first.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
 		t.Fatalf("the instance that never registered is %s", i.State)
+	}
+}
+
+// A launch the cloud refuses is reported on the claim and the pool, and the claim is
+// removed after the launch timeout.
+func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
+	f := newFixture(t, func(o *nodeclaim.Options) { o.LaunchTimeout = 3 * time.Second })
+	var full []v1alpha1.FakeOffering
+	for _, zone := range []string{"fake-1a", "fake-1b", "fake-1c"} {
+		full = append(full, v1alpha1.FakeOffering{Zone: zone})
+	}
+	f.create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "full"},
+		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{InsufficientCapacity: full}}})
+	pool := f.pool("full", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "full" })
+
+	var first v1alpha1.NodeClaim
+	f.eventually("the claim reports the refused launch", func() bool {
+		claims := f.claims("full")
+		if len(claims) != 1 {
+			return false
+		}
+		launched := meta.FindStatusCondition(claims[0].Status.Conditions, v1alpha1.ConditionLaunched)
+		first = claims[0]
+		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == string(cloudprovider.CodeInsufficientCapacity)
+	})
+	if !f.eventSeen(first.Name, string(cloudprovider.CodeInsufficientCapacity)) {
+		t.Error("no InsufficientCapacity Event on the claim")
+	}
+	f.eventually("the pool reports the failing launches", func() bool {
+		got := &v1alpha1.NodePool{}
+		_ = f.env.Client.Get(f.ctx, clientKey(pool), got)
+		degraded := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionDegraded)
+		return degraded != nil && degraded.Status == metav1.ConditionTrue && degraded.Reason == nodepool.ReasonLaunchFailed
+	})
+	f.eventually("the claim is removed after the launch timeout", func() bool {
+		return apierrors.IsNotFound(f.env.Client.Get(f.ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
+	})
+	if !f.eventSeen(first.Name, nodeclaim.ReasonLaunchTimeout) {
+		t.Error("no LaunchTimeout Event on the claim")
+	}
+	if n := len(f.cloud.Instances()); n != 0 {
+		t.Fatalf("refused launches left %d instances", n)
 	}
 }
