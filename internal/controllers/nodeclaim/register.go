@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -26,11 +25,8 @@ const (
 // a cordon. A Node that does not come within the registration timeout means a broken
 // instance: the claim is removed and its instance terminated.
 func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	if removed, err := r.removeIfGone(ctx, claim); removed || err != nil {
-		return false, ctrl.Result{}, err
-	}
-	node, err := r.nodeOf(ctx, claim)
-	if err != nil {
+	_, node, ok, err := r.observe(ctx, claim)
+	if !ok {
 		return false, ctrl.Result{}, err
 	}
 	if node == nil {
@@ -70,13 +66,6 @@ func (r *Lifecycle) initialize(ctx context.Context, claim *v1alpha1.NodeClaim) (
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseWarmingUp, ReasonInitialized, "Initialized; pulling the pool's images before stopping")
 	}
 	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonInitialized, "Initialized; the Node takes pods")
-}
-
-// removeIfGone removes a claim whose instance the cloud has forgotten or is terminating,
-// and reports whether it did.
-func (r *Lifecycle) removeIfGone(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, error) {
-	_, gone, err := r.instanceOf(ctx, claim)
-	return gone, r.goneOr(ctx, claim, gone, err)
 }
 
 // recordCapacity copies what the kubelet reports of the machine, once it has.
