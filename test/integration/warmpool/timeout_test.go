@@ -51,15 +51,7 @@ func TestWarmupTimeoutTerminatesTheNode(t *testing.T) {
 	f.slowPullClass()
 	f.pool("replace", 1, warmupTimingOut(v1alpha1.WarmupTimeoutTerminate))
 
-	var first v1alpha1.NodeClaim
-	f.eventually("a claim is warming up", func() bool {
-		claims := f.claims("replace")
-		if len(claims) == 1 && claims[0].Status.Phase == v1alpha1.PhaseWarmingUp {
-			first = claims[0]
-			return true
-		}
-		return false
-	})
+	first := f.waitForPhase("replace", 1, v1alpha1.PhaseWarmingUp)[0]
 	f.eventually("the claim is removed for its warmup timeout", func() bool {
 		return apierrors.IsNotFound(f.env.Client.Get(f.ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
 	})
@@ -83,15 +75,7 @@ func TestRegistrationTimeoutRemovesTheClaim(t *testing.T) {
 		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{NeverRegisterPercent: 100}}})
 	f.pool("mute", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "mute" })
 
-	var first v1alpha1.NodeClaim
-	f.eventually("a claim waits for its Node", func() bool {
-		claims := f.claims("mute")
-		if len(claims) == 1 && claims[0].Status.Phase == v1alpha1.PhaseRegistering {
-			first = claims[0]
-			return true
-		}
-		return false
-	})
+	first := f.waitForPhase("mute", 1, v1alpha1.PhaseRegistering)[0]
 	f.eventually("the claim is removed", func() bool {
 		return apierrors.IsNotFound(f.env.Client.Get(f.ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
 	})
