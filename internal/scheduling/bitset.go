@@ -1,0 +1,52 @@
+package scheduling
+
+import "math/bits"
+
+// bitset is a set of small integers, such as the offerings a new claim may still use.
+type bitset []uint64
+
+func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
+
+func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
+func (b bitset) clear(i int)    { b[i/64] &^= 1 << (i % 64) }
+func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+
+// clone returns a copy.
+func (b bitset) clone() bitset { return append(bitset(nil), b...) }
+
+// and keeps in b only what o holds too.
+func (b bitset) and(o bitset) {
+	for i := range b {
+		b[i] &= o[i]
+	}
+}
+
+// intersects reports whether b and o share an element.
+func (b bitset) intersects(o bitset) bool {
+	for i := range b {
+		if b[i]&o[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// empty reports whether b holds nothing.
+func (b bitset) empty() bool {
+	for _, w := range b {
+		if w != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// each calls f with every element in increasing order.
+func (b bitset) each(f func(int)) {
+	for i, w := range b {
+		for w != 0 {
+			f(i*64 + bits.TrailingZeros64(w))
+			w &= w - 1
+		}
+	}
+}

@@ -1,0 +1,112 @@
+// Package scheduling is Stratos's scheduling simulation. It is pure: given pending pods
+// and a snapshot of the cluster (nodes, claims in flight, standby claims, pool templates
+// with their instance types), it decides where each pod would go, trying in turn the
+// nodes that exist, the claims already coming, the standby claims (a start, not a
+// launch), and new claims made from the pools' templates. It applies kube-scheduler's
+// predicates with the helpers of k8s.io/component-helpers and never calls a client.
+package scheduling
+
+import (
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Input is a snapshot to simulate on. The simulation does not modify it.
+type Input struct {
+	// Pods are the pending pods to place.
+	Pods []*corev1.Pod
+	// Nodes are the schedulable nodes that exist, with the pods bound to them.
+	Nodes []Node
+	// Claims are the claims coming (launching or starting) and the standby claims.
+	Claims []Claim
+	// Pools are the templates new claims are made from, in the order to try them.
+	Pools []Pool
+	// DaemonSets are the pod templates of the cluster's DaemonSets, as pods: those that
+	// would run on a new node take their share of it.
+	DaemonSets []*corev1.Pod
+}
+
+// Node is a node that exists.
+type Node struct {
+	Node *corev1.Node
+	// Pods bound to the node and not finished; they use its capacity and count for
+	// topology spread and pod affinity.
+	Pods []*corev1.Pod
+}
+
+// Claim is a node to come: in flight, or standby until started.
+type Claim struct {
+	Claim *v1alpha1.NodeClaim
+	// Standby is true for a standby claim: placing a pod there means starting it.
+	Standby bool
+	// Labels are those the claim's Node has or will have, instance type and zone included.
+	Labels map[string]string
+	// Taints are the claim's taints; startup taints and the standby taint are left out,
+	// as they do not repel pods for good.
+	Taints []corev1.Taint
+	// Allocatable is the capacity the node will offer pods.
+	Allocatable corev1.ResourceList
+	// Pods are those bound to the claim's Node or nominated to the claim already.
+	Pods []*corev1.Pod
+	// PricePerHour orders standby claims: the cheapest is started first.
+	PricePerHour float64
+}
+
+// Pool is a template for new claims.
+type Pool struct {
+	Pool *v1alpha1.NodePool
+	// InstanceTypes are the types the pool's node class offers within the pool's
+	// requirements, with their offerings.
+	InstanceTypes []*cloudprovider.InstanceType
+	// NodesLeft is how many more claims the pool's limits allow; negative is unlimited.
+	NodesLeft int
+	// CPULeft (in millicores) and MemoryLeft (in bytes) are the capacity the limits
+	// allow; nil is unlimited.
+	CPULeft, MemoryLeft *int64
+}
+
+// Result is what the simulation decided.
+type Result struct {
+	// Existing maps pods to the nodes that can take them now.
+	Existing map[*corev1.Pod]string
+	// InFlight maps pods to the claims already coming that can take them.
+	InFlight map[*corev1.Pod]string
+	// Starts are the standby claims to start, with the pods they are for.
+	Starts []Start
+	// Launches are the new claims to create.
+	Launches []Launch
+	// Unschedulable are the pods nothing can take, with the reason per pool.
+	Unschedulable []Unschedulable
+}
+
+// Start is a standby claim to start.
+type Start struct {
+	Claim string
+	Pods  []*corev1.Pod
+}
+
+// Launch is a new claim to create from a pool.
+type Launch struct {
+	Pool string
+	// InstanceTypes are the types that hold all of Pods, cheapest first; the first is
+	// the cheapest offering's type.
+	InstanceTypes []string
+	// Zones and CapacityTypes are set when the pods narrowed them: by node affinity,
+	// or by a topology constraint that tied the claim to a zone. Empty: any the pool has.
+	Zones         []string
+	CapacityTypes []string
+	Pods          []*corev1.Pod
+	// Requests are the pods' requests summed, DaemonSet overhead left out.
+	Requests corev1.ResourceList
+	// PricePerHour is the price of the cheapest offering.
+	PricePerHour float64
+}
+
+// Unschedulable is a pod that no node, claim or pool can take.
+type Unschedulable struct {
+	Pod *corev1.Pod
+	// Reasons say, per pool, which predicate failed.
+	Reasons map[string]string
+}

@@ -1,0 +1,188 @@
+package scheduling
+
+import (
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/klog/v2"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// offering is one way to buy a new node of a pool: an instance type in a zone with a
+// capacity type. node carries the labels such a node would have.
+type offering struct {
+	typ   int
+	zone  int
+	ct    string
+	price float64
+	node  *corev1.Node
+}
+
+// instanceType is a pool's instance type with what is left of it for pods.
+type instanceType struct {
+	name string
+	// allocatable is what pods get once the DaemonSets that would run there take theirs.
+	allocatable resources
+	// capacity is the machine's, which the pool's limits count.
+	capacity resources
+	// first and last bound the type's offerings, which are contiguous.
+	first, last int
+}
+
+// poolState is a pool during a simulation: its offerings and what its limits leave.
+type poolState struct {
+	name      string
+	offerings []offering
+	types     []instanceType
+	taints    []corev1.Taint
+	zoneMask  []bitset // per zone index: the offerings in that zone
+	all       bitset
+	// allowed caches, by pod affinity key, the offerings whose labels the pod accepts.
+	allowed map[string]bitset
+	// tolerated caches, by pod tolerations key, whether the template's taints are tolerated.
+	tolerated map[string]bool
+	nodesLeft int // negative: unlimited
+	// cpuLeft (millicores) and memLeft (bytes) are the capacity the limits leave; nil
+	// is unlimited. Copies: the simulation spends them.
+	cpuLeft *int64
+	memLeft *int64
+}
+
+// newPoolState lays out a pool's offerings, cheapest type first, and takes the
+// DaemonSets that would run on its nodes off each type's allocatable.
+func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
+	tmpl := p.Pool.Spec.Template
+	ps := &poolState{
+		name:      p.Pool.Name,
+		allowed:   map[string]bitset{},
+		tolerated: map[string]bool{},
+		nodesLeft: p.NodesLeft,
+		cpuLeft:   copyOf(p.CPULeft),
+		memLeft:   copyOf(p.MemoryLeft),
+	}
+	for _, taint := range tmpl.Taints {
+		ps.taints = append(ps.taints, taint.Core())
+	}
+	types := append([]*cloudprovider.InstanceType(nil), p.InstanceTypes...)
+	sort.SliceStable(types, func(a, b int) bool { return cheapestPrice(types[a]) < cheapestPrice(types[b]) })
+	for _, it := range types {
+		ti := instanceType{name: it.Name, allocatable: fromList(it.Allocatable()), capacity: fromList(it.Capacity), first: len(ps.offerings)}
+		for _, o := range it.Offerings {
+			if !o.Available {
+				continue
+			}
+			labels := it.Labels(o)
+			for k, v := range tmpl.Labels {
+				labels[k] = string(v)
+			}
+			labels["stratos.sh/nodepool"] = ps.name
+			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.NodeSpec{Taints: ps.taints}}
+			ps.offerings = append(ps.offerings, offering{typ: len(ps.types), zone: t.zone(o.Zone), ct: o.CapacityType, price: o.PricePerHour, node: node})
+		}
+		ti.last = len(ps.offerings)
+		if ti.last == ti.first {
+			continue // nothing available to buy
+		}
+		// DaemonSets that would run on this type's nodes take their share first.
+		overhead := daemonSetOverhead(daemonSets, ps.offerings[ti.first].node)
+		ti.allocatable.sub(&overhead)
+		ps.types = append(ps.types, ti)
+	}
+	ps.all = newBitset(len(ps.offerings))
+	for i := range ps.offerings {
+		ps.all.set(i)
+	}
+	return ps
+}
+
+// finishZones builds the per-zone offering masks once every zone is registered.
+func (ps *poolState) finishZones(zones int) {
+	ps.zoneMask = make([]bitset, zones)
+	for z := range ps.zoneMask {
+		ps.zoneMask[z] = newBitset(len(ps.offerings))
+	}
+	for i, o := range ps.offerings {
+		if o.zone >= 0 {
+			ps.zoneMask[o.zone].set(i)
+		}
+	}
+}
+
+func cheapestPrice(t *cloudprovider.InstanceType) float64 {
+	if o, ok := t.Cheapest(nil); ok {
+		return o.PricePerHour
+	}
+	return 1e18
+}
+
+// daemonSetOverhead adds up the requests of the DaemonSet pods that would run on node.
+func daemonSetOverhead(daemonSets []*corev1.Pod, node *corev1.Node) resources {
+	var overhead resources
+	for _, ds := range daemonSets {
+		p := &podInfo{pod: ds}
+		if a := ds.Spec.Affinity; len(ds.Spec.NodeSelector) > 0 || (a != nil && a.NodeAffinity != nil) {
+			p.affinityKey = "ds"
+			p.affinity = nodeaffinity.GetRequiredNodeAffinity(ds)
+		}
+		if !p.matchesNodeAffinity(node) || !tolerates(ds.Spec.Tolerations, node.Spec.Taints) {
+			continue
+		}
+		r := podRequests(ds)
+		overhead.add(&r)
+	}
+	return overhead
+}
+
+// tolerates reports whether tolerations tolerate every NoSchedule and NoExecute taint.
+func tolerates(tolerations []corev1.Toleration, taints []corev1.Taint) bool {
+	if len(taints) == 0 {
+		return true
+	}
+	_, untolerated := corev1helpers.FindMatchingUntoleratedTaint(klog.Background(), taints, tolerations, func(t *corev1.Taint) bool {
+		return t.Effect == corev1.TaintEffectNoSchedule || t.Effect == corev1.TaintEffectNoExecute
+	}, false)
+	return !untolerated
+}
+
+// allowedFor returns the offerings whose labels a pod's node selector and affinity accept.
+func (ps *poolState) allowedFor(p *podInfo) bitset {
+	if p.affinityKey == "" {
+		return ps.all
+	}
+	if b, ok := ps.allowed[p.affinityKey]; ok {
+		return b
+	}
+	b := newBitset(len(ps.offerings))
+	for i := range ps.offerings {
+		if p.matchesNodeAffinity(ps.offerings[i].node) {
+			b.set(i)
+		}
+	}
+	ps.allowed[p.affinityKey] = b
+	return b
+}
+
+// toleratedBy reports whether a pod tolerates the pool's template taints.
+func (ps *poolState) toleratedBy(p *podInfo) bool {
+	if len(ps.taints) == 0 {
+		return true
+	}
+	ok, cached := ps.tolerated[p.tolerationsKey]
+	if !cached {
+		ok = tolerates(p.pod.Spec.Tolerations, ps.taints)
+		ps.tolerated[p.tolerationsKey] = ok
+	}
+	return ok
+}
+
+func copyOf(v *int64) *int64 {
+	if v == nil {
+		return nil
+	}
+	c := *v
+	return &c
+}
