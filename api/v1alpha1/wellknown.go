@@ -33,6 +33,8 @@ var StandbyTaint = corev1.Taint{Key: TaintStandbyKey, Effect: corev1.TaintEffect
 const (
 	// AnnotationDoNotDisrupt on a pod or a Node blocks voluntary disruption of its Node.
 	AnnotationDoNotDisrupt = Group + "/do-not-disrupt"
+	// AnnotationDoNotProvision: "true" on a pod keeps Stratos from finding capacity for it.
+	AnnotationDoNotProvision = Group + "/do-not-provision"
 )
 
 // TerminationFinalizer keeps a deleted NodeClaim until its instance is terminated and

@@ -71,11 +71,32 @@ var (
 	}, []string{"nodepool"})
 )
 
+// Provisioning.
+var (
+	ProvisioningDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "stratos_provisioning_duration_seconds",
+		Help:    "Duration of a provisioning decision, from the snapshot to the last intent written.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+	})
+
+	SimulationDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "stratos_scheduling_simulation_duration_seconds",
+		Help:    "Duration of the scheduling simulation of a provisioning decision.",
+		Buckets: prometheus.ExponentialBuckets(0.0001, 2, 16),
+	})
+
+	ProvisioningDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_provisioning_pods_total",
+		Help: "Pending pods decided on, by decision: existing (a node has room), inflight (a claim coming has room), start (a standby claim started), launch (a new claim), unschedulable.",
+	}, []string{"decision"})
+)
+
 // All lists every Stratos metric.
 var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
 	PoolNodes, PoolStandbyTarget,
+	ProvisioningDuration, SimulationDuration, ProvisioningDecisions,
 }
 
 func init() {

@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"fmt"
 
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -9,19 +10,35 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/state"
 )
 
-// SetupControllers adds Stratos's controllers to mgr: the cache indexes they look
-// objects up by, the nodepool controller, the NodeClaim lifecycle controller and
-// garbage collection. Tests call it to run the same controllers as the operator.
-func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider.CloudProvider, opts nodeclaim.Options) error {
+// ControllerOptions tune the controllers.
+type ControllerOptions struct {
+	NodeClaim    nodeclaim.Options
+	Provisioning provisioning.Options
+}
+
+// SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
+// state they read, provisioning, the nodepool controller, the NodeClaim lifecycle
+// controller and garbage collection. Tests call it to run the same controllers as the
+// operator.
+func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider.CloudProvider, controllerOpts ControllerOptions) error {
 	if err := indexes.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
 	recorder := mgr.GetEventRecorder("stratos")
 	clk := clock.RealClock{}
-	opts = opts.WithDefaults()
+	cluster := state.New(clk)
+	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
+		return fmt.Errorf("watching the cluster: %w", err)
+	}
+	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Provisioning}); err != nil {
+		return err
+	}
+	opts := controllerOpts.NodeClaim.WithDefaults()
 	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk}).SetupWithManager(mgr); err != nil {
 		return err
 	}

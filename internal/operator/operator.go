@@ -33,6 +33,7 @@ import (
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
+// +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
 
 // inClusterNamespaceFile holds the operator's namespace when it runs in a pod.
 const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
@@ -92,7 +93,7 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupControllers(ctx, mgr, cloud, opts.NodeClaimOptions()); err != nil {
+	if err := SetupControllers(ctx, mgr, cloud, opts.ControllerOptions()); err != nil {
 		return nil, fmt.Errorf("setting up the controllers: %w", err)
 	}
 	return &Operator{Manager: mgr, Cloud: cloud}, nil

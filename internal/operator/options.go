@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 )
 
 // Cloud providers the operator can run with.
@@ -31,6 +32,8 @@ type Options struct {
 	KubeAPIQPS   float64
 	KubeAPIBurst int
 
+	BatchIdle           time.Duration
+	BatchMax            time.Duration
 	LaunchTimeout       time.Duration
 	RegistrationTimeout time.Duration
 	GCInterval          time.Duration
@@ -60,6 +63,8 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Unset: $KUBECONFIG, the in-cluster service account, then ~/.kube/config.")
 	fs.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 200, "Queries per second the operator may send to the API server.")
 	fs.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 300, "Burst of queries above kube-api-qps the operator may send to the API server.")
+	fs.DurationVar(&opts.BatchIdle, "batch-idle-duration", 100*time.Millisecond, "Provisioning decides once no pod became unschedulable for this long.")
+	fs.DurationVar(&opts.BatchMax, "batch-max-duration", time.Second, "Provisioning decides at the latest this long after the first pod of a batch became unschedulable.")
 	fs.DurationVar(&opts.LaunchTimeout, "launch-timeout", 5*time.Minute, "How long a NodeClaim may fail to get an instance before it is deleted.")
 	fs.DurationVar(&opts.RegistrationTimeout, "registration-timeout", 15*time.Minute, "How long after the launch an instance's Node may take to register before the claim and instance are removed.")
 	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
@@ -125,14 +130,17 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 // clusterNamePattern keeps the cluster name usable as a tag value and in resource names.
 var clusterNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
 
-// NodeClaimOptions are the options of the NodeClaim controllers.
-func (o *Options) NodeClaimOptions() nodeclaim.Options {
-	return nodeclaim.Options{
-		ClusterName:         o.ClusterName,
-		LaunchTimeout:       o.LaunchTimeout,
-		RegistrationTimeout: o.RegistrationTimeout,
-		GCInterval:          o.GCInterval,
-		GCGracePeriod:       o.GCGracePeriod,
+// ControllerOptions are the options of the controllers.
+func (o *Options) ControllerOptions() ControllerOptions {
+	return ControllerOptions{
+		NodeClaim: nodeclaim.Options{
+			ClusterName:         o.ClusterName,
+			LaunchTimeout:       o.LaunchTimeout,
+			RegistrationTimeout: o.RegistrationTimeout,
+			GCInterval:          o.GCInterval,
+			GCGracePeriod:       o.GCGracePeriod,
+		},
+		Provisioning: provisioning.Options{BatchIdle: o.BatchIdle, BatchMax: o.BatchMax},
 	}
 }
 
@@ -163,7 +171,7 @@ func (o *Options) Validate() error {
 	for _, d := range []struct {
 		flag  string
 		value time.Duration
-	}{{"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod}} {
+	}{{"--batch-idle-duration", o.BatchIdle}, {"--batch-max-duration", o.BatchMax}, {"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod}} {
 		if d.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, not %s", d.flag, d.value))
 		}

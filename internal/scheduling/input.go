@@ -50,7 +50,11 @@ type Claim struct {
 	Allocatable corev1.ResourceList
 	// Pods are those bound to the claim's Node or nominated to the claim already.
 	Pods []*corev1.Pod
-	// PricePerHour orders standby claims: the cheapest is started first.
+	// Rank orders standby claims: the lowest first, the cheapest first among equals. A
+	// claim warming up runs at once, a stopped one after a start, one still launching
+	// later still.
+	Rank int
+	// PricePerHour is the price of the claim's instance.
 	PricePerHour float64
 }
 

@@ -21,7 +21,7 @@ type solver struct {
 }
 
 // Solve places in.Pods, biggest first, each onto the first place that takes it: a node
-// that exists, a claim in flight, a standby claim (cheapest first), a new claim opened
+// that exists, a claim in flight, a standby claim (by rank, then cheapest), a new claim opened
 // earlier in this simulation, or a new claim of the first pool (by weight) that can
 // make one. Soft constraints (ScheduleAnyway spread, preferred pod affinity) are kept
 // when they can be, and dropped for a pod that cannot be placed with them.
@@ -82,7 +82,9 @@ func newSolver(in Input) *solver {
 		}
 		s.addClaimBin(inFlightBin, c, in.DaemonSets)
 	}
-	slices.SortStableFunc(standby, func(a, b Claim) int { return cmp.Compare(a.PricePerHour, b.PricePerHour) })
+	slices.SortStableFunc(standby, func(a, b Claim) int {
+		return cmp.Or(cmp.Compare(a.Rank, b.Rank), cmp.Compare(a.PricePerHour, b.PricePerHour))
+	})
 	for _, c := range standby {
 		s.addClaimBin(standbyBin, c, in.DaemonSets)
 	}

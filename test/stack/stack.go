@@ -25,6 +25,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/operator"
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/test/harness"
@@ -93,7 +94,8 @@ type Operator struct {
 
 // OperatorOptions tune an operator started by a test.
 type OperatorOptions struct {
-	NodeClaim nodeclaim.Options
+	NodeClaim    nodeclaim.Options
+	Provisioning provisioning.Options
 	// Intercept, when set, wraps the controllers' client, for tests that inject failures.
 	Intercept func(client.WithWatch) client.WithWatch
 }
@@ -116,7 +118,8 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, cloudprovider.DefaultBatchWindow), opts.NodeClaim); err != nil {
+	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning}
+	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, cloudprovider.DefaultBatchWindow), controllers); err != nil {
 		t.Fatal(err)
 	}
 	return &Operator{Manager: mgr, Writes: writes, stop: runManager(t, mgr)}

@@ -19,7 +19,7 @@ import (
 // instancesOf returns the live instances the cloud holds for a claim.
 func (f *fixture) instancesOf(claim string) []string {
 	var ids []string
-	for _, i := range f.cloud.Instances() {
+	for _, i := range f.Cloud.Instances() {
 		if i.Tags[v1alpha1.TagNodeClaim] == claim && i.State != "terminated" && i.State != "shutting-down" {
 			ids = append(ids, i.ID)
 		}
@@ -31,10 +31,10 @@ func (f *fixture) instancesOf(claim string) []string {
 // it. The next operator launches again with the same token and adopts the same instance.
 func TestCrashBetweenLaunchAndRecordAdoptsTheInstance(t *testing.T) {
 	f := newFixture(t, nil)
-	f.op.Stop()
+	f.Op.Stop()
 	crashed := make(chan struct{})
 	var fired atomic.Bool
-	crashing := f.opts
+	crashing := f.Opts
 	crashing.Intercept = func(c client.WithWatch) client.WithWatch {
 		return interceptor.NewClient(c, interceptor.Funcs{
 			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
@@ -46,12 +46,12 @@ func TestCrashBetweenLaunchAndRecordAdoptsTheInstance(t *testing.T) {
 			},
 		})
 	}
-	f.op = stack.StartOperator(t, f.env, f.cloud, crashing)
-	f.pool("crash", 1, nil)
+	f.Op = stack.StartOperator(t, f.Env, f.Cloud, crashing)
+	f.Pool("crash", 1, nil)
 	<-crashed
-	f.op.Stop()
+	f.Op.Stop()
 
-	claim := f.claims("crash")[0]
+	claim := f.Claims("crash")[0]
 	if claim.Status.InstanceID != "" {
 		t.Fatalf("the crash was meant to lose the launch, but the claim recorded %s", claim.Status.InstanceID)
 	}
@@ -60,15 +60,15 @@ func TestCrashBetweenLaunchAndRecordAdoptsTheInstance(t *testing.T) {
 		t.Fatalf("the cloud holds %d instances for the claim before the restart", len(launched))
 	}
 
-	f.op = stack.StartOperator(t, f.env, f.cloud, f.opts)
-	adopted := f.waitForPhase("crash", 1, v1alpha1.PhaseStandby)[0]
+	f.Op = stack.StartOperator(t, f.Env, f.Cloud, f.Opts)
+	adopted := f.WaitForPhase("crash", 1, v1alpha1.PhaseStandby)[0]
 	if adopted.Name != claim.Name || adopted.Status.InstanceID != launched[0] {
 		t.Fatalf("after the restart claim %s owns %s; want claim %s to own %s", adopted.Name, adopted.Status.InstanceID, claim.Name, launched[0])
 	}
 	if ids := f.instancesOf(claim.Name); len(ids) != 1 {
 		t.Fatalf("the claim has %d live instances: %v", len(ids), ids)
 	}
-	f.checkInvariants()
+	f.CheckInvariants()
 }
 
 // The operator dies after the launch was recorded and before the Node registered; the
@@ -76,11 +76,11 @@ func TestCrashBetweenLaunchAndRecordAdoptsTheInstance(t *testing.T) {
 func TestCrashBeforeRegistrationCarriesOn(t *testing.T) {
 	f := newFixture(t, nil)
 	// A slow boot (4 minutes, 6 s at the test's time scale) leaves time to restart.
-	f.create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
 		Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{BootDelay: v1alpha1.NewDuration(4 * time.Minute)}}})
-	f.pool("restart", 2, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
-	f.eventually("both claims recorded their launch", func() bool {
-		claims := f.claims("restart")
+	f.Pool("restart", 2, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
+	f.Eventually("both claims recorded their launch", func() bool {
+		claims := f.Claims("restart")
 		if len(claims) != 2 {
 			return false
 		}
@@ -92,18 +92,18 @@ func TestCrashBeforeRegistrationCarriesOn(t *testing.T) {
 		return true
 	})
 	before := map[string]string{}
-	for _, c := range f.claims("restart") {
+	for _, c := range f.Claims("restart") {
 		before[c.Name] = c.Status.InstanceID
 	}
-	f.restartOperator(f.opts)
+	f.RestartOperator(f.Opts)
 
-	for _, c := range f.waitForPhase("restart", 2, v1alpha1.PhaseStandby) {
+	for _, c := range f.WaitForPhase("restart", 2, v1alpha1.PhaseStandby) {
 		if before[c.Name] != c.Status.InstanceID {
 			t.Errorf("claim %s moved from instance %s to %s", c.Name, before[c.Name], c.Status.InstanceID)
 		}
 	}
-	if n := len(f.cloud.Instances()); n != 2 {
+	if n := len(f.Cloud.Instances()); n != 2 {
 		t.Fatalf("the cloud holds %d instances for 2 claims", n)
 	}
-	f.checkInvariants()
+	f.CheckInvariants()
 }

@@ -10,41 +10,27 @@ import (
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
-// setDesired asks a claim for a state, as provisioning and disruption do.
-func (f *fixture) setDesired(name string, desired v1alpha1.DesiredState) {
-	f.t.Helper()
-	claim := f.claim(name)
-	patch(f, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = desired })
-}
-
-// waitForClaim waits until the claim is in phase.
-func (f *fixture) waitForClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
-	f.t.Helper()
-	f.eventually("claim "+name+" is "+string(phase), func() bool { return f.claim(name).Status.Phase == phase })
-	return f.claim(name)
-}
-
 // assertRunning checks that a claim's Node takes pods: Ready, uncordoned, untainted.
 func (f *fixture) assertRunning(claim *v1alpha1.NodeClaim) {
-	f.t.Helper()
-	node := f.node(claim.Status.NodeName)
+	f.T.Helper()
+	node := f.Node(claim.Status.NodeName)
 	if !nodeReady(node) || node.Spec.Unschedulable || hasTaint(node, v1alpha1.TaintStandbyKey) || node.Labels[v1alpha1.LabelState] != "Running" {
-		f.t.Fatalf("running Node %s: ready %v, unschedulable %v, taints %v, state %q", node.Name, nodeReady(node), node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
+		f.T.Fatalf("running Node %s: ready %v, unschedulable %v, taints %v, state %q", node.Name, nodeReady(node), node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
 	}
-	if instance, _ := f.instance(claim.Status.InstanceID); instance.State != cloudprovider.StateRunning {
-		f.t.Fatalf("running claim's instance is %s", instance.State)
+	if instance, _ := f.Instance(claim.Status.InstanceID); instance.State != cloudprovider.StateRunning {
+		f.T.Fatalf("running claim's instance is %s", instance.State)
 	}
 }
 
 // assertStandby checks that a claim's instance is stopped and its Node parked.
 func (f *fixture) assertStandby(claim *v1alpha1.NodeClaim) {
-	f.t.Helper()
-	node := f.node(claim.Status.NodeName)
+	f.T.Helper()
+	node := f.Node(claim.Status.NodeName)
 	if !node.Spec.Unschedulable || !hasTaint(node, v1alpha1.TaintStandbyKey) || node.Labels[v1alpha1.LabelState] != "Standby" {
-		f.t.Fatalf("standby Node %s: unschedulable %v, taints %v, state %q", node.Name, node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
+		f.T.Fatalf("standby Node %s: unschedulable %v, taints %v, state %q", node.Name, node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
 	}
-	if instance, _ := f.instance(claim.Status.InstanceID); instance.State != cloudprovider.StateStopped {
-		f.t.Fatalf("standby claim's instance is %s", instance.State)
+	if instance, _ := f.Instance(claim.Status.InstanceID); instance.State != cloudprovider.StateStopped {
+		f.T.Fatalf("standby claim's instance is %s", instance.State)
 	}
 }
 
@@ -54,38 +40,38 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 	f := newFixture(t, nil)
 	// A ceiling of 2 keeps the node given back beside the replacement the pool warms
 	// while it runs, so the same claim goes round every time.
-	f.pool("cycle", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
-	claim := f.waitForPhase("cycle", 1, v1alpha1.PhaseStandby)[0]
+	f.Pool("cycle", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
+	claim := f.WaitForPhase("cycle", 1, v1alpha1.PhaseStandby)[0]
 	f.assertStandby(&claim)
 	instanceID, nodeName := claim.Status.InstanceID, claim.Status.NodeName
 	// writes are the operator's writes to the claim and its Node, by verb and kind; the
 	// claim's creation by the pool is one more (its name was not known then).
 	writes := func() map[string]int {
-		counts := f.op.Writes.ForObject(claim.Name)
-		for k, v := range f.op.Writes.ForObject(nodeName) {
+		counts := f.Op.Writes.ForObject(claim.Name)
+		for k, v := range f.Op.Writes.ForObject(nodeName) {
 			counts[k] += v
 		}
 		return counts
 	}
-	toStandby, eventsToStandby := writes(), f.eventReasons(claim.Name)
+	toStandby, eventsToStandby := writes(), f.EventReasons(claim.Name)
 
 	for round := range 10 {
-		f.setDesired(claim.Name, v1alpha1.DesiredRunning)
-		running := f.waitForClaim(claim.Name, v1alpha1.PhaseRunning)
+		f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
+		running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
 		f.assertRunning(running)
 		if round == 0 {
 			t.Logf("launch to standby: writes %v plus the creation, Events %v", toStandby, eventsToStandby)
-			t.Logf("launch to running: writes %v plus the creation, Events %v", writes(), f.eventReasons(claim.Name))
+			t.Logf("launch to running: writes %v plus the creation, Events %v", writes(), f.EventReasons(claim.Name))
 		}
-		f.setDesired(claim.Name, v1alpha1.DesiredStandby)
-		standby := f.waitForClaim(claim.Name, v1alpha1.PhaseStandby)
+		f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
+		standby := f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
 		f.assertStandby(standby)
 		if standby.Status.InstanceID != instanceID || standby.Status.NodeName != nodeName {
 			t.Fatalf("round %d: the claim moved to instance %s / Node %s", round, standby.Status.InstanceID, standby.Status.NodeName)
 		}
 	}
-	f.checkInvariants()
-	if n := len(f.claims("cycle")); n != 2 {
+	f.CheckInvariants()
+	if n := len(f.Claims("cycle")); n != 2 {
 		t.Fatalf("after ten rounds the pool has %d claims, want the cycled one and its replacement", n)
 	}
 }
@@ -95,25 +81,25 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 // them, so that the test measures batching rather than how fast it can write.
 func TestTwentyStartsAreBatched(t *testing.T) {
 	f := newFixture(t, nil)
-	f.pool("burst", 20, nil)
-	claims := f.waitForPhase("burst", 20, v1alpha1.PhaseStandby)
+	f.Pool("burst", 20, nil)
+	claims := f.WaitForPhase("burst", 20, v1alpha1.PhaseStandby)
 
-	f.op.Stop()
-	before := f.cloud.Calls()[cloudprovider.OpStart]
+	f.Op.Stop()
+	before := f.Cloud.Calls()[cloudprovider.OpStart]
 	for _, c := range claims {
 		claim := c.DeepCopy()
-		patch(f, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = v1alpha1.DesiredRunning })
+		stack.Patch(f.Fixture, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = v1alpha1.DesiredRunning })
 	}
-	f.op = stack.StartOperator(t, f.env, f.cloud, f.opts)
+	f.Op = stack.StartOperator(t, f.Env, f.Cloud, f.Opts)
 	// The pool replaces the started nodes with new standby ones meanwhile; the twenty
 	// claims asked to run are the ones to watch.
 	for _, c := range claims {
-		f.assertRunning(f.waitForClaim(c.Name, v1alpha1.PhaseRunning))
+		f.assertRunning(f.WaitForClaim(c.Name, v1alpha1.PhaseRunning))
 	}
-	starts := f.cloud.Calls()[cloudprovider.OpStart] - before
+	starts := f.Cloud.Calls()[cloudprovider.OpStart] - before
 	t.Logf("20 starts made %d StartInstances calls", starts)
 	if starts > 2 {
 		t.Fatalf("20 starts made %d StartInstances calls, want at most 2", starts)
 	}
-	f.checkInvariants()
+	f.CheckInvariants()
 }

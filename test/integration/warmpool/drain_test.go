@@ -5,7 +5,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	eventsv1 "k8s.io/api/events/v1"
 	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -19,23 +18,23 @@ import (
 
 // runningClaim makes a pool with one standby node and starts it.
 func (f *fixture) runningClaim(pool string, tune func(*v1alpha1.NodePool)) *v1alpha1.NodeClaim {
-	f.t.Helper()
-	f.pool(pool, 1, func(p *v1alpha1.NodePool) {
+	f.T.Helper()
+	f.Pool(pool, 1, func(p *v1alpha1.NodePool) {
 		p.Spec.Standby.Max = ptr.To[int32](2)
 		if tune != nil {
 			tune(p)
 		}
 	})
-	claim := f.waitForPhase(pool, 1, v1alpha1.PhaseStandby)[0]
-	f.setDesired(claim.Name, v1alpha1.DesiredRunning)
-	return f.waitForClaim(claim.Name, v1alpha1.PhaseRunning)
+	claim := f.WaitForPhase(pool, 1, v1alpha1.PhaseStandby)[0]
+	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
+	return f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
 }
 
 // guardedPod runs a Ready pod on a Node, guarded by a PodDisruptionBudget that allows no
 // disruption. The test plays the kubelet and the disruption controller, which the
 // harness does not run.
 func (f *fixture) guardedPod(name, nodeName string) (*corev1.Pod, *policyv1.PodDisruptionBudget) {
-	f.t.Helper()
+	f.T.Helper()
 	labels := map[string]string{"app": name}
 	pod := &corev1.Pod{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default", Labels: labels},
@@ -45,16 +44,16 @@ func (f *fixture) guardedPod(name, nodeName string) (*corev1.Pod, *policyv1.PodD
 			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
 		},
 	}
-	f.create(pod)
+	f.Create(pod)
 	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
-	if err := f.env.Client.Status().Update(f.ctx, pod); err != nil {
-		f.t.Fatal(err)
+	if err := f.Env.Client.Status().Update(f.Ctx, pod); err != nil {
+		f.T.Fatal(err)
 	}
 	pdb := &policyv1.PodDisruptionBudget{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels}},
 	}
-	f.create(pdb)
+	f.Create(pdb)
 	f.setBudget(pdb, 0)
 	return pod, pdb
 }
@@ -62,35 +61,21 @@ func (f *fixture) guardedPod(name, nodeName string) (*corev1.Pod, *policyv1.PodD
 // setBudget writes the status the disruption controller would: how many disruptions the
 // budget allows now.
 func (f *fixture) setBudget(pdb *policyv1.PodDisruptionBudget, allowed int32) {
-	f.t.Helper()
-	if err := f.env.Client.Get(f.ctx, client.ObjectKeyFromObject(pdb), pdb); err != nil {
-		f.t.Fatal(err)
+	f.T.Helper()
+	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pdb), pdb); err != nil {
+		f.T.Fatal(err)
 	}
 	pdb.Status = policyv1.PodDisruptionBudgetStatus{
 		ObservedGeneration: pdb.Generation, DisruptionsAllowed: allowed,
 		CurrentHealthy: 1, DesiredHealthy: 1 - allowed, ExpectedPods: 1,
 	}
-	if err := f.env.Client.Status().Update(f.ctx, pdb); err != nil {
-		f.t.Fatal(err)
+	if err := f.Env.Client.Status().Update(f.Ctx, pdb); err != nil {
+		f.T.Fatal(err)
 	}
-}
-
-// eventSeen reports whether the claim has an Event with reason.
-func (f *fixture) eventSeen(claim, reason string) bool {
-	events := &eventsv1.EventList{}
-	if err := f.env.Client.List(f.ctx, events); err != nil {
-		f.t.Fatal(err)
-	}
-	for _, e := range events.Items {
-		if e.Regarding.Name == claim && e.Reason == reason {
-			return true
-		}
-	}
-	return false
 }
 
 func (f *fixture) podGone(pod *corev1.Pod) bool {
-	return apierrors.IsNotFound(f.env.Client.Get(f.ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}))
+	return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pod), &corev1.Pod{}))
 }
 
 // Giving a node back drains it through the Eviction API: a budget that allows no
@@ -100,9 +85,9 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 	claim := f.runningClaim("guarded", nil)
 	pod, pdb := f.guardedPod("guarded", claim.Status.NodeName)
 
-	f.setDesired(claim.Name, v1alpha1.DesiredStandby)
-	f.eventually("the drain reports the budget blocking it", func() bool { return f.eventSeen(claim.Name, nodeclaim.ReasonDrainBlocked) })
-	if got := f.claim(claim.Name); got.Status.Phase != v1alpha1.PhaseDraining {
+	f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
+	f.Eventually("the drain reports the budget blocking it", func() bool { return f.EventSeen(claim.Name, nodeclaim.ReasonDrainBlocked) })
+	if got := f.Claim(claim.Name); got.Status.Phase != v1alpha1.PhaseDraining {
 		t.Fatalf("with the budget blocking, the claim is %s, want Draining", got.Status.Phase)
 	}
 	if f.podGone(pod) {
@@ -110,11 +95,11 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 	}
 
 	f.setBudget(pdb, 1)
-	f.waitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
 	if !f.podGone(pod) {
 		t.Fatal("the node stood by with the pod still there")
 	}
-	f.checkInvariants()
+	f.CheckInvariants()
 }
 
 // After drainTimeout a drain deletes the pods a budget still protects.
@@ -124,14 +109,14 @@ func TestDrainTimeoutForcesTheDrain(t *testing.T) {
 	claim := f.runningClaim("forced", func(p *v1alpha1.NodePool) { p.Spec.Disruption.DrainTimeout = v1alpha1.NewDuration(timeout) })
 	pod, _ := f.guardedPod("forced", claim.Status.NodeName)
 
-	f.setDesired(claim.Name, v1alpha1.DesiredStandby)
-	draining := f.waitForClaim(claim.Name, v1alpha1.PhaseDraining)
-	f.waitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
+	draining := f.WaitForClaim(claim.Name, v1alpha1.PhaseDraining)
+	f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
 	if !f.podGone(pod) {
 		t.Fatal("the pod is still there")
 	}
 	if took := time.Since(draining.Status.LastPhaseChangeTime.Time); took < timeout-time.Second {
 		t.Fatalf("the drain was forced after %s, before the %s timeout", took, timeout)
 	}
-	f.checkInvariants()
+	f.CheckInvariants()
 }

@@ -17,7 +17,7 @@ import (
 
 // slowPullClass is a node class whose image pulls take an hour: warmups never finish.
 func (f *fixture) slowPullClass() {
-	f.create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-pull"},
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-pull"},
 		Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{ImagePullDelay: v1alpha1.NewDuration(time.Hour)}}})
 }
 
@@ -33,15 +33,15 @@ func warmupTimingOut(action v1alpha1.WarmupTimeoutAction) func(*v1alpha1.NodePoo
 func TestWarmupTimeoutStopsTheNode(t *testing.T) {
 	f := newFixture(t, nil)
 	f.slowPullClass()
-	f.pool("stop-anyway", 1, warmupTimingOut(v1alpha1.WarmupTimeoutStop))
+	f.Pool("stop-anyway", 1, warmupTimingOut(v1alpha1.WarmupTimeoutStop))
 
-	claim := f.waitForPhase("stop-anyway", 1, v1alpha1.PhaseStandby)[0]
+	claim := f.WaitForPhase("stop-anyway", 1, v1alpha1.PhaseStandby)[0]
 	warmed := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionWarmedUp)
 	if warmed == nil || warmed.Status != metav1.ConditionFalse || warmed.Reason != nodeclaim.ReasonWarmupTimeout {
 		t.Fatalf("WarmedUp = %+v, want False with reason WarmupTimeout", warmed)
 	}
 	f.assertStandby(&claim)
-	f.checkInvariants()
+	f.CheckInvariants()
 }
 
 // With timeoutAction terminate, a warmup that overruns terminates the node; the pool
@@ -49,17 +49,17 @@ func TestWarmupTimeoutStopsTheNode(t *testing.T) {
 func TestWarmupTimeoutTerminatesTheNode(t *testing.T) {
 	f := newFixture(t, nil)
 	f.slowPullClass()
-	f.pool("replace", 1, warmupTimingOut(v1alpha1.WarmupTimeoutTerminate))
+	f.Pool("replace", 1, warmupTimingOut(v1alpha1.WarmupTimeoutTerminate))
 
-	first := f.waitForPhase("replace", 1, v1alpha1.PhaseWarmingUp)[0]
-	f.eventually("the claim is removed for its warmup timeout", func() bool {
-		return apierrors.IsNotFound(f.env.Client.Get(f.ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
+	first := f.WaitForPhase("replace", 1, v1alpha1.PhaseWarmingUp)[0]
+	f.Eventually("the claim is removed for its warmup timeout", func() bool {
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
 	})
-	if i, _ := f.instance(first.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
+	if i, _ := f.Instance(first.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
 		t.Fatalf("the timed-out instance is %s", i.State)
 	}
-	f.eventually("the pool warms a replacement", func() bool {
-		for _, c := range f.claims("replace") {
+	f.Eventually("the pool warms a replacement", func() bool {
+		for _, c := range f.Claims("replace") {
 			if c.Name != first.Name {
 				return true
 			}
@@ -71,18 +71,18 @@ func TestWarmupTimeoutTerminatesTheNode(t *testing.T) {
 // An instance whose Node never registers is removed after the registration timeout.
 func TestRegistrationTimeoutRemovesTheClaim(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.RegistrationTimeout = 3 * time.Second })
-	f.create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "mute"},
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "mute"},
 		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{NeverRegisterPercent: 100}}})
-	f.pool("mute", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "mute" })
+	f.Pool("mute", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "mute" })
 
-	first := f.waitForPhase("mute", 1, v1alpha1.PhaseRegistering)[0]
-	f.eventually("the claim is removed", func() bool {
-		return apierrors.IsNotFound(f.env.Client.Get(f.ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
+	first := f.WaitForPhase("mute", 1, v1alpha1.PhaseRegistering)[0]
+	f.Eventually("the claim is removed", func() bool {
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
 	})
-	if !f.eventSeen(first.Name, nodeclaim.ReasonRegistrationTimeout) {
+	if !f.EventSeen(first.Name, nodeclaim.ReasonRegistrationTimeout) {
 		t.Error("no RegistrationTimeout Event on the claim")
 	}
-	if i, _ := f.instance(first.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
+	if i, _ := f.Instance(first.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
 		t.Fatalf("the instance that never registered is %s", i.State)
 	}
 }
@@ -95,13 +95,13 @@ func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
 	for _, zone := range []string{"fake-1a", "fake-1b", "fake-1c"} {
 		full = append(full, v1alpha1.FakeOffering{Zone: zone})
 	}
-	f.create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "full"},
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "full"},
 		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{InsufficientCapacity: full}}})
-	pool := f.pool("full", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "full" })
+	pool := f.Pool("full", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "full" })
 
 	var first v1alpha1.NodeClaim
-	f.eventually("the claim reports the refused launch", func() bool {
-		claims := f.claims("full")
+	f.Eventually("the claim reports the refused launch", func() bool {
+		claims := f.Claims("full")
 		if len(claims) != 1 {
 			return false
 		}
@@ -109,22 +109,22 @@ func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
 		first = claims[0]
 		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == string(cloudprovider.CodeInsufficientCapacity)
 	})
-	if !f.eventSeen(first.Name, string(cloudprovider.CodeInsufficientCapacity)) {
+	if !f.EventSeen(first.Name, string(cloudprovider.CodeInsufficientCapacity)) {
 		t.Error("no InsufficientCapacity Event on the claim")
 	}
-	f.eventually("the pool reports the failing launches", func() bool {
+	f.Eventually("the pool reports the failing launches", func() bool {
 		got := &v1alpha1.NodePool{}
-		_ = f.env.Client.Get(f.ctx, clientKey(pool), got)
+		_ = f.Env.Client.Get(f.Ctx, clientKey(pool), got)
 		degraded := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionDegraded)
 		return degraded != nil && degraded.Status == metav1.ConditionTrue && degraded.Reason == nodepool.ReasonLaunchFailed
 	})
-	f.eventually("the claim is removed after the launch timeout", func() bool {
-		return apierrors.IsNotFound(f.env.Client.Get(f.ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
+	f.Eventually("the claim is removed after the launch timeout", func() bool {
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
 	})
-	if !f.eventSeen(first.Name, nodeclaim.ReasonLaunchTimeout) {
+	if !f.EventSeen(first.Name, nodeclaim.ReasonLaunchTimeout) {
 		t.Error("no LaunchTimeout Event on the claim")
 	}
-	if n := len(f.cloud.Instances()); n != 0 {
+	if n := len(f.Cloud.Instances()); n != 0 {
 		t.Fatalf("refused launches left %d instances", n)
 	}
 }

@@ -1,0 +1,160 @@
+package provisioning
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/util/workqueue"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
+	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/scheduling"
+)
+
+// Event reasons of provisioning.
+const (
+	ReasonNoPoolFits       = "NoNodePoolFits"
+	ReasonStandbyExhausted = "StandbyExhausted"
+)
+
+// writers bounds the API writes one decision makes at once.
+const writers = 32
+
+// execute writes a decision in one pass: standby claims asked to run, new claims
+// created, pods nominated to both so the next decision does not count them again, and
+// an Event for each pod nothing can take.
+func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r scheduling.Result, version uint64) error {
+	pools := map[string]*v1alpha1.NodePool{}
+	for _, sp := range in.Pools {
+		pools[sp.Pool.Name] = sp.Pool
+	}
+	claims := map[string]*v1alpha1.NodeClaim{}
+	for _, c := range in.Claims {
+		claims[c.Claim.Name] = c.Claim
+	}
+	var mu sync.Mutex
+	var errs []error
+	record := func(err error) {
+		if err != nil {
+			mu.Lock()
+			errs = append(errs, err)
+			mu.Unlock()
+		}
+	}
+	workqueue.ParallelizeUntil(ctx, writers, len(r.Starts), func(i int) {
+		record(p.start(ctx, claims[r.Starts[i].Claim], r.Starts[i].Pods))
+	})
+	workqueue.ParallelizeUntil(ctx, writers, len(r.Launches), func(i int) {
+		record(p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i]))
+	})
+	byClaim := map[string][]*corev1.Pod{}
+	for pod, claim := range r.InFlight {
+		byClaim[claim] = append(byClaim[claim], pod)
+	}
+	for claim, pods := range byClaim {
+		p.State.Nominate(claim, pods, p.Options.NominationTTL)
+	}
+	p.reportUnschedulable(r.Unschedulable, version)
+	p.reportExhaustedStandby(pools, in, r)
+	metrics.ProvisioningDecisions.WithLabelValues("existing").Add(float64(len(r.Existing)))
+	metrics.ProvisioningDecisions.WithLabelValues("inflight").Add(float64(len(r.InFlight)))
+	metrics.ProvisioningDecisions.WithLabelValues("unschedulable").Add(float64(len(r.Unschedulable)))
+	return errors.Join(errs...)
+}
+
+// start asks a standby claim to run, for pods.
+func (p *Provisioner) start(ctx context.Context, claim *v1alpha1.NodeClaim, pods []*corev1.Pod) error {
+	updated := claim.DeepCopy()
+	updated.Spec.DesiredState = v1alpha1.DesiredRunning
+	if err := p.Client.Patch(ctx, updated, client.MergeFrom(claim)); err != nil {
+		return fmt.Errorf("asking claim %s to run: %w", claim.Name, err)
+	}
+	p.State.ObserveWrite(updated, claim.ResourceVersion)
+	p.State.Nominate(claim.Name, pods, p.Options.NominationTTL)
+	metrics.ProvisioningDecisions.WithLabelValues("start").Add(float64(len(pods)))
+	return nil
+}
+
+// launch creates a claim for pods: the pool's template, narrowed to the instance types
+// that hold them (and to zones and capacity types when the pods asked).
+func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l scheduling.Launch) error {
+	claim := claimtemplate.NewClaim(pool, v1alpha1.DesiredRunning)
+	narrow := func(key string, values []string) {
+		if len(values) > 0 {
+			claim.Spec.Requirements = append(claim.Spec.Requirements, v1alpha1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values})
+		}
+	}
+	narrow(corev1.LabelInstanceTypeStable, l.InstanceTypes)
+	narrow(corev1.LabelTopologyZone, l.Zones)
+	narrow(v1alpha1.LabelCapacityType, l.CapacityTypes)
+	claim.Spec.Resources.Requests = l.Requests
+	if err := controllerutil.SetControllerReference(pool, claim, p.Client.Scheme()); err != nil {
+		return err
+	}
+	if err := p.Client.Create(ctx, claim); err != nil {
+		return fmt.Errorf("creating a claim of pool %s: %w", pool.Name, err)
+	}
+	p.State.ObserveWrite(claim, "")
+	p.State.Nominate(claim.Name, l.Pods, p.Options.NominationTTL)
+	metrics.ProvisioningDecisions.WithLabelValues("launch").Add(float64(len(l.Pods)))
+	return nil
+}
+
+// reportUnschedulable gives each pod nothing can take an Event naming, per pool, the
+// predicate that failed, and remembers it until the pod or the cluster changes.
+func (p *Provisioner) reportUnschedulable(pods []scheduling.Unschedulable, version uint64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, u := range pods {
+		names := make([]string, 0, len(u.Reasons))
+		for pool := range u.Reasons {
+			names = append(names, pool)
+		}
+		sort.Strings(names)
+		var parts []string
+		for _, pool := range names {
+			if pool == scheduling.NoPools {
+				parts = append(parts, u.Reasons[pool])
+			} else {
+				parts = append(parts, fmt.Sprintf("NodePool %s: %s", pool, u.Reasons[pool]))
+			}
+		}
+		p.Recorder.Eventf(u.Pod, nil, corev1.EventTypeWarning, ReasonNoPoolFits, "Provision", "No node can be made for the pod. %s", strings.Join(parts, "; "))
+		p.unschedulable[u.Pod.UID] = seen{resourceVersion: u.Pod.ResourceVersion, version: version}
+	}
+}
+
+// reportExhaustedStandby tells each pool with a warm pool that had to launch cold
+// because every standby claim it had was started: the warm pool was too small.
+func (p *Provisioner) reportExhaustedStandby(pools map[string]*v1alpha1.NodePool, in scheduling.Input, r scheduling.Result) {
+	poolOf, standby := map[string]string{}, map[string]int{}
+	for _, c := range in.Claims {
+		poolOf[c.Claim.Name] = c.Claim.Spec.NodePool
+		if c.Standby {
+			standby[c.Claim.Spec.NodePool]++
+		}
+	}
+	started, launched := map[string]int{}, map[string]int{}
+	for _, s := range r.Starts {
+		started[poolOf[s.Claim]]++
+	}
+	for _, l := range r.Launches {
+		launched[l.Pool]++
+	}
+	for name, n := range launched {
+		pool := pools[name]
+		if pool == nil || pool.Spec.Standby.Min == 0 || started[name] < standby[name] {
+			continue
+		}
+		p.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, ReasonStandbyExhausted, "Provision",
+			"The warm pool ran dry: started all %d standby nodes and launching %d cold for the rest", started[name], n)
+	}
+}

@@ -1,0 +1,210 @@
+package provisioning
+
+import (
+	"context"
+	"fmt"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
+	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/state"
+)
+
+// standbyRank orders the claims provisioning may ask to run instead of launching: a
+// claim warming up runs at once, a standby one after a start, one still coming up
+// after its warmup, and one stopping after a stop and a start.
+var standbyRank = map[v1alpha1.NodeClaimPhase]int{
+	v1alpha1.PhaseWarmingUp:    0,
+	v1alpha1.PhaseStandby:      1,
+	v1alpha1.PhaseInitializing: 2,
+	v1alpha1.PhaseRegistering:  2,
+	v1alpha1.PhaseLaunching:    2,
+	"":                         2,
+	v1alpha1.PhaseStopping:     3,
+}
+
+// inFlightPhases are those of a claim asked to run that is not running yet.
+var inFlightPhases = map[v1alpha1.NodeClaimPhase]bool{
+	"": true, v1alpha1.PhaseLaunching: true, v1alpha1.PhaseRegistering: true, v1alpha1.PhaseInitializing: true,
+	v1alpha1.PhaseWarmingUp: true, v1alpha1.PhaseStopping: true, v1alpha1.PhaseStandby: true, v1alpha1.PhaseStarting: true,
+}
+
+// catalog holds what the pools' node classes offer, to size claims not launched yet.
+type catalog map[string]*cloudprovider.InstanceType
+
+// input turns a snapshot and the pools into the simulation's input.
+func (p *Provisioner) input(ctx context.Context, snap state.Snapshot, pods []*corev1.Pod) (scheduling.Input, error) {
+	in := scheduling.Input{Pods: pods}
+	pools := &v1alpha1.NodePoolList{}
+	if err := p.Client.List(ctx, pools); err != nil {
+		return in, err
+	}
+	types := catalog{}
+	liveClaims := map[string][]*v1alpha1.NodeClaim{}
+	for _, cs := range snap.Claims {
+		liveClaims[cs.Claim.Spec.NodePool] = append(liveClaims[cs.Claim.Spec.NodePool], cs.Claim)
+	}
+	for i := range pools.Items {
+		pool := &pools.Items[i]
+		if !pool.DeletionTimestamp.IsZero() {
+			continue
+		}
+		sp, err := p.schedulingPool(ctx, pool, liveClaims[pool.Name], types)
+		if err != nil {
+			log.FromContext(ctx).Error(err, "Leaving a pool out of this decision", "nodepool", pool.Name)
+			continue
+		}
+		in.Pools = append(in.Pools, sp)
+	}
+	for _, ns := range snap.Nodes {
+		if schedulable(ns.Node) {
+			in.Nodes = append(in.Nodes, scheduling.Node{Node: ns.Node, Pods: ns.Pods})
+		}
+	}
+	for _, cs := range snap.Claims {
+		if c, ok := schedulingClaim(cs, types); ok {
+			in.Claims = append(in.Claims, c)
+		}
+	}
+	for _, ds := range snap.DaemonSets {
+		in.DaemonSets = append(in.DaemonSets, daemonSetPod(ds))
+	}
+	return in, nil
+}
+
+// schedulingPool is a pool with the instance types its class offers within its
+// requirements, and what its limits leave.
+func (p *Provisioner) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, types catalog) (scheduling.Pool, error) {
+	class, err := nodeclass.Get(ctx, p.Client, pool.Spec.Template.NodeClassRef)
+	if err != nil {
+		return scheduling.Pool{}, fmt.Errorf("resolving the node class: %w", err)
+	}
+	offered, err := p.Cloud.InstanceTypes(ctx, class)
+	if err != nil {
+		return scheduling.Pool{}, fmt.Errorf("listing instance types: %w", err)
+	}
+	var requirements []corev1.NodeSelectorRequirement
+	for _, r := range pool.Spec.Template.Requirements {
+		requirements = append(requirements, r.Core())
+	}
+	sp := scheduling.Pool{Pool: pool, NodesLeft: -1}
+	for _, it := range offered {
+		types[it.Name] = it
+		narrowed := *it
+		narrowed.Offerings = nil
+		for _, o := range it.Offerings {
+			if ok, err := cloudprovider.Satisfies(it, o, requirements); err == nil && ok {
+				narrowed.Offerings = append(narrowed.Offerings, o)
+			}
+		}
+		if len(narrowed.Offerings) > 0 {
+			sp.InstanceTypes = append(sp.InstanceTypes, &narrowed)
+		}
+	}
+	if limits := pool.Spec.Limits; limits != nil {
+		var cpu, memory int64
+		for _, c := range claims {
+			capacity := c.Status.Capacity
+			if capacity == nil {
+				capacity = c.Spec.Resources.Requests
+			}
+			cpu += capacity.Cpu().MilliValue()
+			memory += capacity.Memory().Value()
+		}
+		if limits.Nodes != nil {
+			sp.NodesLeft = max(int(*limits.Nodes)-len(claims), 0)
+		}
+		if limits.CPU != nil {
+			sp.CPULeft = ptr.To(limits.CPU.MilliValue() - cpu)
+		}
+		if limits.Memory != nil {
+			sp.MemoryLeft = ptr.To(limits.Memory.Value() - memory)
+		}
+	}
+	return sp, nil
+}
+
+// schedulingClaim is a claim provisioning may place pods on: one asked to run that does
+// not run yet (in flight), or one asked to stand by that could run instead (standby).
+func schedulingClaim(cs state.ClaimState, types catalog) (scheduling.Claim, bool) {
+	claim := cs.Claim
+	running := claim.Spec.DesiredState == v1alpha1.DesiredRunning
+	rank, standbyCandidate := standbyRank[claim.Status.Phase]
+	if (running && !inFlightPhases[claim.Status.Phase]) || (!running && !standbyCandidate) {
+		return scheduling.Claim{}, false
+	}
+	c := scheduling.Claim{Claim: claim, Standby: !running, Rank: rank, Pods: append(append([]*corev1.Pod(nil), cs.Pods...), cs.Nominated...)}
+	c.Labels = map[string]string{}
+	if cs.Node != nil {
+		for k, v := range cs.Node.Labels {
+			c.Labels[k] = v
+		}
+	} else {
+		for k, v := range claim.Labels {
+			c.Labels[k] = v
+		}
+		c.Labels[corev1.LabelHostname] = claim.Name
+		setIf(c.Labels, corev1.LabelInstanceTypeStable, claim.Status.InstanceType)
+		setIf(c.Labels, corev1.LabelTopologyZone, claim.Status.Zone)
+		setIf(c.Labels, v1alpha1.LabelCapacityType, claim.Status.CapacityType)
+	}
+	for _, t := range claim.Spec.Taints {
+		c.Taints = append(c.Taints, t.Core())
+	}
+	it := types[claim.Status.InstanceType]
+	switch {
+	case claim.Status.Allocatable != nil:
+		c.Allocatable = claim.Status.Allocatable
+	case it != nil:
+		c.Allocatable = it.Allocatable()
+	default:
+		// Not launched yet: it holds what it was made for, no more.
+		c.Allocatable = claim.Spec.Resources.Requests
+	}
+	if it != nil {
+		if o, ok := it.Cheapest(func(o cloudprovider.Offering) bool {
+			return o.Zone == claim.Status.Zone && o.CapacityType == claim.Status.CapacityType
+		}); ok {
+			c.PricePerHour = o.PricePerHour
+		}
+		setIf(c.Labels, corev1.LabelArchStable, it.Architecture)
+	}
+	return c, true
+}
+
+func setIf(labels map[string]string, key, value string) {
+	if value != "" && labels[key] == "" {
+		labels[key] = value
+	}
+}
+
+// schedulable reports whether kube-scheduler may place pods on a Node now.
+func schedulable(node *corev1.Node) bool {
+	if node.Spec.Unschedulable || !node.DeletionTimestamp.IsZero() {
+		return false
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// daemonSetPod is the pod a DaemonSet would run on a new node.
+func daemonSetPod(ds *appsv1.DaemonSet) *corev1.Pod {
+	return &corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{
+			Name: ds.Name, Namespace: ds.Namespace, Labels: ds.Spec.Template.Labels,
+			OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: ds.Name, UID: ds.UID, Controller: ptr.To(true)}},
+		},
+		Spec: ds.Spec.Template.Spec,
+	}
+}

@@ -1,0 +1,148 @@
+// Package provisioning finds capacity for pods kube-scheduler cannot place. It gathers
+// them in short batches, simulates their scheduling on a snapshot of the cluster, and
+// then, in one pass, asks standby claims to run and creates claims for what they
+// cannot hold. It never calls the cloud for an instance: it writes intent on claims.
+package provisioning
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/state"
+)
+
+// Options tune provisioning. Zero fields take the defaults.
+type Options struct {
+	// BatchIdle closes a batch once no pod became unschedulable for this long.
+	// Defaults to 100ms.
+	BatchIdle time.Duration
+	// BatchMax closes a batch this long after it opened, however busy. Defaults to 1s.
+	BatchMax time.Duration
+	// NominationTTL bounds how long a pod counts as headed for a claim that is not
+	// running yet. Defaults to 15m, the registration timeout.
+	NominationTTL time.Duration
+	// Resync reruns provisioning this often while pods wait, so that expired
+	// nominations and freed capacity are seen. Defaults to 30s.
+	Resync time.Duration
+}
+
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
+	set := func(d *time.Duration, v time.Duration) {
+		if *d <= 0 {
+			*d = v
+		}
+	}
+	set(&o.BatchIdle, 100*time.Millisecond)
+	set(&o.BatchMax, time.Second)
+	set(&o.NominationTTL, 15*time.Minute)
+	set(&o.Resync, 30*time.Second)
+	return o
+}
+
+// Provisioner is the provisioning loop: one decision at a time, over the whole cluster.
+type Provisioner struct {
+	Client   client.Client
+	Cloud    cloudprovider.CloudProvider
+	State    *state.Cluster
+	Recorder events.EventRecorder
+	Clock    clock.PassiveClock
+	Options  Options
+
+	window *window
+	// unschedulable remembers pods no pool could take, with the pod's and the cluster's
+	// versions then: they are not simulated again until one of them changes.
+	mu            sync.Mutex
+	unschedulable map[types.UID]seen
+}
+
+type seen struct {
+	resourceVersion string
+	version         uint64
+}
+
+// NeedLeaderElection is true: only the leader provisions.
+func (p *Provisioner) NeedLeaderElection() bool { return true }
+
+// Start runs the loop until ctx ends.
+func (p *Provisioner) Start(ctx context.Context) error {
+	p.Options = p.Options.WithDefaults()
+	p.window = newWindow(p.Options.BatchIdle, p.Options.BatchMax)
+	p.unschedulable = map[types.UID]seen{}
+	p.State.OnPending(p.window.trigger)
+	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithName("provisioning"))
+	go p.resync(ctx)
+	for p.window.wait(ctx) {
+		if err := p.Provision(ctx); err != nil && ctx.Err() == nil {
+			log.FromContext(ctx).Error(err, "Provisioning failed; the next batch tries again")
+		}
+	}
+	return nil
+}
+
+// resync opens a batch every Resync, so that waiting pods are looked at again.
+func (p *Provisioner) resync(ctx context.Context) {
+	ticker := time.NewTicker(p.Options.Resync)
+	defer ticker.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-ticker.C:
+			p.window.trigger()
+		}
+	}
+}
+
+// Provision makes one decision for the pods waiting now.
+func (p *Provisioner) Provision(ctx context.Context) error {
+	started := time.Now()
+	snap := p.State.Snapshot()
+	pods := p.toSimulate(snap)
+	if len(pods) == 0 {
+		return nil
+	}
+	in, err := p.input(ctx, snap, pods)
+	if err != nil {
+		return err
+	}
+	simulated := time.Now()
+	result := scheduling.Solve(in)
+	metrics.SimulationDuration.Observe(time.Since(simulated).Seconds())
+	err = p.execute(ctx, in, result, snap.Version)
+	metrics.ProvisioningDuration.Observe(time.Since(started).Seconds())
+	log.FromContext(ctx).V(1).Info("Provisioned", "pods", len(pods), "existing", len(result.Existing), "inFlight", len(result.InFlight),
+		"starts", len(result.Starts), "launches", len(result.Launches), "unschedulable", len(result.Unschedulable), "took", time.Since(started))
+	return err
+}
+
+// toSimulate returns the waiting pods, less those known not to fit anywhere whose pod
+// and cluster have not changed since.
+func (p *Provisioner) toSimulate(snap state.Snapshot) []*corev1.Pod {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var pods []*corev1.Pod
+	remembered := make(map[types.UID]seen, len(p.unschedulable))
+	for _, pod := range snap.Pending {
+		if s, ok := p.unschedulable[pod.UID]; ok {
+			remembered[pod.UID] = s // pods no longer waiting are forgotten
+			if s.resourceVersion == pod.ResourceVersion && s.version == snap.Version {
+				continue
+			}
+		}
+		pods = append(pods, pod)
+	}
+	p.unschedulable = remembered
+	return pods
+}

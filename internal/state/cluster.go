@@ -1,0 +1,196 @@
+// Package state is Stratos's in-memory picture of the cluster, kept up to date by
+// informer events rather than List calls: Nodes, the pods bound to each Node, the pods
+// waiting for capacity, NodeClaims, DaemonSets, and the pods provisioning nominated to
+// claims. Provisioning takes a consistent snapshot of it for each decision.
+package state
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/cache"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Cluster is the picture. It is safe for concurrent use.
+type Cluster struct {
+	clock clock.PassiveClock
+
+	mu          sync.RWMutex
+	nodes       map[string]*corev1.Node
+	podsByNode  map[string]map[types.UID]*corev1.Pod
+	podNode     map[types.UID]string
+	pending     map[types.UID]*corev1.Pod
+	claims      map[string]*v1alpha1.NodeClaim
+	daemonSets  map[types.NamespacedName]*appsv1.DaemonSet
+	nominations map[types.UID]nomination
+	// version grows whenever something that could make an unschedulable pod fit
+	// changes: a pool, a node class, a Node, a claim.
+	version uint64
+
+	// onPending is called, outside the lock, when a pod starts waiting for capacity.
+	onPending func()
+}
+
+// nomination is a pod provisioning placed on a claim: the next decisions count it there
+// until the claim's Node is Ready or the nomination expires.
+type nomination struct {
+	claim   string
+	expires time.Time
+}
+
+// New returns an empty picture; Watch fills it.
+func New(clk clock.PassiveClock) *Cluster {
+	return &Cluster{
+		clock:       clk,
+		nodes:       map[string]*corev1.Node{},
+		podsByNode:  map[string]map[types.UID]*corev1.Pod{},
+		podNode:     map[types.UID]string{},
+		pending:     map[types.UID]*corev1.Pod{},
+		claims:      map[string]*v1alpha1.NodeClaim{},
+		daemonSets:  map[types.NamespacedName]*appsv1.DaemonSet{},
+		nominations: map[types.UID]nomination{},
+	}
+}
+
+// OnPending sets what to call when a pod starts waiting for capacity.
+func (c *Cluster) OnPending(f func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.onPending = f
+}
+
+// Watch feeds the picture from the informers of a cache (a manager's).
+func (c *Cluster) Watch(ctx context.Context, informers cache.Informers) error {
+	for obj, handle := range map[client.Object]func(obj any, deleted bool){
+		&corev1.Node{}:            c.updateNode,
+		&corev1.Pod{}:             c.updatePod,
+		&v1alpha1.NodeClaim{}:     c.updateClaim,
+		&appsv1.DaemonSet{}:       c.updateDaemonSet,
+		&v1alpha1.NodePool{}:      c.bump,
+		&v1alpha1.FakeNodeClass{}: c.bump,
+		&v1alpha1.AWSNodeClass{}:  c.bump,
+	} {
+		informer, err := informers.GetInformer(ctx, obj)
+		if err != nil {
+			return err
+		}
+		if _, err := informer.AddEventHandler(handlerFor(handle)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// handlerFor adapts a handler to informer events, unwrapping deletions seen late.
+func handlerFor(handle func(obj any, deleted bool)) toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { handle(obj, false) },
+		UpdateFunc: func(_, obj any) { handle(obj, false) },
+		DeleteFunc: func(obj any) {
+			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			handle(obj, true)
+		},
+	}
+}
+
+func (c *Cluster) bump(any, bool) {
+	c.mu.Lock()
+	c.version++
+	c.mu.Unlock()
+}
+
+func (c *Cluster) updateNode(obj any, deleted bool) {
+	node, ok := obj.(*corev1.Node)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.version++
+	if deleted {
+		delete(c.nodes, node.Name)
+		return
+	}
+	c.nodes[node.Name] = node
+}
+
+func (c *Cluster) updateClaim(obj any, deleted bool) {
+	claim, ok := obj.(*v1alpha1.NodeClaim)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.version++
+	if deleted {
+		delete(c.claims, claim.Name)
+		return
+	}
+	c.claims[claim.Name] = claim
+}
+
+func (c *Cluster) updateDaemonSet(obj any, deleted bool) {
+	ds, ok := obj.(*appsv1.DaemonSet)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
+	if deleted {
+		delete(c.daemonSets, key)
+		return
+	}
+	c.daemonSets[key] = ds
+}
+
+// updatePod files a pod under its Node, or among the pods waiting for capacity.
+func (c *Cluster) updatePod(obj any, deleted bool) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok {
+		return
+	}
+	c.mu.Lock()
+	delete(c.pending, pod.UID)
+	if node, ok := c.podNode[pod.UID]; ok {
+		delete(c.podsByNode[node], pod.UID)
+		if len(c.podsByNode[node]) == 0 {
+			delete(c.podsByNode, node)
+		}
+		delete(c.podNode, pod.UID)
+	}
+	var notify func()
+	switch {
+	case deleted || finished(pod):
+		delete(c.nominations, pod.UID)
+	case pod.Spec.NodeName != "":
+		if c.podsByNode[pod.Spec.NodeName] == nil {
+			c.podsByNode[pod.Spec.NodeName] = map[types.UID]*corev1.Pod{}
+		}
+		c.podsByNode[pod.Spec.NodeName][pod.UID] = pod
+		c.podNode[pod.UID] = pod.Spec.NodeName
+		delete(c.nominations, pod.UID)
+	case Provisionable(pod):
+		c.pending[pod.UID] = pod
+		notify = c.onPending
+	}
+	c.mu.Unlock()
+	if notify != nil {
+		notify()
+	}
+}
+
+func finished(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}

@@ -1,0 +1,30 @@
+package state
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Provisionable reports whether provisioning should find capacity for a pod: kube-scheduler
+// marked it Unschedulable, and it is not bound, terminating, a DaemonSet's pod (its
+// controller places it), a mirror pod, a pod a preemption is making room for, or a pod
+// whose owner opted it out with stratos.sh/do-not-provision: "true".
+func Provisionable(pod *corev1.Pod) bool {
+	if pod.Spec.NodeName != "" || !pod.DeletionTimestamp.IsZero() || pod.Status.NominatedNodeName != "" {
+		return false
+	}
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror || pod.Annotations[v1alpha1.AnnotationDoNotProvision] == "true" {
+		return false
+	}
+	if owner := metav1.GetControllerOf(pod); owner != nil && owner.Kind == "DaemonSet" {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled {
+			return c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
+		}
+	}
+	return false
+}

@@ -1,0 +1,130 @@
+package state
+
+import (
+	"time"
+
+	appsv1 "k8s.io/api/apps/v1"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Snapshot is the picture at one moment. It shares objects with the cache: treat them
+// as read-only.
+type Snapshot struct {
+	// Nodes that do not belong to a claim, or whose claim runs, with their pods.
+	Nodes []NodeState
+	// Claims not being deleted, with the pods on their Node and those nominated to them.
+	Claims []ClaimState
+	// Pending are the pods waiting for capacity that no live claim was nominated for.
+	Pending []*corev1.Pod
+	// DaemonSets of the cluster.
+	DaemonSets []*appsv1.DaemonSet
+	// Version changes whenever a pool, node class, Node or claim does.
+	Version uint64
+}
+
+// NodeState is a Node with the pods bound to it.
+type NodeState struct {
+	Node *corev1.Node
+	Pods []*corev1.Pod
+}
+
+// ClaimState is a claim with its Node, if registered, and its pods.
+type ClaimState struct {
+	Claim *v1alpha1.NodeClaim
+	Node  *corev1.Node
+	// Pods are bound to the claim's Node; Nominated were placed on the claim by
+	// provisioning and wait for it.
+	Pods, Nominated []*corev1.Pod
+}
+
+// Snapshot takes the picture, dropping nominations that no longer hold: their claim is
+// gone, runs already (kube-scheduler places its pods now), or they expired.
+func (c *Cluster) Snapshot() Snapshot {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	s := Snapshot{Version: c.version}
+	claimNodes := map[string]bool{}
+	nominated := map[string][]*corev1.Pod{}
+	for uid, n := range c.nominations {
+		claim := c.claims[n.claim]
+		pod := c.pending[uid]
+		if claim == nil || !claim.DeletionTimestamp.IsZero() || claim.Status.Phase == v1alpha1.PhaseRunning || now.After(n.expires) || pod == nil {
+			delete(c.nominations, uid)
+			continue
+		}
+		nominated[n.claim] = append(nominated[n.claim], pod)
+	}
+	for _, claim := range c.claims {
+		if !claim.DeletionTimestamp.IsZero() {
+			continue
+		}
+		cs := ClaimState{Claim: claim, Nominated: nominated[claim.Name]}
+		if node := c.nodes[claim.Status.NodeName]; node != nil && claim.Status.NodeName != "" {
+			cs.Node = node
+			cs.Pods = podList(c.podsByNode[node.Name])
+			if claim.Status.Phase != v1alpha1.PhaseRunning {
+				claimNodes[node.Name] = true
+			}
+		}
+		s.Claims = append(s.Claims, cs)
+	}
+	for name, node := range c.nodes {
+		if claimNodes[name] {
+			continue // a claim's Node that does not run yet is the claim's
+		}
+		s.Nodes = append(s.Nodes, NodeState{Node: node, Pods: podList(c.podsByNode[name])})
+	}
+	for uid, pod := range c.pending {
+		if _, ok := c.nominations[uid]; !ok {
+			s.Pending = append(s.Pending, pod)
+		}
+	}
+	for _, ds := range c.daemonSets {
+		s.DaemonSets = append(s.DaemonSets, ds)
+	}
+	return s
+}
+
+// Nominate records that pods will go on a claim, for ttl at most.
+func (c *Cluster) Nominate(claim string, pods []*corev1.Pod, ttl time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	expires := c.clock.Now().Add(ttl)
+	for _, pod := range pods {
+		c.nominations[pod.UID] = nomination{claim: claim, expires: expires}
+	}
+}
+
+// Nominated returns the claim a pod is nominated to, if any.
+func (c *Cluster) Nominated(uid types.UID) (string, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	n, ok := c.nominations[uid]
+	return n.claim, ok
+}
+
+func podList(pods map[types.UID]*corev1.Pod) []*corev1.Pod {
+	out := make([]*corev1.Pod, 0, len(pods))
+	for _, pod := range pods {
+		out = append(out, pod)
+	}
+	return out
+}
+
+// ObserveWrite records a claim this process just created or changed, so that the next
+// snapshot sees the write before the informer brings it: a decision made on a picture
+// without its own latest writes would take the same capacity twice. A claim the
+// informer already moved past the write is left as the informer has it.
+func (c *Cluster) ObserveWrite(claim *v1alpha1.NodeClaim, previousResourceVersion string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	current := c.claims[claim.Name]
+	if current == nil || current.ResourceVersion == previousResourceVersion {
+		c.claims[claim.Name] = claim
+		c.version++
+	}
+}
