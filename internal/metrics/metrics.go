@@ -75,7 +75,7 @@ var (
 var (
 	ProvisioningDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "stratos_provisioning_duration_seconds",
-		Help:    "Duration of a provisioning decision, from the snapshot to the last intent written.",
+		Help:    "Duration of a provisioning decision, from the snapshot to the last intent written; a decision with no pod to place counts too.",
 		Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
 	})
 

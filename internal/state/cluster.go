@@ -36,7 +36,8 @@ type Cluster struct {
 	// changes: a pool, a node class, a Node, a claim.
 	version uint64
 
-	// onPending is called, outside the lock, when a pod starts waiting for capacity.
+	// onPending is called, outside the lock, when a pod waits for capacity, and when a
+	// pool or node class changes while pods wait.
 	onPending func()
 }
 
@@ -61,7 +62,8 @@ func New(clk clock.PassiveClock) *Cluster {
 	}
 }
 
-// OnPending sets what to call when a pod starts waiting for capacity.
+// OnPending sets what to call when a pod waits for capacity, or when a pool or node
+// class changes while pods wait.
 func (c *Cluster) OnPending(f func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -75,9 +77,9 @@ func (c *Cluster) Watch(ctx context.Context, informers cache.Informers) error {
 		&corev1.Pod{}:             c.updatePod,
 		&v1alpha1.NodeClaim{}:     c.updateClaim,
 		&appsv1.DaemonSet{}:       c.updateDaemonSet,
-		&v1alpha1.NodePool{}:      c.bump,
-		&v1alpha1.FakeNodeClass{}: c.bump,
-		&v1alpha1.AWSNodeClass{}:  c.bump,
+		&v1alpha1.NodePool{}:      c.templateChanged,
+		&v1alpha1.FakeNodeClass{}: c.templateChanged,
+		&v1alpha1.AWSNodeClass{}:  c.templateChanged,
 	} {
 		informer, err := informers.GetInformer(ctx, obj)
 		if err != nil {
@@ -104,10 +106,17 @@ func handlerFor(handle func(obj any, deleted bool)) toolscache.ResourceEventHand
 	}
 }
 
-func (c *Cluster) bump(any, bool) {
+// templateChanged records a change to a pool or a node class: pods that waited may fit
+// now, so provisioning looks again.
+func (c *Cluster) templateChanged(any, bool) {
 	c.mu.Lock()
 	c.version++
+	notify := c.onPending
+	waiting := len(c.pending) > 0
 	c.mu.Unlock()
+	if notify != nil && waiting {
+		notify()
+	}
 }
 
 func (c *Cluster) updateNode(obj any, deleted bool) {

@@ -13,9 +13,11 @@ import (
 // Snapshot is the picture at one moment. It shares objects with the cache: treat them
 // as read-only.
 type Snapshot struct {
-	// Nodes that do not belong to a claim, or whose claim runs, with their pods.
+	// Nodes that do not belong to a claim, or whose claim runs, with their pods (and
+	// those nominated to their claim, until kube-scheduler binds them).
 	Nodes []NodeState
-	// Claims not being deleted, with the pods on their Node and those nominated to them.
+	// Claims not being deleted that do not run yet, with the pods on their Node and
+	// those nominated to them.
 	Claims []ClaimState
 	// Pending are the pods waiting for capacity that no live claim was nominated for.
 	Pending []*corev1.Pod
@@ -41,34 +43,39 @@ type ClaimState struct {
 }
 
 // Snapshot takes the picture, dropping nominations that no longer hold: their claim is
-// gone, runs already (kube-scheduler places its pods now), or they expired.
+// gone, or they expired. A pod nominated to a claim that runs already counts on its Node
+// until kube-scheduler binds it there, so that its room is not given away meanwhile.
 func (c *Cluster) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
 	s := Snapshot{Version: c.version}
-	claimNodes := map[string]bool{}
 	nominated := map[string][]*corev1.Pod{}
 	for uid, n := range c.nominations {
 		claim := c.claims[n.claim]
 		pod := c.pending[uid]
-		if claim == nil || !claim.DeletionTimestamp.IsZero() || claim.Status.Phase == v1alpha1.PhaseRunning || now.After(n.expires) || pod == nil {
+		if claim == nil || !claim.DeletionTimestamp.IsZero() || now.After(n.expires) || pod == nil {
 			delete(c.nominations, uid)
 			continue
 		}
 		nominated[n.claim] = append(nominated[n.claim], pod)
 	}
+	claimNodes := map[string]bool{}
+	onNode := map[string][]*corev1.Pod{}
 	for _, claim := range c.claims {
 		if !claim.DeletionTimestamp.IsZero() {
 			continue
 		}
+		node := c.nodes[claim.Status.NodeName]
+		if claim.Status.Phase == v1alpha1.PhaseRunning && node != nil {
+			onNode[node.Name] = nominated[claim.Name] // the Node is one like the others now
+			continue
+		}
 		cs := ClaimState{Claim: claim, Nominated: nominated[claim.Name]}
-		if node := c.nodes[claim.Status.NodeName]; node != nil && claim.Status.NodeName != "" {
+		if node != nil {
 			cs.Node = node
 			cs.Pods = podList(c.podsByNode[node.Name])
-			if claim.Status.Phase != v1alpha1.PhaseRunning {
-				claimNodes[node.Name] = true
-			}
+			claimNodes[node.Name] = true
 		}
 		s.Claims = append(s.Claims, cs)
 	}
@@ -76,7 +83,7 @@ func (c *Cluster) Snapshot() Snapshot {
 		if claimNodes[name] {
 			continue // a claim's Node that does not run yet is the claim's
 		}
-		s.Nodes = append(s.Nodes, NodeState{Node: node, Pods: podList(c.podsByNode[name])})
+		s.Nodes = append(s.Nodes, NodeState{Node: node, Pods: append(podList(c.podsByNode[name]), onNode[name]...)})
 	}
 	for uid, pod := range c.pending {
 		if _, ok := c.nominations[uid]; !ok {

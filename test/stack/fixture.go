@@ -44,6 +44,12 @@ type Fixture struct {
 func NewFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
 	// Each test has its own API server and cloud, so tests run side by side.
 	t.Parallel()
+	return NewSerialFixture(t, tune)
+}
+
+// NewSerialFixture is NewFixture for a test that must not share the CPU or the
+// process's metrics with others: it measures.
+func NewSerialFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f := &Fixture{T: t, Ctx: ctx, Env: harness.StartT(t)}

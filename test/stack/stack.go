@@ -9,6 +9,7 @@ import (
 	"maps"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
@@ -104,7 +105,7 @@ type OperatorOptions struct {
 // cmd/stratos does; Stop ends them, as a crash would.
 func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts OperatorOptions) *Operator {
 	t.Helper()
-	writes := &WriteCounter{counts: map[string]int{}, byObject: map[string]map[string]int{}}
+	writes := &WriteCounter{counts: map[string]int{}, byObject: map[string]map[string]int{}, last: map[string]time.Time{}}
 	mgr, err := newManager(t, env, func(cfg *rest.Config, options client.Options) (client.Client, error) {
 		c, err := client.NewWithWatch(cfg, options)
 		if err != nil {
@@ -134,6 +135,14 @@ type WriteCounter struct {
 	mu       sync.Mutex
 	counts   map[string]int
 	byObject map[string]map[string]int
+	last     map[string]time.Time
+}
+
+// Last is when the last write of a verb and kind (such as "create NodeClaim") ended.
+func (w *WriteCounter) Last(verbAndKind string) time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.last[verbAndKind]
 }
 
 // ForObject counts the writes to objects of that name (a claim or a Node), by verb and
@@ -170,6 +179,7 @@ func (w *WriteCounter) add(verb string, obj client.Object, subresource string, c
 	}
 	w.mu.Lock()
 	w.counts[verb+" "+kind]++
+	w.last[verb+" "+kind] = time.Now()
 	if w.byObject[obj.GetName()] == nil {
 		w.byObject[obj.GetName()] = map[string]int{}
 	}
@@ -180,32 +190,39 @@ func (w *WriteCounter) add(verb string, obj client.Object, subresource string, c
 func (w *WriteCounter) wrap(c client.WithWatch) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			err := c.Create(ctx, obj, opts...)
 			w.add("create", obj, "", c)
-			return c.Create(ctx, obj, opts...)
+			return err
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			err := c.Update(ctx, obj, opts...)
 			w.add("update", obj, "", c)
-			return c.Update(ctx, obj, opts...)
+			return err
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			err := c.Patch(ctx, obj, patch, opts...)
 			w.add("patch", obj, "", c)
-			return c.Patch(ctx, obj, patch, opts...)
+			return err
 		},
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			err := c.Delete(ctx, obj, opts...)
 			w.add("delete", obj, "", c)
-			return c.Delete(ctx, obj, opts...)
+			return err
 		},
 		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
+			err := c.SubResource(sub).Create(ctx, obj, subObj, opts...)
 			w.add("create", obj, sub, c)
-			return c.SubResource(sub).Create(ctx, obj, subObj, opts...)
+			return err
 		},
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			err := c.SubResource(sub).Update(ctx, obj, opts...)
 			w.add("update", obj, sub, c)
-			return c.SubResource(sub).Update(ctx, obj, opts...)
+			return err
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
 			w.add("patch", obj, sub, c)
-			return c.SubResource(sub).Patch(ctx, obj, patch, opts...)
+			return err
 		},
 	})
 }

@@ -3,6 +3,7 @@ package provisioning
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -65,7 +66,7 @@ func (p *Provisioner) input(ctx context.Context, snap state.Snapshot, pods []*co
 	}
 	for _, ns := range snap.Nodes {
 		if schedulable(ns.Node) {
-			in.Nodes = append(in.Nodes, scheduling.Node{Node: ns.Node, Pods: ns.Pods})
+			in.Nodes = append(in.Nodes, scheduling.Node{Node: withoutLaggingTaints(ns.Node), Pods: ns.Pods})
 		}
 	}
 	for _, cs := range snap.Claims {
@@ -197,6 +198,23 @@ func schedulable(node *corev1.Node) bool {
 	}
 	return false
 }
+
+// laggingTaints follow a Node's Ready condition: kube-controller-manager lifts them
+// shortly after the Node turns Ready, and kube-scheduler places pods once it has.
+var laggingTaints = []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable}
+
+// withoutLaggingTaints returns a Ready node without the taints that lag its readiness,
+// so that a node that just turned Ready counts as the capacity it is about to be.
+func withoutLaggingTaints(node *corev1.Node) *corev1.Node {
+	if !slices.ContainsFunc(node.Spec.Taints, lagging) {
+		return node
+	}
+	copied := node.DeepCopy()
+	copied.Spec.Taints = slices.DeleteFunc(copied.Spec.Taints, lagging)
+	return copied
+}
+
+func lagging(t corev1.Taint) bool { return slices.Contains(laggingTaints, t.Key) }
 
 // daemonSetPod is the pod a DaemonSet would run on a new node.
 func daemonSetPod(ds *appsv1.DaemonSet) *corev1.Pod {

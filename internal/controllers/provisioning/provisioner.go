@@ -108,6 +108,7 @@ func (p *Provisioner) resync(ctx context.Context) {
 // Provision makes one decision for the pods waiting now.
 func (p *Provisioner) Provision(ctx context.Context) error {
 	started := time.Now()
+	defer func() { metrics.ProvisioningDuration.Observe(time.Since(started).Seconds()) }()
 	snap := p.State.Snapshot()
 	pods := p.toSimulate(snap)
 	if len(pods) == 0 {
@@ -121,7 +122,6 @@ func (p *Provisioner) Provision(ctx context.Context) error {
 	result := scheduling.Solve(in)
 	metrics.SimulationDuration.Observe(time.Since(simulated).Seconds())
 	err = p.execute(ctx, in, result, snap.Version)
-	metrics.ProvisioningDuration.Observe(time.Since(started).Seconds())
 	log.FromContext(ctx).V(1).Info("Provisioned", "pods", len(pods), "existing", len(result.Existing), "inFlight", len(result.InFlight),
 		"starts", len(result.Starts), "launches", len(result.Launches), "unschedulable", len(result.Unschedulable), "took", time.Since(started))
 	return err

@@ -1,0 +1,79 @@
+package provisioning_test
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/test/stack"
+)
+
+// The time from the last pod of a 500-pod burst marked Unschedulable to the last launch
+// intent written, over several bursts. It is reported, not asserted: CI machines vary.
+func TestDecisionLatencyOfA500PodBurst(t *testing.T) {
+	f := stack.NewSerialFixture(t, nil)
+	// A pool without a warm pool: every intent is a claim creation, which carries the
+	// number of pods it is for. Its launches fail, so that the claims keep the size they
+	// were made with and later decisions do not fill them further: the pods of the
+	// claims then add up to the burst.
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "unlaunchable"}, Spec: v1alpha1.FakeNodeClassSpec{
+		Faults: &v1alpha1.FakeFaults{Errors: []v1alpha1.FakeOperationFault{{Operation: v1alpha1.FakeOperationCreate, Percent: 100}}},
+	}})
+	f.Pool("burst", 0, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "unlaunchable" })
+	const rounds, burst = 5, 500
+	var latencies []time.Duration
+	var passes []uint64
+	var widestGap time.Duration
+	for round := range rounds {
+		namespace := fmt.Sprintf("burst-%d", round)
+		f.Create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})
+		pods := make([]*corev1.Pod, 0, burst)
+		for i := range burst {
+			pods = append(pods, newPod(namespace, fmt.Sprintf("p-%d", i), "100m", "128Mi"))
+			f.Create(pods[i])
+		}
+		before := decisions(t)
+		var lastMark time.Time
+		for _, pod := range pods {
+			markUnschedulable(f, pod)
+			if now := time.Now(); !lastMark.IsZero() {
+				widestGap = max(widestGap, now.Sub(lastMark))
+			}
+			lastMark = time.Now()
+		}
+		f.Eventually("every pod of the burst has a claim", func() bool { return podsLaunchedFor(f, "burst") == burst })
+		latencies = append(latencies, f.Op.Writes.Last("create NodeClaim").Sub(lastMark))
+		passes = append(passes, decisions(t)-before)
+
+		if err := f.Env.Client.DeleteAllOf(f.Ctx, &corev1.Pod{}, client.InNamespace(namespace)); err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range f.Claims("burst") {
+			if err := f.Env.Client.Delete(f.Ctx, &c); client.IgnoreNotFound(err) != nil {
+				t.Fatal(err)
+			}
+		}
+		f.Eventually("the round's claims are gone", func() bool { return len(f.Claims("burst")) == 0 })
+	}
+	sorted := slices.Clone(latencies)
+	slices.Sort(sorted)
+	t.Logf("last pod marked Unschedulable to last launch intent, %d bursts of %d pods: p50 %s, max (p99) %s; all %v; decisions per burst %v; widest gap between two marks %s",
+		rounds, burst, sorted[len(sorted)/2].Round(time.Millisecond), sorted[len(sorted)-1].Round(time.Millisecond), latencies, passes, widestGap.Round(time.Millisecond))
+}
+
+// podsLaunchedFor sums the pods the pool's claims asked to run were made for.
+func podsLaunchedFor(f *stack.Fixture, pool string) int64 {
+	var n int64
+	for _, c := range f.Claims(pool) {
+		if c.Spec.DesiredState == v1alpha1.DesiredRunning && c.DeletionTimestamp.IsZero() {
+			n += c.Spec.Resources.Requests.Pods().Value()
+		}
+	}
+	return n
+}

@@ -1,0 +1,137 @@
+package provisioning_test
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/test/stack"
+)
+
+// xlargeClass launches only m5.xlarge: 4 vCPU, of which 3.92 are allocatable.
+func xlargeClass(f *stack.Fixture) {
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "xlarge"}, Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.xlarge"}}})
+}
+
+// decisions counts the provisioning decisions this process made so far.
+func decisions(t *testing.T) uint64 {
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() == "stratos_provisioning_duration_seconds" {
+			return mf.GetMetric()[0].GetHistogram().GetSampleCount()
+		}
+	}
+	return 0
+}
+
+// waitForADecision marks pods Unschedulable again and waits until provisioning decided.
+func waitForADecision(f *stack.Fixture, pods []*corev1.Pod) {
+	f.T.Helper()
+	before := decisions(f.T)
+	for _, pod := range pods {
+		markUnschedulable(f, pod)
+	}
+	f.Eventually("provisioning decides again", func() bool { return decisions(f.T) > before })
+}
+
+// Twenty 1-CPU pods against five standby 4-CPU nodes: the five start first (three pods
+// each) and the five pods left launch two nodes cold. Later batches for the same pods
+// scale nothing up, whether the nodes are still coming or running.
+func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
+	f := stack.NewSerialFixture(t, nil)
+	xlargeClass(f)
+	f.Pool("web", 5, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "xlarge" })
+	standby := f.WaitForPhase("web", 5, v1alpha1.PhaseStandby)
+
+	pods := pendingPods(f, "default", "web", 20, "1", "1Gi", nil)
+	f.Eventually("the standby nodes are asked to run and two claims are launched", func() bool {
+		return len(claimsAskedToRun(f, "web")) == 7
+	})
+	var cold []v1alpha1.NodeClaim
+	for _, c := range claimsAskedToRun(f, "web") {
+		if !slices.ContainsFunc(standby, func(s v1alpha1.NodeClaim) bool { return s.Name == c.Name }) {
+			cold = append(cold, c)
+		}
+	}
+	if len(cold) != 2 {
+		t.Fatalf("%d cold launches, want 2", len(cold))
+	}
+	for _, c := range cold {
+		if c.Spec.Resources.Requests.Cpu().Cmp(resource.MustParse("2")) < 0 || !slices.ContainsFunc(c.Spec.Requirements, func(r v1alpha1.NodeSelectorRequirement) bool {
+			return r.Key == corev1.LabelInstanceTypeStable && slices.Contains(r.Values, "m5.xlarge")
+		}) {
+			t.Errorf("cold claim %s: requests %v, requirements %v", c.Name, c.Spec.Resources.Requests, c.Spec.Requirements)
+		}
+	}
+
+	// While the nodes come up, the pods are nominated to them.
+	waitForADecision(f, pods)
+	if n := len(claimsAskedToRun(f, "web")); n != 7 {
+		t.Fatalf("a second batch for the same pods made %d claims run, want still 7", n)
+	}
+
+	// Once they run, the pods count on their Nodes until kube-scheduler binds them.
+	for _, c := range claimsAskedToRun(f, "web") {
+		f.WaitForClaim(c.Name, v1alpha1.PhaseRunning)
+	}
+	waitForADecision(f, pods)
+	if n := len(claimsAskedToRun(f, "web")); n != 7 {
+		t.Fatalf("a batch after the nodes ran made %d claims run, want still 7", n)
+	}
+	f.CheckInvariants()
+}
+
+// A pod whose node selector only pool B satisfies starts pool B's standby nodes only.
+func TestNodeSelectorChoosesThePool(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	for _, team := range []string{"a", "b"} {
+		f.Pool("team-"+team, 2, func(p *v1alpha1.NodePool) {
+			p.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/team": v1alpha1.LabelValue(team)}
+		})
+	}
+	f.WaitForPhase("team-a", 2, v1alpha1.PhaseStandby)
+	f.WaitForPhase("team-b", 2, v1alpha1.PhaseStandby)
+
+	pendingPods(f, "default", "b-only", 1, "500m", "512Mi", func(p *corev1.Pod) {
+		p.Spec.NodeSelector = map[string]string{"example.com/team": "b"}
+	})
+	f.Eventually("pool team-b starts a standby node", func() bool { return len(claimsAskedToRun(f, "team-b")) == 1 })
+	if n := len(claimsAskedToRun(f, "team-a")); n != 0 {
+		t.Fatalf("pool team-a started %d nodes for a pod that selects team b", n)
+	}
+	f.CheckInvariants()
+}
+
+// A pod no pool can take gets an Event naming, per pool, why; it is not simulated again
+// until something changes, and a pool that fits it then provisions it.
+func TestPodNoPoolFitsIsExplained(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("small", 0, func(p *v1alpha1.NodePool) {
+		p.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large"}}}
+	})
+	f.Pool("arm", 0, func(p *v1alpha1.NodePool) {
+		p.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+		p.Spec.Template.Taints = []v1alpha1.Taint{{Key: "arm", Effect: corev1.TaintEffectNoSchedule}}
+	})
+	giant := pendingPods(f, "default", "giant", 1, "6", "8Gi", nil)[0]
+	f.Eventually("the pod has an Event explaining why", func() bool {
+		for _, note := range eventNotes(f, giant.Name, "NoNodePoolFits") {
+			if containsAll(note, "NodePool small: no instance type holds the pod's requests (cpu 6", "NodePool arm: the pod does not tolerate the pool's taint arm:NoSchedule") {
+				return true
+			}
+		}
+		return false
+	})
+
+	// A pool that fits it makes provisioning look again, and launch for it.
+	f.Pool("big", 0, nil)
+	f.Eventually("the new pool launches a node for the pod", func() bool { return len(claimsAskedToRun(f, "big")) == 1 })
+}
