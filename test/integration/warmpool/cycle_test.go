@@ -44,8 +44,8 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 	claim := f.WaitForPhase("cycle", 1, v1alpha1.PhaseStandby)[0]
 	f.assertStandby(&claim)
 	instanceID, nodeName := claim.Status.InstanceID, claim.Status.NodeName
-	// writes are the operator's writes to the claim and its Node, by verb and kind; the
-	// claim's creation by the pool is one more (its name was not known then).
+	// writes are the operator's writes to the claim and its Node, by verb and kind, the
+	// claim's creation by the pool included.
 	writes := func() map[string]int {
 		counts := f.Op.Writes.ForObject(claim.Name)
 		for k, v := range f.Op.Writes.ForObject(nodeName) {
@@ -60,8 +60,8 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 		running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
 		f.assertRunning(running)
 		if round == 0 {
-			t.Logf("launch to standby: writes %v plus the creation, Events %v", toStandby, eventsToStandby)
-			t.Logf("launch to running: writes %v plus the creation, Events %v", writes(), f.EventReasons(claim.Name))
+			t.Logf("launch to standby: writes %v, Events %v", toStandby, eventsToStandby)
+			t.Logf("launch to running: writes %v, Events %v", writes(), f.EventReasons(claim.Name))
 		}
 		f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
 		standby := f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
