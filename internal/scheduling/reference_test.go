@@ -116,7 +116,7 @@ func referenceFFD(in Input) int {
 // The simulation opens no more nodes than plain first-fit-decreasing on the benchmark's
 // input.
 func TestNoMoreNodesThanFirstFitDecreasing(t *testing.T) {
-	for _, n := range []int{100, 1000} {
+	for _, n := range []int{100, 1000, 5000} {
 		in := benchmarkInput(n)
 		r := solve(t, in)
 		ref := referenceFFD(in)

@@ -120,48 +120,38 @@ func (c *Cluster) templateChanged(any, bool) {
 }
 
 func (c *Cluster) updateNode(obj any, deleted bool) {
-	node, ok := obj.(*corev1.Node)
-	if !ok {
-		return
+	if node, ok := obj.(*corev1.Node); ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.version++
+		store(c.nodes, node.Name, node, deleted)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.version++
-	if deleted {
-		delete(c.nodes, node.Name)
-		return
-	}
-	c.nodes[node.Name] = node
 }
 
 func (c *Cluster) updateClaim(obj any, deleted bool) {
-	claim, ok := obj.(*v1alpha1.NodeClaim)
-	if !ok {
-		return
+	if claim, ok := obj.(*v1alpha1.NodeClaim); ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		c.version++
+		store(c.claims, claim.Name, claim, deleted)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.version++
-	if deleted {
-		delete(c.claims, claim.Name)
-		return
-	}
-	c.claims[claim.Name] = claim
 }
 
 func (c *Cluster) updateDaemonSet(obj any, deleted bool) {
-	ds, ok := obj.(*appsv1.DaemonSet)
-	if !ok {
-		return
+	if ds, ok := obj.(*appsv1.DaemonSet); ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		store(c.daemonSets, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, ds, deleted)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	key := types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}
+}
+
+// store keeps an object under its key, or forgets it once deleted.
+func store[K comparable, V any](m map[K]V, key K, obj V, deleted bool) {
 	if deleted {
-		delete(c.daemonSets, key)
+		delete(m, key)
 		return
 	}
-	c.daemonSets[key] = ds
+	m[key] = obj
 }
 
 // updatePod files a pod under its Node, or among the pods waiting for capacity.
