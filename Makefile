@@ -12,6 +12,9 @@ CONTROLLER_GEN := $(BIN)/controller-gen
 STATICCHECK := $(BIN)/staticcheck
 # Binaries the API-server test harness needs.
 HARNESS_TOOLS := etcd kube-apiserver kubectl
+# Binaries the simulated cluster needs (stratos-sim and the end-to-end test).
+SIM_TOOLS := etcd kube-apiserver kube-scheduler kube-controller-manager
+SCENARIO ?= test/scenarios/quickstart.yaml
 GO_TEST_FLAGS ?= -count=1 -timeout=20m
 
 .PHONY: all
@@ -38,8 +41,21 @@ verify-generated: ## Fail when generated files differ from what make generate wr
 	hack/verify-generated.sh
 
 .PHONY: build
-build: ## Build the stratos binary into dist/.
+build: ## Build the stratos and stratos-sim binaries into dist/.
 	go build -o dist/stratos ./cmd/stratos
+	go build -o dist/stratos-sim ./cmd/stratos-sim
+
+.PHONY: sim-tools
+sim-tools: ## Build the simulated cluster's control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager).
+	hack/tools.sh $(SIM_TOOLS)
+
+.PHONY: demo
+demo: build sim-tools ## The demo: run the quickstart scenario in real time in a simulated cluster.
+	dist/stratos-sim run test/scenarios/quickstart.yaml --json .work/sim/quickstart.json --plot .work/sim/quickstart.svg
+
+.PHONY: sim
+sim: build sim-tools ## Run a scenario: make sim SCENARIO=test/scenarios/burst-warm.yaml [SIM_FLAGS=--time-scale=5].
+	dist/stratos-sim run $(SCENARIO) --json .work/sim/$(notdir $(basename $(SCENARIO))).json --plot .work/sim/$(notdir $(basename $(SCENARIO))).svg $(SIM_FLAGS)
 
 .PHONY: dev
 dev: build harness-tools ## Start a local API server with the CRDs and run Stratos against it (fake cloud).
@@ -62,7 +78,7 @@ harness-tools: ## Build the API-server harness binaries (etcd, kube-apiserver, k
 	hack/tools.sh $(HARNESS_TOOLS)
 
 .PHONY: test
-test: verify-generated lint harness-tools ## The test command: generated files, lint, unit and integration tests.
+test: verify-generated lint harness-tools sim-tools ## The test command: generated files, lint, unit and integration tests.
 	go test $(GO_TEST_FLAGS) ./...
 
 .PHONY: apiserver

@@ -13,8 +13,16 @@ import (
 
 // newFakeCloud runs the simulated cloud in the operator's process, with its kubelet
 // simulator registering Nodes on the same API server. Its instances live as long as the
-// process does.
+// process does. With --fake-cloud-endpoint the cloud lives in another process, which
+// also plays its kubelets, so that its instances survive the operator.
 func newFakeCloud(opts *Options, mgr manager.Manager) (cloudprovider.API, error) {
+	if opts.FakeCloudEndpoint != "" {
+		remote, err := fake.NewRemote(opts.FakeCloudEndpoint, nil)
+		if err != nil {
+			return nil, err
+		}
+		return remote, nil
+	}
 	cloud := fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: opts.FakeTimeScale, Seed: opts.FakeSeed})
 	// The kubelets are not the operator: they read the API server directly, not
 	// through the operator's cache.

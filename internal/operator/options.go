@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 )
@@ -52,6 +53,7 @@ type Options struct {
 	LogFormat                   string
 	FakeTimeScale               float64
 	FakeSeed                    int64
+	FakeCloudEndpoint           string
 	ShowVersion                 bool
 }
 
@@ -63,8 +65,8 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Unset: $KUBECONFIG, the in-cluster service account, then ~/.kube/config.")
 	fs.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 200, "Queries per second the operator may send to the API server.")
 	fs.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 300, "Burst of queries above kube-api-qps the operator may send to the API server.")
-	fs.DurationVar(&opts.BatchIdle, "batch-idle-duration", 100*time.Millisecond, "Provisioning decides once no pod became unschedulable for this long.")
-	fs.DurationVar(&opts.BatchMax, "batch-max-duration", time.Second, "Provisioning decides at the latest this long after the first pod of a batch became unschedulable.")
+	fs.DurationVar(&opts.BatchIdle, "batch-idle-duration", 50*time.Millisecond, "Provisioning decides once no pod became unschedulable for this long.")
+	fs.DurationVar(&opts.BatchMax, "batch-max-duration", 100*time.Millisecond, "Provisioning decides at the latest this long after the first pod of a batch became unschedulable.")
 	fs.DurationVar(&opts.LaunchTimeout, "launch-timeout", 5*time.Minute, "How long a NodeClaim may fail to get an instance before it is deleted.")
 	fs.DurationVar(&opts.RegistrationTimeout, "registration-timeout", 15*time.Minute, "How long after the launch an instance's Node may take to register before the claim and instance are removed.")
 	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
@@ -82,6 +84,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.LogFormat, "log-format", "json", "Log format: json (one object a line) or text (key=value).")
 	fs.Float64Var(&opts.FakeTimeScale, "fake-time-scale", 1, "With --cloud-provider=fake: how many times faster than real time the simulated cloud runs.")
 	fs.Int64Var(&opts.FakeSeed, "fake-seed", 1, "With --cloud-provider=fake: seed of the simulated cloud's jitter and faults.")
+	fs.StringVar(&opts.FakeCloudEndpoint, "fake-cloud-endpoint", "", "With --cloud-provider=fake: URL of a fake cloud served by another process (stratos-sim); empty runs the fake cloud and its kubelet simulator inside the operator.")
 	fs.BoolVar(&opts.ShowVersion, "version", false, "Print the version and exit.")
 	fs.Usage = func() { PrintUsage(fs.Output(), fs) }
 	return fs
@@ -184,6 +187,14 @@ func (o *Options) Validate() error {
 	}
 	if o.FakeTimeScale <= 0 {
 		errs = append(errs, fmt.Errorf("--fake-time-scale must be positive, not %v", o.FakeTimeScale))
+	}
+	if o.FakeCloudEndpoint != "" {
+		if o.CloudProvider != ProviderFake {
+			errs = append(errs, fmt.Errorf("--fake-cloud-endpoint needs --cloud-provider=fake, not %q", o.CloudProvider))
+		}
+		if _, err := fake.ParseEndpoint(o.FakeCloudEndpoint); err != nil {
+			errs = append(errs, fmt.Errorf("--fake-cloud-endpoint %w", err))
+		}
 	}
 	return errors.Join(errs...)
 }

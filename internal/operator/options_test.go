@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 )
 
 // env returns a lookup over a fixed set of variables.
@@ -92,6 +94,8 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: append([]string{"--log-level=verbose"}, required...), want: `--log-level "verbose" is not debug, info or error`},
 		{args: append([]string{"--log-format=xml"}, required...), want: `--log-format "xml" is not json or text`},
 		{args: append([]string{"--fake-time-scale=-1"}, required...), want: "--fake-time-scale must be positive"},
+		{args: append([]string{"--fake-cloud-endpoint=127.0.0.1:8090"}, required...), want: `--fake-cloud-endpoint "127.0.0.1:8090" must be an http:// or https:// URL`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--fake-cloud-endpoint=http://127.0.0.1:8090"}, want: "--fake-cloud-endpoint needs --cloud-provider=fake"},
 		{args: required, env: map[string]string{"STRATOS_KUBE_API_BURST": "lots"}, want: `STRATOS_KUBE_API_BURST="lots"`},
 		{args: []string{"--no-such-flag"}, want: "flag provided but not defined: -no-such-flag"},
 	}
@@ -118,5 +122,20 @@ func TestEveryProblemIsReportedAtOnce(t *testing.T) {
 func TestHelpIsNotAnError(t *testing.T) {
 	if _, err := Parse([]string{"--help"}, env(nil)); !errors.Is(err, flag.ErrHelp) {
 		t.Fatalf("--help gives %v, want flag.ErrHelp", err)
+	}
+}
+
+func TestFakeCloudEndpointUsesTheRemoteCloudWithoutKubelets(t *testing.T) {
+	opts, err := Parse(append([]string{"--fake-cloud-endpoint=http://127.0.0.1:8090"}, required...), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No manager: setting up the in-process kubelet simulator would need one.
+	api, err := newFakeCloud(opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := api.(*fake.Remote); !ok {
+		t.Fatalf("newFakeCloud = %T, want *fake.Remote", api)
 	}
 }

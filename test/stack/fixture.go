@@ -16,8 +16,8 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/invariants"
 	"github.com/stratos-sh/stratos/test/harness"
-	"github.com/stratos-sh/stratos/test/invariants"
 )
 
 const (

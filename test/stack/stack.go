@@ -97,6 +97,9 @@ type Operator struct {
 type OperatorOptions struct {
 	NodeClaim    nodeclaim.Options
 	Provisioning provisioning.Options
+	// CloudBatch is the window of the cloud calls' batching; zero means
+	// cloudprovider.DefaultBatchWindow.
+	CloudBatch cloudprovider.BatchWindow
 	// Intercept, when set, wraps the controllers' client, for tests that inject failures.
 	Intercept func(client.WithWatch) client.WithWatch
 }
@@ -120,7 +123,11 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 		t.Fatal(err)
 	}
 	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning}
-	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, cloudprovider.DefaultBatchWindow), controllers); err != nil {
+	window := opts.CloudBatch
+	if window == (cloudprovider.BatchWindow{}) {
+		window = cloudprovider.DefaultBatchWindow
+	}
+	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, window), controllers); err != nil {
 		t.Fatal(err)
 	}
 	return &Operator{Manager: mgr, Writes: writes, stop: runManager(t, mgr)}

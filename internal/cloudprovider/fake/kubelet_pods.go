@@ -1,60 +1,386 @@
 package fake
 
 import (
+	"container/heap"
 	"context"
+	"sync"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/util/workqueue"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
+)
 
-	"github.com/stratos-sh/stratos/internal/cloudprovider"
+const (
+	// podNodeNameIndex indexes the cached pods by spec.nodeName. It is the kubelets'
+	// own: the operator may share the manager and index the same field under its name.
+	podNodeNameIndex = "fake-kubelet.spec.nodeName"
+	// podWorkers bound the pods synced at once.
+	podWorkers = 16
+	// conflictRetry is the real time after which a pod whose status changed under a
+	// write is synced again, should its update not have arrived by then.
+	conflictRetry = 100 * time.Millisecond
 )
 
 // SetupWithManager runs the kubelet simulator in mgr: the Node loop, and the kubelets'
-// part in pod deletion. A pod deleted on a Node whose instance runs goes away, as a real
-// kubelet stops its containers and confirms the deletion; on a stopped instance it stays
-// terminating, as nothing runs there to confirm it.
+// part in the pods bound to the cloud's Nodes.
+//
+//   - A pod bound to a Node whose instance runs and whose kubelet reports Ready starts
+//     ContainerStartDelay after the later of the kubelet first seeing it bound and the
+//     Node turning Ready: it turns Running and Ready, with container statuses.
+//   - On a Node that is not Ready (its instance stopping, stopped, shutting down or
+//     booting again) a pod turns not Ready and stays Running, until the Node is Ready
+//     again and the containers start again, after the delay once more.
+//   - A pod deleted on a Node whose instance runs goes away, as a real kubelet stops its
+//     containers and confirms the deletion; on a stopped instance it stays terminating,
+//     as nothing runs there to confirm it.
+//
+// Finished pods, and pods on Nodes the cloud does not know, are left alone. Pods are
+// read from mgr's cache and written through the kubelet's client, with optimistic
+// locking, and only when their status changes.
 func (k *Kubelet) SetupWithManager(mgr ctrl.Manager) error {
+	_, err := k.setupWithManager(mgr)
+	return err
+}
+
+func (k *Kubelet) setupWithManager(mgr ctrl.Manager) (*podSyncer, error) {
 	if err := mgr.Add(k); err != nil {
-		return err
+		return nil, err
 	}
-	terminating := predicate.NewPredicateFuncs(func(o client.Object) bool {
-		return !o.GetDeletionTimestamp().IsZero() && o.(*corev1.Pod).Spec.NodeName != ""
-	})
-	return ctrl.NewControllerManagedBy(mgr).
+	if err := mgr.GetFieldIndexer().IndexField(context.Background(), &corev1.Pod{}, podNodeNameIndex, func(o client.Object) []string {
+		if name := o.(*corev1.Pod).Spec.NodeName; name != "" {
+			return []string{name}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	s := &podSyncer{
+		cloud:  k.cloud,
+		client: k.client,
+		reader: mgr.GetCache(),
+		alarms: newAlarms(k.cloud.clock),
+		pods:   map[types.NamespacedName]podRecord{},
+	}
+	bound := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.(*corev1.Pod).Spec.NodeName != "" })
+	return s, ctrl.NewControllerManagedBy(mgr).
 		Named("fake-kubelet-pods").
-		For(&corev1.Pod{}, builder.WithPredicates(terminating)).
-		WithOptions(controller.Options{NeedLeaderElection: ptr.To(false), MaxConcurrentReconciles: 8}).
-		Complete(reconcile.Func(k.finishPodDeletion))
+		For(&corev1.Pod{}, builder.WithPredicates(bound)).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(s.podsOnNode), builder.WithPredicates(kubeletReportChanged())).
+		WatchesRawSource(source.Func(s.alarms.start)).
+		WithOptions(controller.Options{NeedLeaderElection: ptr.To(false), MaxConcurrentReconciles: podWorkers}).
+		Complete(s)
 }
 
-// finishPodDeletion confirms the deletion of a terminating pod on a running instance.
-func (k *Kubelet) finishPodDeletion(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
-	pod := &corev1.Pod{}
-	if err := k.client.Get(ctx, req.NamespacedName, pod); err != nil {
-		return reconcile.Result{}, client.IgnoreNotFound(err)
-	}
-	if pod.DeletionTimestamp.IsZero() || !k.cloud.runsNode(pod.Spec.NodeName) {
-		return reconcile.Result{}, nil
-	}
-	err := k.client.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &pod.UID})
-	return reconcile.Result{}, client.IgnoreNotFound(err)
+// podSyncer plays the kubelets' part in the pods bound to the cloud's Nodes.
+type podSyncer struct {
+	cloud  *Cloud
+	client client.Client
+	reader client.Reader
+	// alarms wake pods when their containers are due to start, on the cloud's clock.
+	alarms *alarms
+
+	mu   sync.Mutex
+	pods map[types.NamespacedName]podRecord
 }
 
-// runsNode reports whether the instance behind a Node name is running.
-func (c *Cloud) runsNode(nodeName string) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.advance(c.clock.Now())
-	for _, inst := range c.instances {
-		if inst.hostname == nodeName {
-			return inst.State == cloudprovider.StateRunning
+// podRecord is what the kubelets remember of one pod.
+type podRecord struct {
+	uid types.UID
+	// seen is the clock time a kubelet first saw the pod bound.
+	seen time.Time
+	// boot is the boot of the host in which the containers last started, 0 if never.
+	boot int
+	// synced is the clock time the pod was last synced at.
+	synced time.Time
+}
+
+// kubeletReportChanged passes Node events that can change what the pods on the Node do:
+// a Node created or deleted, its readiness or its boot changed. Heartbeats, images and
+// others' changes to labels and taints do not.
+func kubeletReportChanged() predicate.Funcs {
+	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
+		before, after := e.ObjectOld.(*corev1.Node), e.ObjectNew.(*corev1.Node)
+		return before.Status.NodeInfo.BootID != after.Status.NodeInfo.BootID || readySummary(before) != readySummary(after)
+	}}
+}
+
+func readySummary(node *corev1.Node) [3]string {
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return [3]string{string(c.Status), c.Reason, c.Message}
 		}
 	}
-	return false
+	return [3]string{}
+}
+
+// podsOnNode maps a Node to the pods bound to it, from the cache's index.
+func (s *podSyncer) podsOnNode(ctx context.Context, node client.Object) []reconcile.Request {
+	pods := &corev1.PodList{}
+	if err := s.reader.List(ctx, pods, client.MatchingFields{podNodeNameIndex: node.GetName()}); err != nil {
+		logf.FromContext(ctx).Error(err, "Listing the pods of a Node failed", "node", node.GetName())
+		return nil
+	}
+	requests := make([]reconcile.Request, 0, len(pods.Items))
+	for _, pod := range pods.Items {
+		requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(&pod)})
+	}
+	return requests
+}
+
+// Reconcile brings one pod's status up to what its Node's kubelet would report now.
+func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (reconcile.Result, error) {
+	pod := &corev1.Pod{}
+	if err := s.reader.Get(ctx, req.NamespacedName, pod); err != nil {
+		if apierrors.IsNotFound(err) {
+			s.forget(req.NamespacedName)
+		}
+		return reconcile.Result{}, client.IgnoreNotFound(err)
+	}
+	if pod.Spec.NodeName == "" {
+		return reconcile.Result{}, nil
+	}
+	now, host, ok := s.cloud.podHost(pod.Spec.NodeName, req.String())
+	if !ok {
+		// Not one of the cloud's Nodes, or one the cloud has forgotten.
+		return reconcile.Result{}, nil
+	}
+	defer s.update(req.NamespacedName, pod.UID, func(r *podRecord) { r.synced = now })
+	if !pod.DeletionTimestamp.IsZero() {
+		return reconcile.Result{}, s.finishDeletion(ctx, pod, host)
+	}
+	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+		s.forget(req.NamespacedName)
+		return reconcile.Result{}, nil
+	}
+
+	rec := s.record(req.NamespacedName, pod, now)
+	var status *corev1.PodStatus
+	started := false
+	switch {
+	case !host.ready:
+		if podReady(pod) {
+			status = notReadyStatus(pod, now)
+		}
+	case rec.boot == host.boot || (rec.boot == 0 && podReady(pod)):
+		// Started in this boot; or started by someone else, or by the kubelets before
+		// a restart of the simulator, and found running: adopt it. Readiness gates may
+		// have changed since.
+		started = true
+		if len(pod.Spec.ReadinessGates) > 0 {
+			status = pod.Status.DeepCopy()
+			setReady(status, pod, now)
+		}
+	default:
+		startAt := laterOf(rec.seen, host.readyAt).Add(host.startDelay)
+		if now.Before(startAt) {
+			s.alarms.set(req.NamespacedName, startAt)
+			// Still Ready from an earlier boot: not until the containers start again.
+			if podReady(pod) {
+				status = notReadyStatus(pod, now)
+			}
+			break
+		}
+		started = true
+		status = runningStatus(pod, host, rec.seen, startAt)
+	}
+
+	if status != nil && !equality.Semantic.DeepEqual(&pod.Status, status) {
+		updated := pod.DeepCopy()
+		updated.Status = *status
+		err := s.client.Status().Patch(ctx, updated, client.MergeFromWithOptions(pod, client.MergeFromWithOptimisticLock{}))
+		switch {
+		case apierrors.IsNotFound(err):
+			return reconcile.Result{}, nil
+		case apierrors.IsConflict(err):
+			// The cache lags or someone else wrote: the update on its way syncs again.
+			return reconcile.Result{RequeueAfter: conflictRetry}, nil
+		case err != nil:
+			return reconcile.Result{}, err
+		}
+		logf.FromContext(ctx).V(1).Info("Posted the pod status", "node", pod.Spec.NodeName, "phase", status.Phase, "ready", podReady(updated))
+	}
+	if started {
+		s.update(req.NamespacedName, pod.UID, func(r *podRecord) { r.boot = host.boot })
+	}
+	return reconcile.Result{}, nil
+}
+
+// finishDeletion confirms the deletion of a terminating pod on a running instance.
+func (s *podSyncer) finishDeletion(ctx context.Context, pod *corev1.Pod, host podHost) error {
+	if !host.running {
+		return nil
+	}
+	err := s.client.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &pod.UID})
+	return client.IgnoreNotFound(err)
+}
+
+// record returns what is remembered of a pod, first remembering it as seen now, or at
+// the start time in its status when a kubelet saw it before a restart of the simulator.
+func (s *podSyncer) record(key types.NamespacedName, pod *corev1.Pod, now time.Time) podRecord {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.pods[key]
+	if !ok || rec.uid != pod.UID {
+		rec = podRecord{uid: pod.UID, seen: now}
+		if t := pod.Status.StartTime; t != nil && t.Time.Before(now) {
+			rec.seen = t.Time
+		}
+		s.pods[key] = rec
+	}
+	return rec
+}
+
+// update changes what is remembered of a pod, if it is still the same pod.
+func (s *podSyncer) update(key types.NamespacedName, uid types.UID, change func(*podRecord)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if rec, ok := s.pods[key]; ok && rec.uid == uid {
+		change(&rec)
+		s.pods[key] = rec
+	}
+}
+
+func (s *podSyncer) forget(key types.NamespacedName) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pods, key)
+}
+
+// lookup returns what is remembered of a pod.
+func (s *podSyncer) lookup(key types.NamespacedName) (podRecord, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec, ok := s.pods[key]
+	return rec, ok
+}
+
+// alarms enqueue pods at clock times. Controller-runtime's RequeueAfter counts real
+// time; these count the cloud's clock, so that a fake clock stepped past a pod's start
+// wakes it at once, and an idle one does not wake it at all.
+type alarms struct {
+	clock clock.WithTicker
+	// changed holds one pending notice that an earlier alarm was set.
+	changed chan struct{}
+
+	mu      sync.Mutex
+	queue   alarmQueue
+	pending map[types.NamespacedName]time.Time
+}
+
+type alarm struct {
+	at  time.Time
+	key types.NamespacedName
+}
+
+func newAlarms(clk clock.WithTicker) *alarms {
+	return &alarms{clock: clk, changed: make(chan struct{}, 1), pending: map[types.NamespacedName]time.Time{}}
+}
+
+// set makes sure key is enqueued at or before at.
+func (a *alarms) set(key types.NamespacedName, at time.Time) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if pending, ok := a.pending[key]; ok && !pending.After(at) {
+		return
+	}
+	a.pending[key] = at
+	heap.Push(&a.queue, alarm{at: at, key: key})
+	if a.queue[0].key == key && a.queue[0].at.Equal(at) {
+		select {
+		case a.changed <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// start enqueues pods as their alarms go off, until ctx is done; it is the controller's
+// source.
+func (a *alarms) start(ctx context.Context, queue workqueue.TypedRateLimitingInterface[reconcile.Request]) error {
+	go func() {
+		for {
+			next, ok := a.fire(queue)
+			var due <-chan time.Time
+			stop := func() {}
+			if ok {
+				due, stop = armAt(a.clock, next)
+			}
+			select {
+			case <-ctx.Done():
+				stop()
+				return
+			case <-a.changed:
+			case <-due:
+			}
+			stop()
+		}
+	}()
+	return nil
+}
+
+// fire enqueues the pods whose alarms are due and returns the time of the next alarm.
+func (a *alarms) fire(queue workqueue.TypedRateLimitingInterface[reconcile.Request]) (time.Time, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	now := a.clock.Now()
+	for len(a.queue) > 0 && !a.queue[0].at.After(now) {
+		due := heap.Pop(&a.queue).(alarm)
+		// A later alarm replaced by an earlier one is stale.
+		if pending, ok := a.pending[due.key]; ok && pending.Equal(due.at) {
+			delete(a.pending, due.key)
+			queue.Add(reconcile.Request{NamespacedName: due.key})
+		}
+	}
+	if len(a.queue) == 0 {
+		return time.Time{}, false
+	}
+	return a.queue[0].at, true
+}
+
+// armAt returns a channel that fires when clk reaches at, and a function that releases
+// the timer.
+func armAt(clk clock.WithTicker, at time.Time) (<-chan time.Time, func()) {
+	for {
+		armed := clk.Now()
+		if !at.After(armed) {
+			due := make(chan time.Time, 1)
+			due <- armed
+			return due, func() {}
+		}
+		timer := clk.NewTimer(at.Sub(armed))
+		// A fake clock stepped between reading it and arming the timer would make the
+		// timer fire late by the step: arm it again if the clock moved meanwhile.
+		if clk.Since(armed) < armTolerance {
+			return timer.C(), func() { timer.Stop() }
+		}
+		timer.Stop()
+	}
+}
+
+// alarmQueue is a heap of alarms, earliest first.
+type alarmQueue []alarm
+
+func (q alarmQueue) Len() int           { return len(q) }
+func (q alarmQueue) Less(i, j int) bool { return q[i].at.Before(q[j].at) }
+func (q alarmQueue) Swap(i, j int)      { q[i], q[j] = q[j], q[i] }
+func (q *alarmQueue) Push(x any)        { *q = append(*q, x.(alarm)) }
+func (q *alarmQueue) Pop() any {
+	old := *q
+	last := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return last
 }

@@ -26,6 +26,9 @@ type Physics struct {
 	TerminateDelay time.Duration
 	// ImagePullDelay: the time to pull one image, after the Node is Ready.
 	ImagePullDelay time.Duration
+	// ContainerStartDelay: from a pod bound to a Ready Node, or from the Node turning
+	// Ready with the pod bound, to the pod's containers running and Ready.
+	ContainerStartDelay time.Duration
 	// JitterPercent spreads every delay uniformly by up to this share, from 0 to 100.
 	JitterPercent int
 }
@@ -34,15 +37,16 @@ type Physics struct {
 // a Ready Node, about 13 s from a start call to a Ready Node, 20 s to stop.
 func DefaultPhysics() Physics {
 	return Physics{
-		LaunchDelay:    10 * time.Second,
-		BootDelay:      20 * time.Second,
-		ReadyDelay:     10 * time.Second,
-		StartDelay:     8 * time.Second,
-		ResumeDelay:    5 * time.Second,
-		StopDelay:      20 * time.Second,
-		TerminateDelay: 15 * time.Second,
-		ImagePullDelay: 5 * time.Second,
-		JitterPercent:  10,
+		LaunchDelay:         10 * time.Second,
+		BootDelay:           20 * time.Second,
+		ReadyDelay:          10 * time.Second,
+		StartDelay:          8 * time.Second,
+		ResumeDelay:         5 * time.Second,
+		StopDelay:           20 * time.Second,
+		TerminateDelay:      15 * time.Second,
+		ImagePullDelay:      5 * time.Second,
+		ContainerStartDelay: 2 * time.Second,
+		JitterPercent:       10,
 	}
 }
 

@@ -50,6 +50,19 @@ func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 // standby starts the instance when the claim is asked to run, and follows an instance
 // started outside Stratos.
 func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	if claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+		// Pending pods wait on this start, so it goes first, without describing the
+		// instance: starting a stopped instance is the common case, and starting a
+		// running one does nothing. Any error (still stopping, gone, throttled) falls
+		// back to the full observation below.
+		if err := r.Cloud.Start(ctx, claim.Status.InstanceID); err == nil {
+			node, err := r.nodeOf(ctx, claim)
+			if err != nil {
+				return false, ctrl.Result{}, err
+			}
+			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStarting, "Starting the instance")
+		}
+	}
 	instance, node, ok, err := r.observe(ctx, claim)
 	if !ok {
 		return false, ctrl.Result{}, err

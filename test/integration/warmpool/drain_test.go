@@ -31,8 +31,8 @@ func (f *fixture) runningClaim(pool string, tune func(*v1alpha1.NodePool)) *v1al
 }
 
 // guardedPod runs a Ready pod on a Node, guarded by a PodDisruptionBudget that allows no
-// disruption. The test plays the kubelet and the disruption controller, which the
-// harness does not run.
+// disruption. The simulated kubelet runs the pod; the test plays the disruption
+// controller, which the harness does not run.
 func (f *fixture) guardedPod(name, nodeName string) (*corev1.Pod, *policyv1.PodDisruptionBudget) {
 	f.T.Helper()
 	labels := map[string]string{"app": name}
@@ -45,10 +45,9 @@ func (f *fixture) guardedPod(name, nodeName string) (*corev1.Pod, *policyv1.PodD
 		},
 	}
 	f.Create(pod)
-	pod.Status = corev1.PodStatus{Phase: corev1.PodRunning, Conditions: []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue}}}
-	if err := f.Env.Client.Status().Update(f.Ctx, pod); err != nil {
-		f.T.Fatal(err)
-	}
+	f.Eventually("the guarded pod runs and is Ready", func() bool {
+		return f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pod), pod) == nil && podReady(pod)
+	})
 	pdb := &policyv1.PodDisruptionBudget{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Namespace: "default"},
 		Spec:       policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)), Selector: &metav1.LabelSelector{MatchLabels: labels}},
@@ -119,4 +118,13 @@ func TestDrainTimeoutForcesTheDrain(t *testing.T) {
 		t.Fatalf("the drain was forced after %s, before the %s timeout", took, timeout)
 	}
 	f.CheckInvariants()
+}
+
+func podReady(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return pod.Status.Phase == corev1.PodRunning && c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
 }

@@ -21,9 +21,18 @@ type Cloud interface {
 	Instances() []cloudprovider.Instance
 }
 
-// Report counts what the check saw.
+// Report counts what the check saw, and each kind of violation.
 type Report struct {
 	Instances, Claims, Nodes int
+	// LeakedInstances are live instances of the cluster that no claim owns.
+	LeakedInstances int
+	// DuplicateInstances are live instances beyond the first for one claim, or shared
+	// by several claims.
+	DuplicateInstances int
+	// OrphanClaims have no live instance.
+	OrphanClaims int
+	// OrphanNodes are Nodes of Stratos's with no claim.
+	OrphanNodes int
 }
 
 // Check returns every violation found, joined, or nil. Instances terminating or
@@ -50,14 +59,17 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 	}
 
 	var violations []error
+	var r Report
 	claimsOfInstance := map[string][]string{}
 	claimOfProvider := map[string]string{}
 	for _, claim := range claims.Items {
 		id := claim.Status.InstanceID
 		switch {
 		case id == "":
+			r.OrphanClaims++
 			violations = append(violations, fmt.Errorf("claim %s has no instance", claim.Name))
 		case !hasKey(live, id):
+			r.OrphanClaims++
 			violations = append(violations, fmt.Errorf("claim %s owns instance %s, which is gone", claim.Name, id))
 		default:
 			claimsOfInstance[id] = append(claimsOfInstance[id], claim.Name)
@@ -69,6 +81,11 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 	instancesOfClaim := map[string][]string{}
 	for id, instance := range live {
 		owners := claimsOfInstance[id]
+		if len(owners) == 0 {
+			r.LeakedInstances++
+		} else if len(owners) > 1 {
+			r.DuplicateInstances++
+		}
 		if len(owners) != 1 {
 			violations = append(violations, fmt.Errorf("instance %s (tagged for claim %q) has %d claims: %v", id, instance.Tags[v1alpha1.TagNodeClaim], len(owners), owners))
 		}
@@ -77,6 +94,7 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 	}
 	for name, ids := range instancesOfClaim {
 		if len(ids) > 1 {
+			r.DuplicateInstances += len(ids) - 1
 			violations = append(violations, fmt.Errorf("claim %s has %d live instances: %v (a duplicate launch)", name, len(ids), ids))
 		}
 	}
@@ -87,10 +105,12 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 		}
 		ours++
 		if _, ok := claimOfProvider[node.Spec.ProviderID]; !ok {
+			r.OrphanNodes++
 			violations = append(violations, fmt.Errorf("node %s (%s) has no claim", node.Name, node.Spec.ProviderID))
 		}
 	}
-	return Report{Instances: len(live), Claims: len(claims.Items), Nodes: ours}, errors.Join(violations...)
+	r.Instances, r.Claims, r.Nodes = len(live), len(claims.Items), ours
+	return r, errors.Join(violations...)
 }
 
 func hasKey[V any](m map[string]V, k string) bool {

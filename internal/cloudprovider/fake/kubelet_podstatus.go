@@ -1,0 +1,284 @@
+package fake
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/fnv"
+	"math/rand/v2"
+	"net/netip"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// podHost is what the pods bound to one Node see of the instance behind it.
+type podHost struct {
+	instanceID string
+	privateIP  string
+	boot       int
+	// running: the instance is running, so a kubelet can confirm pod deletions.
+	running bool
+	// ready: the instance runs and its kubelet reports the Node Ready, since readyAt.
+	ready   bool
+	readyAt time.Time
+	// startDelay is the container start delay of the pod asked about in this boot.
+	startDelay time.Duration
+}
+
+// podHost returns the clock time and what a pod sees of the instance behind the Node
+// nodeName, with the pod's container start delay in the current boot; false when the
+// cloud knows no such instance.
+//
+// The delay is jittered from a source seeded with the instance ID, the boot and the pod's
+// key rather than from the cloud's source: pods are synced concurrently, in no set order,
+// and drawing from the shared source would shift every later launch of the run. Instance
+// IDs come from the seeded source, so the delays are as repeatable as the rest.
+func (c *Cloud) podHost(nodeName, podKey string) (time.Time, podHost, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.advance(now)
+	for _, inst := range c.instances {
+		if inst.hostname != nodeName {
+			continue
+		}
+		v := inst.nodeView(now, c.region)
+		running := inst.State == cloudprovider.StateRunning
+		h := fnv.New64a()
+		fmt.Fprintf(h, "%s/%d/%s", inst.ID, v.boot, podKey)
+		seed := h.Sum64()
+		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
+		return now, podHost{
+			instanceID: inst.ID,
+			privateIP:  inst.privateIP,
+			boot:       v.boot,
+			running:    running,
+			ready:      running && v.phase == phaseReady,
+			readyAt:    v.since,
+			startDelay: inst.physics.draw(rng, inst.physics.ContainerStartDelay, c.timeScale),
+		}, true
+	}
+	return now, podHost{}, false
+}
+
+const (
+	reasonContainersNotReady     = "ContainersNotReady"
+	reasonReadinessGatesNotReady = "ReadinessGatesNotReady"
+)
+
+// podReady reports whether the pod shows Ready or ContainersReady, as a pod whose
+// containers run does.
+func podReady(pod *corev1.Pod) bool {
+	return conditionTrue(pod, corev1.PodReady) || conditionTrue(pod, corev1.ContainersReady)
+}
+
+func conditionTrue(pod *corev1.Pod, t corev1.PodConditionType) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == t {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// setPodCondition replaces the condition of c's type, keeping its transition and probe
+// times when the status does not change, or adds c.
+func setPodCondition(conditions *[]corev1.PodCondition, c corev1.PodCondition) {
+	for n := range *conditions {
+		existing := &(*conditions)[n]
+		if existing.Type != c.Type {
+			continue
+		}
+		if existing.Status == c.Status {
+			c.LastTransitionTime = existing.LastTransitionTime
+		}
+		c.LastProbeTime = existing.LastProbeTime
+		*existing = c
+		return
+	}
+	*conditions = append(*conditions, c)
+}
+
+// notReadyStatus returns the pod's status with its containers not ready, as it is
+// while the Node is not Ready or before the containers started in this boot. The phase
+// and container states stay: the node lifecycle controller, not the kubelet, acts on
+// the pods of a node that went away.
+func notReadyStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
+	s := pod.Status.DeepCopy()
+	message := "containers with unready status: [" + strings.Join(containerNames(pod), " ") + "]"
+	for _, t := range []corev1.PodConditionType{corev1.ContainersReady, corev1.PodReady} {
+		setPodCondition(&s.Conditions, corev1.PodCondition{
+			Type: t, Status: corev1.ConditionFalse, Reason: reasonContainersNotReady, Message: message,
+			LastTransitionTime: metav1.NewTime(now),
+		})
+	}
+	for n := range s.ContainerStatuses {
+		s.ContainerStatuses[n].Ready = false
+	}
+	return s
+}
+
+// runningStatus returns the pod's status once its containers started at startedAt on
+// host, for a pod first seen at seen. Containers that ran before, in an earlier boot,
+// count a restart.
+func runningStatus(pod *corev1.Pod, host podHost, seen, startedAt time.Time) *corev1.PodStatus {
+	s := pod.Status.DeepCopy()
+	s.Phase = corev1.PodRunning
+	if s.StartTime == nil {
+		s.StartTime = ptr.To(metav1.NewTime(laterOf(seen, host.readyAt)))
+	}
+	s.HostIP = host.privateIP
+	s.HostIPs = []corev1.HostIP{{IP: host.privateIP}}
+	if s.PodIP == "" {
+		s.PodIP = podIP(pod, host)
+		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
+	}
+
+	// The binding sets PodScheduled; a pod created bound has none, and the kubelet adds it.
+	hasScheduled := false
+	for _, c := range s.Conditions {
+		hasScheduled = hasScheduled || c.Type == corev1.PodScheduled
+	}
+	if !hasScheduled {
+		setPodCondition(&s.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(seen)})
+	}
+	for _, t := range []corev1.PodConditionType{corev1.PodInitialized, corev1.ContainersReady} {
+		setPodCondition(&s.Conditions, corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(startedAt)})
+	}
+	setReady(s, pod, startedAt)
+
+	s.InitContainerStatuses = containerStatuses(pod, host, pod.Spec.InitContainers, s.InitContainerStatuses, startedAt, true)
+	s.ContainerStatuses = containerStatuses(pod, host, pod.Spec.Containers, s.ContainerStatuses, startedAt, false)
+	return s
+}
+
+// setReady sets Ready from ContainersReady and the pod's readiness gates, as the kubelet
+// does.
+func setReady(s *corev1.PodStatus, pod *corev1.Pod, now time.Time) {
+	view := &corev1.Pod{Status: *s}
+	ready := corev1.PodCondition{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)}
+	if !conditionTrue(view, corev1.ContainersReady) {
+		return
+	}
+	var missing []string
+	for _, gate := range pod.Spec.ReadinessGates {
+		if !conditionTrue(view, gate.ConditionType) {
+			missing = append(missing, string(gate.ConditionType))
+		}
+	}
+	if len(missing) > 0 {
+		ready.Status, ready.Reason = corev1.ConditionFalse, reasonReadinessGatesNotReady
+		ready.Message = "corresponding condition of pod readiness gate \"" + strings.Join(missing, "\", \"") + "\" does not exist or is not True"
+	}
+	setPodCondition(&s.Conditions, ready)
+}
+
+// containerStatuses returns the statuses of containers started at startedAt. Init
+// containers ran to completion before, except sidecars, which keep running.
+func containerStatuses(pod *corev1.Pod, host podHost, containers []corev1.Container, previous []corev1.ContainerStatus, startedAt time.Time, init bool) []corev1.ContainerStatus {
+	if len(containers) == 0 {
+		return nil
+	}
+	statuses := make([]corev1.ContainerStatus, 0, len(containers))
+	for _, c := range containers {
+		s := corev1.ContainerStatus{
+			Name:        c.Name,
+			Image:       c.Image,
+			ImageID:     imageID(c.Image),
+			ContainerID: containerID(pod, host, c.Name),
+			Ready:       true,
+		}
+		if init && (c.RestartPolicy == nil || *c.RestartPolicy != corev1.ContainerRestartPolicyAlways) {
+			// An init container other than a sidecar ran to completion.
+			s.State.Terminated = &corev1.ContainerStateTerminated{
+				Reason: "Completed", ContainerID: s.ContainerID,
+				StartedAt: metav1.NewTime(startedAt), FinishedAt: metav1.NewTime(startedAt),
+			}
+			statuses = append(statuses, s)
+			continue
+		}
+		s.State.Running = &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(startedAt)}
+		s.Started = ptr.To(true)
+		for _, p := range previous {
+			if p.Name != c.Name {
+				continue
+			}
+			s.RestartCount = p.RestartCount
+			if p.State.Running != nil || p.State.Terminated != nil {
+				// It ran in an earlier boot: this is a restart.
+				s.RestartCount++
+				s.LastTerminationState.Terminated = &corev1.ContainerStateTerminated{
+					ExitCode: 255, Reason: "Unknown", ContainerID: p.ContainerID,
+					StartedAt: startedAtOf(p.State), FinishedAt: metav1.NewTime(startedAt),
+				}
+			}
+		}
+		statuses = append(statuses, s)
+	}
+	return statuses
+}
+
+func startedAtOf(state corev1.ContainerState) metav1.Time {
+	switch {
+	case state.Running != nil:
+		return state.Running.StartedAt
+	case state.Terminated != nil:
+		return state.Terminated.StartedAt
+	}
+	return metav1.Time{}
+}
+
+func containerNames(pod *corev1.Pod) []string {
+	names := make([]string, 0, len(pod.Spec.Containers))
+	for _, c := range pod.Spec.Containers {
+		names = append(names, c.Name)
+	}
+	return names
+}
+
+// podIP is a stable address for the pod in 100.64.0.0/10, from its namespace and name;
+// pods on the host's network have the host's.
+func podIP(pod *corev1.Pod, host podHost) string {
+	if pod.Spec.HostNetwork {
+		return host.privateIP
+	}
+	h := fnv.New32a()
+	h.Write([]byte(pod.Namespace + "/" + pod.Name))
+	var ip [4]byte
+	binary.BigEndian.PutUint32(ip[:], 100<<24|64<<16|h.Sum32()&(1<<22-1))
+	if ip[3] == 0 || ip[3] == 255 {
+		ip[3] = 1
+	}
+	return netip.AddrFrom4(ip).String()
+}
+
+// imageID is a digest reference for an image, as the container runtime reports it.
+func imageID(image string) string {
+	sum := sha256.Sum256([]byte(image))
+	name, _, _ := strings.Cut(image, "@")
+	if slash, colon := strings.LastIndex(name, "/"), strings.LastIndex(name, ":"); colon > slash {
+		name = name[:colon]
+	}
+	return name + "@sha256:" + hex.EncodeToString(sum[:])
+}
+
+// containerID names a container of one boot of the host; it changes when the container
+// is started again.
+func containerID(pod *corev1.Pod, host podHost, name string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%s/%s/%s", host.instanceID, host.boot, pod.UID, pod.Namespace+"/"+pod.Name, name)))
+	return "containerd://" + hex.EncodeToString(sum[:])
+}
+
+func laterOf(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}

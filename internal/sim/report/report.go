@@ -1,0 +1,178 @@
+// Package report holds the result of one simulator scenario run and renders it
+// as JSON (for machines and CI), a plain-text table (for a terminal) and an SVG
+// plot (for humans comparing runs). It is deliberately free of Kubernetes
+// types so that it can be built and tested without a cluster.
+package report
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+)
+
+// Report is the outcome of one scenario run. The JSON field names are a
+// stable contract: dashboards and CI scripts read them.
+type Report struct {
+	Scenario string `json:"scenario"`
+	OK       bool   `json:"ok"`
+	// Failures says why OK is false: a wait that timed out, a failed
+	// expectation, a broken invariant.
+	Failures     []string       `json:"failures,omitempty"`
+	TimeScale    float64        `json:"timeScale"`
+	WallSeconds  float64        `json:"wallSeconds"`
+	Pods         Pods           `json:"pods"`
+	Nodes        Nodes          `json:"nodes"`
+	CloudCalls   map[string]int `json:"cloudCalls"` // by operation, e.g. "Create", "Start"
+	APIWrites    map[string]int `json:"apiWrites"`  // API writes by Stratos, by "verb Kind"
+	Invariants   Invariants     `json:"invariants"`
+	Operator     Operator       `json:"operator"`
+	Provisioning Provisioning   `json:"provisioning"`
+	Steps        []Step         `json:"steps"`
+	Timeline     []Sample       `json:"timeline"`
+}
+
+// Pods summarises the workload pods the scenario created.
+type Pods struct {
+	Created        int     `json:"created"`
+	Running        int     `json:"running"`
+	LatencySeconds Latency `json:"latencySeconds"`
+	// Latencies is every pod's creation→Running time in seconds. It feeds
+	// the CDF plot; it is kept out of the JSON because it grows with the
+	// pod count and the percentiles already summarise it.
+	Latencies []float64 `json:"-"`
+}
+
+// Latency is a percentile summary, in seconds.
+type Latency struct {
+	P50 float64 `json:"p50"`
+	P90 float64 `json:"p90"`
+	P99 float64 `json:"p99"`
+	Max float64 `json:"max"`
+}
+
+// Nodes counts how capacity was obtained.
+type Nodes struct {
+	StartedFromStandby int `json:"startedFromStandby"`
+	LaunchedCold       int `json:"launchedCold"`
+	Peak               int `json:"peak"`
+}
+
+// Invariants counts violations of properties that must always hold; any
+// non-zero value is a bug in Stratos.
+type Invariants struct {
+	LeakedInstances    int `json:"leakedInstances"`
+	DuplicateInstances int `json:"duplicateInstances"`
+	OrphanClaims       int `json:"orphanClaims"`
+}
+
+// Operator describes the health of the Stratos process under test.
+type Operator struct {
+	Restarts     int   `json:"restarts"`
+	PeakRSSBytes int64 `json:"peakRSSBytes"`
+}
+
+// Provisioning measures controller overhead on the warm path.
+type Provisioning struct {
+	// StartCallLatencySeconds runs from a pod being marked Unschedulable to
+	// the cloud Start call being issued for a standby node.
+	StartCallLatencySeconds Latency `json:"startCallLatencySeconds"`
+}
+
+// Step is the outcome of one scenario step.
+type Step struct {
+	Index       int     `json:"index"`
+	Description string  `json:"description"`
+	OK          bool    `json:"ok"`
+	Seconds     float64 `json:"seconds"`
+	Message     string  `json:"message,omitempty"`
+}
+
+// Sample is a point-in-time snapshot of the simulated cluster.
+type Sample struct {
+	Seconds     float64 `json:"t"`
+	PodsRunning int     `json:"podsRunning"`
+	PodsPending int     `json:"podsPending"`
+	// NodesByPhase counts NodeClaims by phase, such as Launching, Warming,
+	// Standby, Starting, Running, Stopping, Terminating.
+	NodesByPhase map[string]int `json:"nodesByPhase"`
+}
+
+// Percentiles returns nearest-rank percentiles of values. It sorts a copy so
+// callers can keep using their slice in its original (e.g. creation) order.
+// NaN values are ignored because they would make the ordering meaningless.
+func Percentiles(values []float64) Latency {
+	sorted := make([]float64, 0, len(values))
+	for _, v := range values {
+		if !math.IsNaN(v) {
+			sorted = append(sorted, v)
+		}
+	}
+	if len(sorted) == 0 {
+		return Latency{}
+	}
+	sort.Float64s(sorted)
+	return Latency{
+		P50: nearestRank(sorted, 50),
+		P90: nearestRank(sorted, 90),
+		P99: nearestRank(sorted, 99),
+		Max: sorted[len(sorted)-1],
+	}
+}
+
+// title names the scenario for human-facing output, which should never start
+// with a bare colon just because a test built a report without a name.
+func (r *Report) title() string {
+	status := "OK"
+	if !r.OK {
+		status = "FAILED"
+	}
+	name := r.Scenario
+	if name == "" {
+		name = "(unnamed scenario)"
+	}
+	return name + ": " + status
+}
+
+// nearestRank picks the smallest value such that at least p percent of the
+// values are less than or equal to it. Unlike interpolation it always returns
+// an observed latency, which is easier to reason about in small runs.
+func nearestRank(sorted []float64, p float64) float64 {
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	if rank < 1 {
+		rank = 1
+	}
+	if rank > len(sorted) {
+		rank = len(sorted)
+	}
+	return sorted[rank-1]
+}
+
+// WriteJSON writes r as indented JSON to path, replacing any existing file.
+// Nil maps and slices are written as {} and [] rather than null so that
+// consumers (jq, dashboards) can index them without null checks.
+func (r *Report) WriteJSON(path string) error {
+	out := *r
+	if out.CloudCalls == nil {
+		out.CloudCalls = map[string]int{}
+	}
+	if out.APIWrites == nil {
+		out.APIWrites = map[string]int{}
+	}
+	if out.Steps == nil {
+		out.Steps = []Step{}
+	}
+	if out.Timeline == nil {
+		out.Timeline = []Sample{}
+	}
+	data, err := json.MarshalIndent(&out, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encoding report: %w", err)
+	}
+	data = append(data, '\n')
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		return fmt.Errorf("writing report: %w", err)
+	}
+	return nil
+}

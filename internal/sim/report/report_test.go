@@ -1,0 +1,184 @@
+package report
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestPercentiles(t *testing.T) {
+	oneToHundred := make([]float64, 100)
+	for i := range oneToHundred {
+		oneToHundred[i] = float64(100 - i) // reversed, to exercise sorting
+	}
+	tests := []struct {
+		name   string
+		values []float64
+		want   Latency
+	}{
+		{"empty", nil, Latency{}},
+		{"single", []float64{3.5}, Latency{P50: 3.5, P90: 3.5, P99: 3.5, Max: 3.5}},
+		{"one to hundred", oneToHundred, Latency{P50: 50, P90: 90, P99: 99, Max: 100}},
+		// Nearest rank for n=10: p50 -> rank 5, p90 -> rank 9, p99 -> rank 10.
+		{"ten", []float64{10, 1, 9, 2, 8, 3, 7, 4, 6, 5}, Latency{P50: 5, P90: 9, P99: 10, Max: 10}},
+		{"two", []float64{2, 1}, Latency{P50: 1, P90: 2, P99: 2, Max: 2}},
+		{"nan ignored", []float64{math.NaN(), 4, 2}, Latency{P50: 2, P90: 4, P99: 4, Max: 4}},
+		{"only nan", []float64{math.NaN()}, Latency{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Percentiles(tt.values); got != tt.want {
+				t.Errorf("Percentiles() = %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestPercentilesLeavesInputUntouched(t *testing.T) {
+	in := []float64{5, 1, 4, 2, 3}
+	orig := slices.Clone(in)
+	Percentiles(in)
+	if !slices.Equal(in, orig) {
+		t.Errorf("input modified: got %v, want %v", in, orig)
+	}
+}
+
+// sampleReport is a small but fully populated report shared by the tests.
+func sampleReport() *Report {
+	lat := []float64{0.8, 1.2, 0.5, 2.5, 1.0, 7.25}
+	return &Report{
+		Scenario:    "burst-<100>&co",
+		OK:          false,
+		Failures:    []string{"step 3: wait for 100 pods Running timed out after 2m0s"},
+		TimeScale:   10,
+		WallSeconds: 42.5,
+		Pods: Pods{
+			Created: 6, Running: 5,
+			LatencySeconds: Percentiles(lat),
+			Latencies:      lat,
+		},
+		Nodes:      Nodes{StartedFromStandby: 3, LaunchedCold: 2, Peak: 7},
+		CloudCalls: map[string]int{"Start": 3, "Create": 2, "Terminate": 1},
+		APIWrites: map[string]int{
+			"patch NodeClaim": 40, "create NodeClaim": 5, "update Node": 12,
+			"delete NodeClaim": 1, "patch Node": 7, "create Event": 9,
+		},
+		Invariants:   Invariants{LeakedInstances: 1},
+		Operator:     Operator{Restarts: 2, PeakRSSBytes: 150 << 20},
+		Provisioning: Provisioning{StartCallLatencySeconds: Latency{P50: 0.05, P90: 0.1, P99: 0.2, Max: 0.3}},
+		Steps: []Step{
+			{Index: 1, Description: "create standby pool", OK: true, Seconds: 12.5},
+			{Index: 2, Description: "scale deployment to 100", OK: false, Seconds: 120, Message: "timed out\nafter 2m"},
+		},
+		Timeline: []Sample{
+			{Seconds: 0, PodsPending: 6, NodesByPhase: map[string]int{"Standby": 3}},
+			{Seconds: 5, PodsRunning: 2, PodsPending: 4, NodesByPhase: map[string]int{"Starting": 3, "Launching": 2}},
+			{Seconds: 12, PodsRunning: 5, PodsPending: 1, NodesByPhase: map[string]int{"Running": 5, "Custom<x>": 1}},
+		},
+	}
+}
+
+func TestWriteJSONFieldNames(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := sampleReport().WriteJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatalf("invalid JSON: %v\n%s", err, data)
+	}
+	paths := []string{
+		"scenario", "ok", "failures", "timeScale", "wallSeconds",
+		"pods.created", "pods.running",
+		"pods.latencySeconds.p50", "pods.latencySeconds.p90", "pods.latencySeconds.p99", "pods.latencySeconds.max",
+		"nodes.startedFromStandby", "nodes.launchedCold", "nodes.peak",
+		"cloudCalls.Start", "apiWrites.patch NodeClaim",
+		"invariants.leakedInstances", "invariants.duplicateInstances", "invariants.orphanClaims",
+		"operator.restarts", "operator.peakRSSBytes",
+		"provisioning.startCallLatencySeconds.p99",
+		"steps", "timeline",
+	}
+	for _, p := range paths {
+		if _, ok := lookup(m, p); !ok {
+			t.Errorf("JSON lacks %q", p)
+		}
+	}
+	if _, ok := lookup(m, "pods.latencies"); ok {
+		t.Error("raw latencies must not be in the JSON")
+	}
+	if v, _ := lookup(m, "operator.peakRSSBytes"); v != float64(150<<20) {
+		t.Errorf("operator.peakRSSBytes = %v", v)
+	}
+
+	steps := m["steps"].([]any)
+	step := steps[1].(map[string]any)
+	for _, k := range []string{"index", "description", "ok", "seconds", "message"} {
+		if _, ok := step[k]; !ok {
+			t.Errorf("step lacks %q: %v", k, step)
+		}
+	}
+	if _, ok := steps[0].(map[string]any)["message"]; ok {
+		t.Error("empty step message should be omitted")
+	}
+	sample := m["timeline"].([]any)[1].(map[string]any)
+	for _, k := range []string{"t", "podsRunning", "podsPending", "nodesByPhase"} {
+		if _, ok := sample[k]; !ok {
+			t.Errorf("sample lacks %q: %v", k, sample)
+		}
+	}
+}
+
+func TestWriteJSONEmptyReport(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := (&Report{Scenario: "empty", OK: true}).WriteJSON(path); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := m["failures"]; ok {
+		t.Error("failures should be omitted when empty")
+	}
+	// Collections are written empty rather than null for consumers' sake.
+	for _, k := range []string{"cloudCalls", "apiWrites", "steps", "timeline"} {
+		if m[k] == nil {
+			t.Errorf("%s is null, want empty", k)
+		}
+	}
+}
+
+func TestWriteJSONBadPath(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "missing-dir", "report.json")
+	if err := (&Report{}).WriteJSON(path); err == nil {
+		t.Error("expected an error for an unwritable path")
+	}
+}
+
+// lookup follows a dotted path through decoded JSON objects. Map keys used
+// in the tests (e.g. "patch NodeClaim") contain no dots.
+func lookup(m map[string]any, path string) (any, bool) {
+	var cur any = m
+	for _, key := range strings.Split(path, ".") {
+		obj, ok := cur.(map[string]any)
+		if !ok {
+			return nil, false
+		}
+		if cur, ok = obj[key]; !ok {
+			return nil, false
+		}
+	}
+	return cur, true
+}

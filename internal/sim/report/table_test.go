@@ -1,0 +1,60 @@
+package report
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+func TestWriteTable(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, sampleReport()); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	for _, want := range []string{
+		"burst-<100>&co: FAILED", "wait for 100 pods Running timed out",
+		"✓", "✗", "create standby pool", "12.5s", "timed out after 2m",
+		"6 / 5",                          // pods created / running
+		"1.00s / 7.25s / 7.25s / 7.25s",  // nearest rank of 6 values: ranks 3, 6, 6, 6
+		"0.05s / 0.10s / 0.20s / 0.30s",  // start-call latency
+		"3 / 2 / 7",                      // nodes standby / cold / peak
+		"Create=2, Start=3, Terminate=1", // cloud calls sorted by operation
+		"74 total",                       // API writes
+		"patch NodeClaim=40, update Node=12, create Event=9",
+		"+1 more",
+		"1 / 0 / 0",     // invariants
+		"2 / 150.0 MiB", // restarts / peak RSS
+		"42.5s / 10x",   // wall time / time scale
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestWriteTableEmpty(t *testing.T) {
+	for _, r := range []*Report{nil, {}, {OK: true}} {
+		var buf bytes.Buffer
+		if err := WriteTable(&buf, r); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), "(unnamed scenario)") {
+			t.Errorf("nameless report should say so:\n%s", buf.String())
+		}
+		if !strings.Contains(buf.String(), "Cloud calls") {
+			t.Errorf("empty report table lacks rows:\n%s", buf.String())
+		}
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("disk full") }
+
+func TestWriteTableWriteError(t *testing.T) {
+	if err := WriteTable(failingWriter{}, sampleReport()); err == nil {
+		t.Error("expected the writer's error to be returned")
+	}
+}

@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/scenario"
+)
+
+// startCall is one StartInstances call the operator made: when it arrived and which
+// instances it started.
+type startCall struct {
+	at  time.Time
+	ids []string
+}
+
+// recordingCloud is the fake cloud as the operator reaches it, recording the start
+// calls so that the report can measure pod marked Unschedulable → start call issued.
+type recordingCloud struct {
+	cloudprovider.API
+
+	mu     sync.Mutex
+	starts []startCall
+}
+
+func (r *recordingCloud) StartInstances(ctx context.Context, ids []string) (map[string]error, error) {
+	r.mu.Lock()
+	r.starts = append(r.starts, startCall{at: time.Now(), ids: append([]string(nil), ids...)})
+	r.mu.Unlock()
+	return r.API.StartInstances(ctx, ids)
+}
+
+func (r *recordingCloud) startCalls() []startCall {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]startCall(nil), r.starts...)
+}
+
+// faults converts a scenario's faults to the fake cloud's.
+func faults(f *scenario.Faults) fake.Faults {
+	if f == nil {
+		return fake.Faults{}
+	}
+	out := fake.Faults{
+		Errors:        map[string]fake.ErrorFault{},
+		RateLimits:    map[string]fake.RateLimit{},
+		NeverRegister: f.NeverRegister,
+	}
+	for op, e := range f.Errors {
+		out.Errors[op] = fake.ErrorFault{Probability: e.Probability, Code: cloudprovider.ErrorCode(e.Code)}
+	}
+	for op, l := range f.RateLimits {
+		out.RateLimits[op] = fake.RateLimit{PerSecond: l.PerSecond, Burst: l.Burst}
+	}
+	for _, o := range f.InsufficientCapacity {
+		out.InsufficientCapacity = append(out.InsufficientCapacity, fake.Offering{InstanceType: o.InstanceType, Zone: o.Zone})
+	}
+	return out
+}

@@ -1,0 +1,151 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/sim/scenario"
+)
+
+// view is the cluster as the conditions and the timeline see it at one moment.
+type view struct {
+	podsRunning, podsPending int
+	readyNodes               int
+	// claims counts NodeClaims by pool and phase.
+	claims             map[string]map[string]int
+	startedFromStandby int
+	launchedCold       int
+}
+
+// claimsInPhase counts the claims in a phase, of one pool or of all when pool is empty.
+func (v *view) claimsInPhase(pool, phase string) int {
+	n := 0
+	for p, phases := range v.claims {
+		if pool == "" || p == pool {
+			n += phases[phase]
+		}
+	}
+	return n
+}
+
+// byPhase counts the claims in each phase over every pool.
+func (v *view) byPhase() map[string]int {
+	all := map[string]int{}
+	for _, phases := range v.claims {
+		for phase, n := range phases {
+			all[phase] += n
+		}
+	}
+	return all
+}
+
+// look reads the view from the simulator's cache.
+func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
+	v := &view{claims: map[string]map[string]int{}}
+	pods := &corev1.PodList{}
+	if err := c.List(ctx, pods, client.HasLabels{WorkloadLabel}); err != nil {
+		return nil, err
+	}
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		switch {
+		case isRunning(pod):
+			v.podsRunning++
+		case pod.DeletionTimestamp == nil && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed:
+			v.podsPending++
+		}
+	}
+	nodes := &corev1.NodeList{}
+	if err := c.List(ctx, nodes); err != nil {
+		return nil, err
+	}
+	for i := range nodes.Items {
+		if isReadyAndSchedulable(&nodes.Items[i]) {
+			v.readyNodes++
+		}
+	}
+	claims := &v1alpha1.NodeClaimList{}
+	if err := c.List(ctx, claims); err != nil {
+		return nil, err
+	}
+	for _, claim := range claims.Items {
+		pool := claim.Labels[v1alpha1.LabelNodePool]
+		if v.claims[pool] == nil {
+			v.claims[pool] = map[string]int{}
+		}
+		phase := string(claim.Status.Phase)
+		if phase == "" {
+			phase = string(v1alpha1.PhaseLaunching)
+		}
+		v.claims[pool][phase]++
+	}
+	v.startedFromStandby, v.launchedCold = obs.counters()
+	return v, nil
+}
+
+func isReadyAndSchedulable(node *corev1.Node) bool {
+	if node.Spec.Unschedulable {
+		return false
+	}
+	for _, c := range node.Status.Conditions {
+		if c.Type == corev1.NodeReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}
+
+// holds evaluates a condition on a view; when it does not hold, the reason says what
+// was seen.
+func holds(c *scenario.Condition, v *view) (bool, string) {
+	var unmet []string
+	for _, count := range c.Counts() {
+		if got := v.count(count); !countHolds(count.Want, got) {
+			unmet = append(unmet, fmt.Sprintf("%s is %d, want %s", count.Name, got, describeCount(count.Want)))
+		}
+	}
+	return len(unmet) == 0, strings.Join(unmet, "; ")
+}
+
+// count is the view's value of one count of a condition.
+func (v *view) count(c scenario.NamedCount) int {
+	if c.Claims != nil {
+		return v.claimsInPhase(c.Claims.Pool, c.Claims.Phase)
+	}
+	return map[string]int{
+		"podsRunning": v.podsRunning, "podsPending": v.podsPending, "readyNodes": v.readyNodes,
+		"startedFromStandby": v.startedFromStandby, "launchedCold": v.launchedCold,
+	}[c.Name]
+}
+
+func countHolds(c *scenario.Count, n int) bool {
+	return (c.Equals == nil || n == *c.Equals) && (c.AtLeast == nil || n >= *c.AtLeast) && (c.AtMost == nil || n <= *c.AtMost)
+}
+
+func describeCount(c *scenario.Count) string {
+	var parts []string
+	if c.Equals != nil {
+		parts = append(parts, fmt.Sprintf("= %d", *c.Equals))
+	}
+	if c.AtLeast != nil {
+		parts = append(parts, fmt.Sprintf("≥ %d", *c.AtLeast))
+	}
+	if c.AtMost != nil {
+		parts = append(parts, fmt.Sprintf("≤ %d", *c.AtMost))
+	}
+	return strings.Join(parts, " and ")
+}
+
+// describeCondition is a short text of a condition, for step descriptions.
+func describeCondition(c *scenario.Condition) string {
+	var parts []string
+	for _, count := range c.Counts() {
+		parts = append(parts, count.Name+" "+describeCount(count.Want))
+	}
+	return strings.Join(parts, ", ")
+}

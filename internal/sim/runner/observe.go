@@ -1,0 +1,129 @@
+package runner
+
+import (
+	"sync"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// WorkloadLabel marks the pods of the scenario's bursts; its value is the workload's
+// name. Only these pods count as the scenario's pods.
+const WorkloadLabel = "sim.stratos.sh/workload"
+
+// podTimes is what the observer saw of one workload pod, in wall time.
+type podTimes struct {
+	created, unschedulable, running time.Time
+	nodeName                        string
+}
+
+// observer records, from informer events, when things happened: pods created, marked
+// Unschedulable and Running; standby claims asked to start; claims created to run pods.
+// Event handlers run in the informers' goroutines, so everything is behind a lock.
+type observer struct {
+	mu                 sync.Mutex
+	pods               map[string]*podTimes
+	startedFromStandby int
+	launchedCold       int
+}
+
+func newObserver() *observer { return &observer{pods: map[string]*podTimes{}} }
+
+func (o *observer) podHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerFuncs{
+		AddFunc:    func(obj any) { o.observePod(obj) },
+		UpdateFunc: func(_, obj any) { o.observePod(obj) },
+	}
+}
+
+func (o *observer) observePod(obj any) {
+	pod, ok := obj.(*corev1.Pod)
+	if !ok || pod.Labels[WorkloadLabel] == "" {
+		return
+	}
+	now := time.Now()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	key := pod.Namespace + "/" + pod.Name + "/" + string(pod.UID)
+	t, seen := o.pods[key]
+	if !seen {
+		t = &podTimes{created: now}
+		o.pods[key] = t
+	}
+	if t.unschedulable.IsZero() && isUnschedulable(pod) {
+		t.unschedulable = now
+	}
+	if pod.Spec.NodeName != "" {
+		t.nodeName = pod.Spec.NodeName
+	}
+	if t.running.IsZero() && isRunning(pod) {
+		t.running = now
+	}
+}
+
+func (o *observer) claimHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			claim, ok := obj.(*v1alpha1.NodeClaim)
+			// A claim created to run pods starts with desiredState Running; the pool's
+			// warm-up creates Standby ones.
+			if ok && !initial && claim.Spec.DesiredState == v1alpha1.DesiredRunning && claim.Status.Phase == "" {
+				o.mu.Lock()
+				o.launchedCold++
+				o.mu.Unlock()
+			}
+		},
+		UpdateFunc: func(oldObj, newObj any) {
+			old, ok1 := oldObj.(*v1alpha1.NodeClaim)
+			claim, ok2 := newObj.(*v1alpha1.NodeClaim)
+			if ok1 && ok2 && old.Spec.DesiredState == v1alpha1.DesiredStandby && claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+				o.mu.Lock()
+				o.startedFromStandby++
+				o.mu.Unlock()
+			}
+		},
+	}
+}
+
+// counters returns the claims started from standby and launched cold so far.
+func (o *observer) counters() (startedFromStandby, launchedCold int) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.startedFromStandby, o.launchedCold
+}
+
+// podTimes returns a copy of what was seen of every workload pod.
+func (o *observer) podTimes() []podTimes {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	all := make([]podTimes, 0, len(o.pods))
+	for _, t := range o.pods {
+		all = append(all, *t)
+	}
+	return all
+}
+
+func isUnschedulable(pod *corev1.Pod) bool {
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
+			return true
+		}
+	}
+	return false
+}
+
+// isRunning is what a user waits for: the pod Running and Ready.
+func isRunning(pod *corev1.Pod) bool {
+	if pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning {
+		return false
+	}
+	for _, c := range pod.Status.Conditions {
+		if c.Type == corev1.PodReady {
+			return c.Status == corev1.ConditionTrue
+		}
+	}
+	return false
+}

@@ -1,0 +1,248 @@
+// Package runner runs a scenario against a simulated cluster: a real control plane, the
+// fake cloud with its kubelet simulator in this process, and the real stratos binary as
+// a child process reaching the cloud over loopback, so that the operator can be killed
+// while its instances live on. It reports what users feel (pod creation → Running) and
+// what must never happen (leaks, duplicates).
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
+	ctrl "sigs.k8s.io/controller-runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
+
+	corev1 "k8s.io/api/core/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/internal/sim/controlplane"
+	"github.com/stratos-sh/stratos/internal/sim/operatorproc"
+	"github.com/stratos-sh/stratos/internal/sim/report"
+	"github.com/stratos-sh/stratos/internal/sim/scenario"
+)
+
+// ClusterName is the cluster the simulated operator manages; its instances carry it.
+const ClusterName = "sim"
+
+// Options configure a run.
+type Options struct {
+	Scenario *scenario.Scenario
+	// ToolsDir holds etcd, kube-apiserver, kube-scheduler and kube-controller-manager.
+	ToolsDir string
+	// OperatorBinary is the stratos binary to run.
+	OperatorBinary string
+	// CRDDir holds the Stratos CRDs.
+	CRDDir string
+	// WorkDir receives kubeconfigs and logs; the admin kubeconfig is
+	// WorkDir/admin.kubeconfig while the run lasts.
+	WorkDir string
+	// Progress receives a live line every ProgressInterval; nil for none.
+	Progress         io.Writer
+	ProgressInterval time.Duration
+}
+
+// run is one scenario run in progress.
+type run struct {
+	opts      Options
+	scale     float64
+	started   time.Time
+	rng       *rand.Rand
+	cloud     *fake.Cloud
+	recording *recordingCloud
+	client    client.Client
+	observer  *observer
+	operator  *operatorproc.Process
+	report    *report.Report
+
+	// kills are the pending killOperator steps.
+	kills sync.WaitGroup
+	// failures collects what made the run fail, from any goroutine.
+	mu        sync.Mutex
+	failures  []string
+	timeline  []report.Sample
+	peakNodes int
+}
+
+// Run runs the scenario and returns its report. An error means the simulated cluster
+// could not be set up or torn down; a scenario that fails is a report with OK false.
+func Run(ctx context.Context, opts Options) (*report.Report, error) {
+	s := opts.Scenario
+	r := &run{
+		opts:     opts,
+		scale:    s.TimeScale,
+		rng:      rand.New(rand.NewPCG(uint64(s.Seed), 0)),
+		observer: newObserver(),
+		report:   &report.Report{Scenario: s.Name, TimeScale: s.TimeScale},
+	}
+	logf := func(format string, args ...any) {
+		if opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, format+"\n", args...)
+		}
+	}
+
+	logf("starting etcd, kube-apiserver, kube-scheduler and kube-controller-manager...")
+	setupStarted := time.Now()
+	cp, err := controlplane.Start(ctx, controlplane.Options{ToolsDir: opts.ToolsDir, WorkDir: opts.WorkDir, CRDDir: opts.CRDDir})
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = cp.Stop() }()
+	logf("control plane ready in %s; kubeconfig: %s", time.Since(setupStarted).Round(time.Millisecond), cp.AdminKubeconfig)
+
+	simCtx, stopSim := context.WithCancel(ctx)
+	defer stopSim()
+	endpoint, stopCloud, err := r.startCloud(simCtx, cp)
+	if err != nil {
+		return nil, err
+	}
+	defer stopCloud()
+
+	if err := apply(ctx, r.client, s.Objects); err != nil {
+		return nil, err
+	}
+	r.operator, err = operatorproc.Start(opts.OperatorBinary, operatorArgs(cp.OperatorKubeconfig, endpoint, s), filepath.Join(opts.WorkDir, "stratos.log"))
+	if err != nil {
+		return nil, err
+	}
+	logf("stratos running (log: %s); running %d steps at time scale %g", filepath.Join(opts.WorkDir, "stratos.log"), len(s.Steps), s.TimeScale)
+
+	r.started = time.Now()
+	background, stopBackground := context.WithCancel(simCtx)
+	var watchers sync.WaitGroup
+	watchers.Add(1)
+	go func() { defer watchers.Done(); r.watch(background) }()
+	r.runSteps(ctx)
+	r.kills.Wait()
+	stopBackground()
+	watchers.Wait()
+
+	r.checkInvariants(ctx)
+	stopErr := r.operator.Stop()
+	r.collect()
+	return r.report, stopErr
+}
+
+// startCloud starts the fake cloud, serves it to the operator on loopback, and runs
+// the kubelet simulator and the observer's informers in a manager of this process.
+func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (endpoint string, stop func(), err error) {
+	s := r.opts.Scenario
+	r.cloud = fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)})
+	r.cloud.SetFaults(faults(s.Faults))
+	r.recording = &recordingCloud{API: r.cloud}
+
+	// The kubelets of a thousand pods write fast; client-go's default of 5 queries a
+	// second would make the simulator, not Stratos, the bottleneck.
+	cfg := rest.CopyConfig(cp.Config)
+	cfg.QPS, cfg.Burst = 2000, 4000
+	logFile, err := os.Create(filepath.Join(r.opts.WorkDir, "sim.log"))
+	if err != nil {
+		return "", nil, err
+	}
+	logger := funcr.New(func(prefix, args string) { fmt.Fprintln(logFile, prefix, args) }, funcr.Options{})
+	// client-go and controller-runtime log through the global logger too.
+	ctrllog.SetLogger(logger)
+	mgr, err := ctrl.NewManager(cfg, manager.Options{
+		Scheme:                 scheme.Scheme,
+		Logger:                 logger,
+		Metrics:                metricsserver.Options{BindAddress: "0"},
+		HealthProbeBindAddress: "0",
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	direct, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		return "", nil, err
+	}
+	if err := fake.NewKubelet(r.cloud, direct, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
+		return "", nil, err
+	}
+	if err := r.addObserver(ctx, mgr); err != nil {
+		return "", nil, err
+	}
+	r.client = mgr.GetClient()
+
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	server := &http.Server{Handler: fake.NewServer(r.recording), ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = server.Serve(listener) }()
+
+	mgrCtx, stopMgr := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	go func() { done <- mgr.Start(mgrCtx) }()
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		stopMgr()
+		return "", nil, errors.New("the simulator's caches did not sync")
+	}
+	stop = func() {
+		_ = server.Close()
+		stopMgr()
+		<-done
+		logFile.Close()
+	}
+	return "http://" + listener.Addr().String(), stop, nil
+}
+
+// addObserver registers the observer's handlers on the manager's informers.
+func (r *run) addObserver(ctx context.Context, mgr manager.Manager) error {
+	pods, err := mgr.GetCache().GetInformer(ctx, &corev1.Pod{})
+	if err != nil {
+		return err
+	}
+	if _, err := pods.AddEventHandler(r.observer.podHandler()); err != nil {
+		return err
+	}
+	claims, err := mgr.GetCache().GetInformer(ctx, &v1alpha1.NodeClaim{})
+	if err != nil {
+		return err
+	}
+	_, err = claims.AddEventHandler(r.observer.claimHandler())
+	return err
+}
+
+// operatorArgs runs the operator as a single replica against the remote fake cloud.
+// Leader election is off: there is one replica, and a restart should measure Stratos's
+// recovery rather than the expiry of a dead leader's Lease.
+func operatorArgs(kubeconfig, endpoint string, s *scenario.Scenario) []string {
+	return append([]string{
+		"--kubeconfig=" + kubeconfig,
+		"--cluster-name=" + ClusterName,
+		"--cloud-provider=fake",
+		"--fake-cloud-endpoint=" + endpoint,
+		"--leader-elect=false",
+		"--metrics-bind-address=0",
+		"--health-probe-bind-address=0",
+		"--log-format=text",
+	}, s.OperatorArgs...)
+}
+
+// wall converts a scenario duration to wall time.
+func (r *run) wall(d time.Duration) time.Duration { return time.Duration(float64(d) / r.scale) }
+
+// now is the scenario time since the steps began.
+func (r *run) now() float64 { return time.Since(r.started).Seconds() * r.scale }
+
+func (r *run) fail(format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.failures = append(r.failures, fmt.Sprintf(format, args...))
+}

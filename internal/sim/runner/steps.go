@@ -1,0 +1,158 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/stratos-sh/stratos/internal/sim/report"
+	"github.com/stratos-sh/stratos/internal/sim/scenario"
+)
+
+// pollInterval is how often a wait looks at the cluster, in wall time.
+const pollInterval = 100 * time.Millisecond
+
+// runSteps runs the steps in order until one fails.
+func (r *run) runSteps(ctx context.Context) {
+	for i := range r.opts.Scenario.Steps {
+		step := &r.opts.Scenario.Steps[i]
+		description := step.Description
+		if description == "" {
+			description = describeStep(step)
+		}
+		r.progress("step %d/%d: %s", i+1, len(r.opts.Scenario.Steps), description)
+		began := r.now()
+		err := r.runStep(ctx, step)
+		result := report.Step{Index: i + 1, Description: description, OK: err == nil, Seconds: r.now() - began}
+		if err != nil {
+			result.Message = err.Error()
+			r.fail("step %d (%s): %v", i+1, description, err)
+		}
+		r.report.Steps = append(r.report.Steps, result)
+		if err != nil {
+			r.progress("step %d failed: %v", i+1, err)
+			return
+		}
+	}
+}
+
+func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
+	switch {
+	case st.Wait != nil:
+		return r.wait(ctx, &st.Wait.Condition, r.wall(st.Wait.Timeout.Duration))
+	case st.Expect != nil:
+		v, err := look(ctx, r.client, r.observer)
+		if err != nil {
+			return err
+		}
+		if ok, why := holds(st.Expect, v); !ok {
+			return fmt.Errorf("expectation failed: %s", why)
+		}
+		return nil
+	case st.Sleep != nil:
+		return pause(ctx, r.wall(st.Sleep.Duration))
+	case st.Burst != nil:
+		return createWorkload(ctx, r.client, st.Burst)
+	case st.Scale != nil:
+		return scaleWorkload(ctx, r.client, st.Scale)
+	case st.Delete != nil:
+		return deleteWorkload(ctx, r.client, st.Delete)
+	case st.Apply != nil:
+		return apply(ctx, r.client, st.Apply)
+	case st.RestartOperator != nil:
+		return r.operator.Restart(false, 0)
+	case st.KillOperator != nil:
+		r.scheduleKill(ctx, st.KillOperator)
+		return nil
+	case st.Faults != nil:
+		r.cloud.SetFaults(faults(st.Faults))
+		return nil
+	case st.ClearFaults:
+		r.cloud.SetFaults(faults(nil))
+		return nil
+	}
+	return fmt.Errorf("the step has no action")
+}
+
+// wait polls the condition until it holds or timeout (wall time) passes.
+func (r *run) wait(ctx context.Context, c *scenario.Condition, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		v, err := look(ctx, r.client, r.observer)
+		if err != nil {
+			return err
+		}
+		ok, why := holds(c, v)
+		if ok {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("timed out after %s (scenario time): %s", time.Duration(float64(timeout)*r.scale).Round(time.Millisecond), why)
+		}
+		if err := pause(ctx, pollInterval); err != nil {
+			return err
+		}
+	}
+}
+
+// scheduleKill kills the operator hard at a moment drawn uniformly within the window,
+// then starts it again, while the following steps run.
+func (r *run) scheduleKill(ctx context.Context, k *scenario.Kill) {
+	at := time.Duration(r.rng.Int64N(int64(r.wall(k.Within.Duration)) + 1))
+	restartAfter := r.wall(k.RestartAfter.Duration)
+	if k.RestartAfter.Duration == 0 {
+		restartAfter = r.wall(time.Second)
+	}
+	r.kills.Add(1)
+	go func() {
+		defer r.kills.Done()
+		if pause(ctx, at) != nil {
+			return
+		}
+		r.progress("killing the operator (SIGKILL) %.1fs into the window", at.Seconds()*r.scale)
+		if err := r.operator.Restart(true, restartAfter); err != nil {
+			r.fail("restarting the operator after a kill: %v", err)
+		}
+	}()
+}
+
+// pause waits d or until ctx ends. Scenario sleeps and kill moments are time the
+// scenario lets pass on purpose, not synchronisation.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func describeStep(st *scenario.Step) string {
+	switch {
+	case st.Wait != nil:
+		return fmt.Sprintf("wait up to %s for %s", st.Wait.Timeout.Duration, describeCondition(&st.Wait.Condition))
+	case st.Expect != nil:
+		return "expect " + describeCondition(st.Expect)
+	case st.Sleep != nil:
+		return "sleep " + st.Sleep.Duration.String()
+	case st.Burst != nil:
+		return fmt.Sprintf("burst %s: %d pods of %s CPU, %s memory", st.Burst.Name, st.Burst.Replicas, st.Burst.CPU, st.Burst.Memory)
+	case st.Scale != nil:
+		return fmt.Sprintf("scale %s to %d", st.Scale.Name, st.Scale.Replicas)
+	case st.Delete != nil:
+		return "delete " + st.Delete.Name
+	case st.Apply != nil:
+		return fmt.Sprintf("apply %d objects", len(st.Apply))
+	case st.RestartOperator != nil:
+		return "restart the operator"
+	case st.KillOperator != nil:
+		return fmt.Sprintf("kill the operator hard within %s", st.KillOperator.Within.Duration)
+	case st.Faults != nil:
+		return "inject faults"
+	case st.ClearFaults:
+		return "clear faults"
+	}
+	return "?"
+}

@@ -1,0 +1,98 @@
+// Package scenario is the simulator's scenario file: the cloud's physics and faults, a
+// time scale, objects to apply, and steps that drive workloads, the operator and the
+// clock and wait for or expect conditions. docs/simulator.md documents the format.
+package scenario
+
+import (
+	"fmt"
+	"os"
+
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"sigs.k8s.io/yaml"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Scenario is one scenario file.
+type Scenario struct {
+	// Name defaults to the file name without its extension.
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
+	// TimeScale divides every delay of the cloud's physics, and every duration of the
+	// steps, so that a scenario means the same at any scale. Defaults to 1.
+	TimeScale float64 `json:"timeScale,omitempty"`
+	// Seed of the cloud's jitter and faults, and of the steps' random moments.
+	Seed int64 `json:"seed,omitempty"`
+	// OperatorArgs are extra flags for the stratos binary, such as
+	// --batch-max-duration=500ms, to compare settings on the same scenario.
+	OperatorArgs []string `json:"operatorArgs,omitempty"`
+	// Physics overrides the cloud's default timings.
+	Physics *v1alpha1.FakePhysics `json:"physics,omitempty"`
+	// Faults are injected from the start.
+	Faults *Faults `json:"faults,omitempty"`
+	// Objects are applied in order before the first step: node classes, pools,
+	// namespaces, Deployments, PodDisruptionBudgets…
+	Objects []unstructured.Unstructured `json:"objects,omitempty"`
+	// Steps run in order; a failed wait or expectation fails the scenario and ends it.
+	Steps []Step `json:"steps"`
+}
+
+// Faults are the fake cloud's injected failures, by operation name (Create, Start,
+// Stop, Terminate, Get, List).
+type Faults struct {
+	Errors               map[string]ErrorFault `json:"errors,omitempty"`
+	RateLimits           map[string]RateLimit  `json:"rateLimits,omitempty"`
+	InsufficientCapacity []Offering            `json:"insufficientCapacity,omitempty"`
+	NeverRegister        float64               `json:"neverRegister,omitempty"`
+}
+
+// ErrorFault fails a share of an operation's calls with a code (default Internal).
+type ErrorFault struct {
+	Probability float64 `json:"probability"`
+	Code        string  `json:"code,omitempty"`
+}
+
+// RateLimit throttles an operation beyond perSecond calls with a burst.
+type RateLimit struct {
+	PerSecond float64 `json:"perSecond"`
+	Burst     int     `json:"burst"`
+}
+
+// Offering names an instance type in a zone the cloud has no capacity for; empty
+// matches any.
+type Offering struct {
+	InstanceType string `json:"instanceType,omitempty"`
+	Zone         string `json:"zone,omitempty"`
+}
+
+// Load reads and validates a scenario file.
+func Load(path string) (*Scenario, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	s, err := Parse(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+// Parse decodes and validates a scenario; unknown fields are errors, so a typo does
+// not silently change what a scenario tests.
+func Parse(data []byte) (*Scenario, error) {
+	s := &Scenario{}
+	if err := yaml.UnmarshalStrict(data, s); err != nil {
+		return nil, err
+	}
+	if s.TimeScale == 0 {
+		s.TimeScale = 1
+	}
+	if s.Seed == 0 {
+		s.Seed = 1
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,84 @@
+package scenario
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBundledScenariosLoad checks that every scenario in test/scenarios parses and
+// validates, so that a typo in one fails here rather than in a long run.
+func TestBundledScenariosLoad(t *testing.T) {
+	files, err := filepath.Glob("../../../test/scenarios/*.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 {
+		t.Fatal("no scenarios found in test/scenarios")
+	}
+	for _, file := range files {
+		t.Run(filepath.Base(file), func(t *testing.T) {
+			s, err := Load(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s.Name == "" || len(s.Steps) == 0 {
+				t.Errorf("scenario %s has no name or no steps", file)
+			}
+		})
+	}
+}
+
+func TestParseDefaults(t *testing.T) {
+	s, err := Parse([]byte("steps:\n- sleep: 1s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.TimeScale != 1 || s.Seed != 1 {
+		t.Errorf("defaults: timeScale %v seed %v, want 1 and 1", s.TimeScale, s.Seed)
+	}
+}
+
+func TestParseRejects(t *testing.T) {
+	cases := map[string]struct{ yaml, want string }{
+		"no steps":            {"name: x\n", "at least one step"},
+		"unknown field":       {"steps:\n- slep: 1s\n", `unknown field "slep"`},
+		"two actions":         {"steps:\n- sleep: 1s\n  clearFaults: true\n", "exactly one action"},
+		"no action":           {"steps:\n- description: nothing\n", "exactly one action"},
+		"wait without bound":  {"steps:\n- wait: {podsRunning: {}, timeout: 1m}\n", "one of equals, atLeast or atMost"},
+		"wait without cond":   {"steps:\n- wait: {timeout: 1m}\n", "no condition is set"},
+		"wait without timout": {"steps:\n- wait: {podsRunning: {equals: 1}}\n", "timeout must be positive"},
+		"bad phase":           {"steps:\n- expect: {claims: [{phase: Warm, equals: 1}]}\n", `phase "Warm" is not one of`},
+		"bad cpu":             {"steps:\n- burst: {name: web, replicas: 1, cpu: lots, memory: 1Gi}\n", `cpu "lots"`},
+		"bad spread":          {"steps:\n- burst: {name: web, replicas: 1, cpu: 1, memory: 1Gi, spread: [rack]}\n", `"rack" is not zone or hostname`},
+		"bad name":            {"steps:\n- scale: {name: Web_1, replicas: 1}\n", `name "Web_1"`},
+		"bad fault op":        {"steps:\n- faults: {errors: {Launch: {probability: 0.5}}}\n", `operation "Launch"`},
+		"bad probability":     {"steps:\n- faults: {errors: {Start: {probability: 2}}}\n", "within [0, 1]"},
+		"bad error code":      {"steps:\n- faults: {errors: {Start: {probability: 1, code: Boom}}}\n", `code "Boom"`},
+		"bad rate limit":      {"steps:\n- faults: {rateLimits: {Start: {perSecond: 0, burst: 1}}}\n", "must be positive"},
+		"bad time scale":      {"timeScale: -1\nsteps:\n- sleep: 1s\n", "timeScale must be positive"},
+		"object without kind": {"objects:\n- metadata: {name: x}\nsteps:\n- sleep: 1s\n", "'Kind' is missing"},
+		"object without name": {"objects:\n- {apiVersion: v1, kind: Namespace}\nsteps:\n- sleep: 1s\n", "metadata.name are required"},
+		"kill without window": {"steps:\n- killOperator: {}\n", "within must be positive"},
+		"step index in error": {"steps:\n- sleep: 1s\n- sleep: 1s\n  clearFaults: true\n", "steps[1]"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestLoadNamesTheFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "broken.yaml")
+	if err := os.WriteFile(path, []byte("steps: []\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "broken.yaml") {
+		t.Errorf("got %v, want an error naming the file", err)
+	}
+}

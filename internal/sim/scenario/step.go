@@ -1,0 +1,148 @@
+package scenario
+
+import (
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+)
+
+// Step is one action; exactly one field other than description is set.
+type Step struct {
+	// Description is shown in the progress and the report; a default is derived.
+	Description string `json:"description,omitempty"`
+
+	// Wait polls a condition until it holds or the timeout passes (a failure).
+	Wait *Wait `json:"wait,omitempty"`
+	// Expect checks a condition once, now.
+	Expect *Condition `json:"expect,omitempty"`
+	// Sleep lets scenario time pass.
+	Sleep *metav1.Duration `json:"sleep,omitempty"`
+
+	// Burst creates a Deployment of identical pods.
+	Burst *Workload `json:"burst,omitempty"`
+	// Scale sets the replicas of a Deployment a burst created.
+	Scale *Scale `json:"scale,omitempty"`
+	// Delete deletes a Deployment a burst created.
+	Delete *WorkloadRef `json:"delete,omitempty"`
+	// Apply creates or updates objects, as the scenario's objects are.
+	Apply []unstructured.Unstructured `json:"apply,omitempty"`
+
+	// RestartOperator stops the operator with SIGTERM and starts it again.
+	RestartOperator *struct{} `json:"restartOperator,omitempty"`
+	// KillOperator kills the operator with SIGKILL at a random moment and starts it
+	// again; the step returns at once, so the kill lands during the steps that follow.
+	KillOperator *Kill `json:"killOperator,omitempty"`
+
+	// Faults replaces the cloud's injected faults; ClearFaults removes them all.
+	Faults      *Faults `json:"faults,omitempty"`
+	ClearFaults bool    `json:"clearFaults,omitempty"`
+}
+
+// Wait is a condition with a timeout in scenario time.
+type Wait struct {
+	Condition `json:",inline"`
+	Timeout   metav1.Duration `json:"timeout"`
+}
+
+// Condition is a conjunction: every field set must hold.
+type Condition struct {
+	// PodsRunning counts the scenario's workload pods that are Running and Ready.
+	PodsRunning *Count `json:"podsRunning,omitempty"`
+	// PodsPending counts the workload pods not yet Running and Ready.
+	PodsPending *Count `json:"podsPending,omitempty"`
+	// ReadyNodes counts Nodes whose Ready condition is True and that are schedulable.
+	ReadyNodes *Count `json:"readyNodes,omitempty"`
+	// Claims counts NodeClaims by phase, optionally of one pool.
+	Claims []ClaimCount `json:"claims,omitempty"`
+	// StartedFromStandby and LaunchedCold count, since the scenario began, standby
+	// claims asked to start and claims created to run pods.
+	StartedFromStandby *Count `json:"startedFromStandby,omitempty"`
+	LaunchedCold       *Count `json:"launchedCold,omitempty"`
+}
+
+// NamedCount is one count of a condition, named as in the scenario file.
+type NamedCount struct {
+	// Name is the field's name, such as podsRunning.
+	Name string
+	// Want bounds the count.
+	Want *Count
+	// Claims is set for a claims entry.
+	Claims *ClaimCount
+}
+
+// Counts lists the counts the condition sets, in the order of the file format.
+func (c *Condition) Counts() []NamedCount {
+	var counts []NamedCount
+	for _, n := range []NamedCount{
+		{Name: "podsRunning", Want: c.PodsRunning},
+		{Name: "podsPending", Want: c.PodsPending},
+		{Name: "readyNodes", Want: c.ReadyNodes},
+		{Name: "startedFromStandby", Want: c.StartedFromStandby},
+		{Name: "launchedCold", Want: c.LaunchedCold},
+	} {
+		if n.Want != nil {
+			counts = append(counts, n)
+		}
+	}
+	for i := range c.Claims {
+		claims := &c.Claims[i]
+		name := "claims " + claims.Phase
+		if claims.Pool != "" {
+			name += " of pool " + claims.Pool
+		}
+		counts = append(counts, NamedCount{Name: name, Want: &claims.Count, Claims: claims})
+	}
+	return counts
+}
+
+// Count bounds a number; every bound set must hold.
+type Count struct {
+	Equals  *int `json:"equals,omitempty"`
+	AtLeast *int `json:"atLeast,omitempty"`
+	AtMost  *int `json:"atMost,omitempty"`
+}
+
+// ClaimCount counts the NodeClaims in a phase (Launching, Registering, Initializing,
+// WarmingUp, Stopping, Standby, Starting, Running, Draining, Terminating), of one pool
+// or all.
+type ClaimCount struct {
+	Phase string `json:"phase"`
+	Pool  string `json:"pool,omitempty"`
+	Count `json:",inline"`
+}
+
+// Workload is a Deployment of identical pods that request resources.
+type Workload struct {
+	WorkloadRef `json:",inline"`
+	Replicas    int32  `json:"replicas"`
+	CPU         string `json:"cpu"`
+	Memory      string `json:"memory"`
+	// Image defaults to a pause image; the simulated kubelets do not pull it.
+	Image        string            `json:"image,omitempty"`
+	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
+	// Spread adds a DoNotSchedule topology spread constraint (maxSkew 1) per key:
+	// zone or hostname.
+	Spread []string `json:"spread,omitempty"`
+	// AntiAffinity adds a required pod anti-affinity to the workload's own pods on
+	// zone or hostname.
+	AntiAffinity string `json:"antiAffinity,omitempty"`
+}
+
+// WorkloadRef names a Deployment; the namespace defaults to "default".
+type WorkloadRef struct {
+	Name      string `json:"name"`
+	Namespace string `json:"namespace,omitempty"`
+}
+
+// Scale sets a Deployment's replicas.
+type Scale struct {
+	WorkloadRef `json:",inline"`
+	Replicas    int32 `json:"replicas"`
+}
+
+// Kill picks the moment of a SIGKILL uniformly within a window.
+type Kill struct {
+	// Within is the window, in scenario time, from the step on.
+	Within metav1.Duration `json:"within"`
+	// RestartAfter is how long the operator stays dead; default 1s.
+	RestartAfter metav1.Duration `json:"restartAfter,omitempty"`
+}

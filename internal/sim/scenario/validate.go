@@ -1,0 +1,172 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/apimachinery/pkg/util/validation"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Operations are the fake cloud's operation names that faults may name.
+var Operations = []string{cloudprovider.OpCreate, cloudprovider.OpStart, cloudprovider.OpStop, cloudprovider.OpTerminate, cloudprovider.OpGet, cloudprovider.OpList}
+
+// errorCodes are the codes an injected error may carry.
+var errorCodes = []cloudprovider.ErrorCode{
+	cloudprovider.CodeInternal, cloudprovider.CodeThrottled, cloudprovider.CodeInsufficientCapacity,
+	cloudprovider.CodeQuotaExceeded, cloudprovider.CodeInvalidState, cloudprovider.CodeNotFound,
+}
+
+// isClaimPhase reports whether a claims condition names a NodeClaim phase.
+func isClaimPhase(phase string) bool {
+	return slices.Contains(v1alpha1.Phases, v1alpha1.NodeClaimPhase(phase))
+}
+
+// Validate reports every mistake in the scenario, each with where it is.
+func (s *Scenario) Validate() error {
+	var errs []error
+	if s.TimeScale <= 0 {
+		errs = append(errs, fmt.Errorf("timeScale must be positive, got %v", s.TimeScale))
+	}
+	if len(s.Steps) == 0 {
+		errs = append(errs, errors.New("steps: at least one step is required"))
+	}
+	if s.Faults != nil {
+		errs = append(errs, prefix("faults", s.Faults.validate()))
+	}
+	for i, o := range s.Objects {
+		if o.GetKind() == "" || o.GetAPIVersion() == "" || o.GetName() == "" {
+			errs = append(errs, fmt.Errorf("objects[%d]: apiVersion, kind and metadata.name are required", i))
+		}
+	}
+	for i := range s.Steps {
+		errs = append(errs, prefix(fmt.Sprintf("steps[%d]", i), s.Steps[i].validate()))
+	}
+	return errors.Join(errs...)
+}
+
+func (st *Step) validate() error {
+	actions := 0
+	for _, set := range []bool{st.Wait != nil, st.Expect != nil, st.Sleep != nil, st.Burst != nil, st.Scale != nil,
+		st.Delete != nil, st.Apply != nil, st.RestartOperator != nil, st.KillOperator != nil, st.Faults != nil, st.ClearFaults} {
+		if set {
+			actions++
+		}
+	}
+	if actions != 1 {
+		return fmt.Errorf("exactly one action is required (wait, expect, sleep, burst, scale, delete, apply, restartOperator, killOperator, faults, clearFaults), got %d", actions)
+	}
+	switch {
+	case st.Wait != nil:
+		if st.Wait.Timeout.Duration <= 0 {
+			return errors.New("wait: timeout must be positive")
+		}
+		return prefix("wait", st.Wait.Condition.validate())
+	case st.Expect != nil:
+		return prefix("expect", st.Expect.validate())
+	case st.Sleep != nil && st.Sleep.Duration <= 0:
+		return errors.New("sleep must be positive")
+	case st.Burst != nil:
+		return prefix("burst", st.Burst.validate())
+	case st.Scale != nil:
+		if st.Scale.Replicas < 0 {
+			return errors.New("scale: replicas must not be negative")
+		}
+		return prefix("scale", st.Scale.WorkloadRef.validate())
+	case st.Delete != nil:
+		return prefix("delete", st.Delete.validate())
+	case st.KillOperator != nil && st.KillOperator.Within.Duration <= 0:
+		return errors.New("killOperator: within must be positive")
+	case st.Faults != nil:
+		return prefix("faults", st.Faults.validate())
+	}
+	return nil
+}
+
+func (c *Condition) validate() error {
+	counts := c.Counts()
+	if len(counts) == 0 {
+		return errors.New("no condition is set")
+	}
+	var errs []error
+	for _, count := range counts {
+		if count.Claims != nil && !isClaimPhase(count.Claims.Phase) {
+			errs = append(errs, fmt.Errorf("%s: phase %q is not one of %v", count.Name, count.Claims.Phase, v1alpha1.Phases))
+		}
+		errs = append(errs, prefix(count.Name, count.Want.validate()))
+	}
+	return errors.Join(errs...)
+}
+
+func (c *Count) validate() error {
+	if c.Equals == nil && c.AtLeast == nil && c.AtMost == nil {
+		return errors.New("one of equals, atLeast or atMost is required")
+	}
+	return nil
+}
+
+func (w *Workload) validate() error {
+	errs := []error{w.WorkloadRef.validate()}
+	if w.Replicas < 0 {
+		errs = append(errs, errors.New("replicas must not be negative"))
+	}
+	for field, q := range map[string]string{"cpu": w.CPU, "memory": w.Memory} {
+		if _, err := resource.ParseQuantity(q); err != nil {
+			errs = append(errs, fmt.Errorf("%s %q: %w", field, q, err))
+		}
+	}
+	for _, key := range w.Spread {
+		if key != "zone" && key != "hostname" {
+			errs = append(errs, fmt.Errorf("spread: %q is not zone or hostname", key))
+		}
+	}
+	if w.AntiAffinity != "" && w.AntiAffinity != "zone" && w.AntiAffinity != "hostname" {
+		errs = append(errs, fmt.Errorf("antiAffinity: %q is not zone or hostname", w.AntiAffinity))
+	}
+	return errors.Join(errs...)
+}
+
+func (r *WorkloadRef) validate() error {
+	if msgs := validation.IsDNS1123Subdomain(r.Name); len(msgs) > 0 {
+		return fmt.Errorf("name %q: %v", r.Name, msgs)
+	}
+	return nil
+}
+
+func (f *Faults) validate() error {
+	var errs []error
+	for op, e := range f.Errors {
+		if !slices.Contains(Operations, op) {
+			errs = append(errs, fmt.Errorf("errors: operation %q is not one of %v", op, Operations))
+		}
+		if e.Code != "" && !slices.Contains(errorCodes, cloudprovider.ErrorCode(e.Code)) {
+			errs = append(errs, fmt.Errorf("errors.%s: code %q is not one of %v", op, e.Code, errorCodes))
+		}
+		if e.Probability < 0 || e.Probability > 1 {
+			errs = append(errs, fmt.Errorf("errors.%s: probability must be within [0, 1]", op))
+		}
+	}
+	for op, l := range f.RateLimits {
+		if !slices.Contains(Operations, op) {
+			errs = append(errs, fmt.Errorf("rateLimits: operation %q is not one of %v", op, Operations))
+		}
+		if l.PerSecond <= 0 || l.Burst <= 0 {
+			errs = append(errs, fmt.Errorf("rateLimits.%s: perSecond and burst must be positive", op))
+		}
+	}
+	if f.NeverRegister < 0 || f.NeverRegister > 1 {
+		errs = append(errs, errors.New("neverRegister must be within [0, 1]"))
+	}
+	return errors.Join(errs...)
+}
+
+func prefix(where string, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("%s: %w", where, err)
+}

@@ -1,0 +1,148 @@
+// Package e2e runs bundled scenarios end to end with stratos-sim: a real control plane
+// (etcd, kube-apiserver, kube-scheduler, kube-controller-manager), the fake cloud with
+// its kubelet simulator, and the stratos binary as a separate process, at a time scale
+// that fits CI.
+package e2e
+
+import (
+	"encoding/json"
+	"encoding/xml"
+	"errors"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stratos-sh/stratos/internal/sim/controlplane"
+	"github.com/stratos-sh/stratos/internal/sim/report"
+	"github.com/stratos-sh/stratos/test/harness"
+)
+
+// simulate runs a scenario with the stratos-sim binary and returns its report; it fails
+// the test when the run does not exit 0.
+func simulate(t *testing.T, scenario string, args ...string) *report.Report {
+	t.Helper()
+	root, err := harness.RepoRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tools, err := harness.EnsureTools(controlplane.Tools...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	sim := build(t, root, dir)
+	jsonPath, plotPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "plot.svg")
+	cmd := exec.Command(sim, append([]string{"run", filepath.Join(root, "test", "scenarios", scenario),
+		"--json", jsonPath, "--plot", plotPath,
+		"--tools-dir", tools, "--crds", filepath.Join(root, "config", "crd", "bases"),
+		"--work-dir", filepath.Join(dir, "work")}, args...)...)
+	out, err := cmd.CombinedOutput()
+	t.Logf("stratos-sim output:\n%s", out)
+	if err != nil {
+		for _, log := range []string{"stratos.log", "sim.log"} {
+			if data, readErr := os.ReadFile(filepath.Join(dir, "work", log)); readErr == nil {
+				t.Logf("%s (last 4 KiB):\n%s", log, tail(data, 4096))
+			}
+		}
+		t.Fatalf("stratos-sim run %s: %v", scenario, err)
+	}
+	data, err := os.ReadFile(jsonPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := &report.Report{}
+	if err := json.Unmarshal(data, rep); err != nil {
+		t.Fatal(err)
+	}
+	checkSVG(t, plotPath)
+	return rep
+}
+
+// build builds stratos and stratos-sim side by side, as make build does, and returns
+// stratos-sim's path.
+func build(t *testing.T, root, dir string) string {
+	t.Helper()
+	for _, name := range []string{"stratos", "stratos-sim"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("building %s: %v\n%s", name, err, out)
+		}
+	}
+	return filepath.Join(dir, "stratos-sim")
+}
+
+func checkSVG(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	decoder := xml.NewDecoder(f)
+	for {
+		if _, err := decoder.Token(); err != nil {
+			if !errors.Is(err, io.EOF) {
+				t.Errorf("the plot is not well-formed XML: %v", err)
+			}
+			return
+		}
+	}
+}
+
+func tail(data []byte, n int) []byte {
+	if len(data) > n {
+		return data[len(data)-n:]
+	}
+	return data
+}
+
+// checkClean asserts what every scenario must end with: ok, every pod running, nothing
+// leaked, duplicated or orphaned.
+func checkClean(t *testing.T, rep *report.Report, pods int) {
+	t.Helper()
+	if !rep.OK {
+		t.Errorf("ok is false: %v", rep.Failures)
+	}
+	if rep.Pods.Created != pods || rep.Pods.Running != pods {
+		t.Errorf("pods created %d, running %d; want %d and %d", rep.Pods.Created, rep.Pods.Running, pods, pods)
+	}
+	if rep.Invariants != (report.Invariants{}) {
+		t.Errorf("invariants broken: %+v", rep.Invariants)
+	}
+	if rep.Operator.PeakRSSBytes <= 0 {
+		t.Errorf("the operator's peak RSS was not measured")
+	}
+	if rep.Pods.LatencySeconds.P50 <= 0 || rep.Pods.LatencySeconds.Max < rep.Pods.LatencySeconds.P99 {
+		t.Errorf("implausible pod latencies: %+v", rep.Pods.LatencySeconds)
+	}
+	if rep.APIWrites["create nodeclaims"] == 0 || rep.APIWrites["patch nodeclaims/status"] == 0 {
+		t.Errorf("the audit log shows no claim writes by Stratos: %v", rep.APIWrites)
+	}
+}
+
+// TestQuickstart runs the demo's scenario five times faster than real time: fast enough
+// for CI, and slow enough that the waits' timeouts (divided by the scale) leave room on
+// a loaded machine.
+func TestQuickstart(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "quickstart.yaml", "--time-scale=5")
+	checkClean(t, rep, 40)
+	if rep.Nodes.StartedFromStandby != 5 {
+		t.Errorf("started from standby: %d, want the pool's 5", rep.Nodes.StartedFromStandby)
+	}
+	if rep.CloudCalls["Start"] == 0 || rep.CloudCalls["Create"] < 5 {
+		t.Errorf("cloud calls %v: want starts and at least the 5 warm launches", rep.CloudCalls)
+	}
+	if rep.Provisioning.StartCallLatencySeconds.Max <= 0 {
+		t.Errorf("the start-call latency was not measured: %+v", rep.Provisioning.StartCallLatencySeconds)
+	}
+	if len(rep.Timeline) == 0 || len(rep.Steps) != 7 {
+		t.Errorf("timeline of %d samples and %d steps, want samples and 7 steps", len(rep.Timeline), len(rep.Steps))
+	}
+	t.Logf("quickstart at 5x: pods p50 %.1fs p99 %.1fs (scenario time), start call p99 %.0f ms, peak RSS %.1f MiB, wall %.0fs",
+		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.Provisioning.StartCallLatencySeconds.P99*1000,
+		float64(rep.Operator.PeakRSSBytes)/(1<<20), rep.WallSeconds)
+}
