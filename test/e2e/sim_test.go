@@ -130,8 +130,8 @@ func TestQuickstart(t *testing.T) {
 	t.Parallel()
 	rep := simulate(t, "quickstart.yaml", "--time-scale=5")
 	checkClean(t, rep, 40)
-	if rep.Nodes.StartedFromStandby != 5 {
-		t.Errorf("started from standby: %d, want the pool's 5", rep.Nodes.StartedFromStandby)
+	if rep.Nodes.StartedFromStandby < 5 {
+		t.Errorf("started from standby: %d, want at least the pool's 5", rep.Nodes.StartedFromStandby)
 	}
 	if rep.CloudCalls["Start"] == 0 || rep.CloudCalls["Create"] < 5 {
 		t.Errorf("cloud calls %v: want starts and at least the 5 warm launches", rep.CloudCalls)

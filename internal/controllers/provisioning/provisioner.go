@@ -25,11 +25,10 @@ import (
 // Options tune provisioning. Zero fields take the defaults.
 type Options struct {
 	// BatchIdle closes a batch once no pod became unschedulable for this long.
-	// Defaults to 50ms.
+	// Defaults to 100ms.
 	BatchIdle time.Duration
-	// BatchMax closes a batch this long after it opened, however busy. Defaults to 100ms:
-	// kube-scheduler marks a burst's pods over a second or more, and each pod waits for
-	// its batch to close (docs/provisioning.md has the figures).
+	// BatchMax closes a batch this long after it opened, however busy. Defaults to 1s
+	// (docs/provisioning.md has the figures of shorter windows).
 	BatchMax time.Duration
 	// NominationTTL bounds how long a pod counts as headed for a claim that is not
 	// running yet. Defaults to 15m, the registration timeout.
@@ -46,8 +45,8 @@ func (o Options) WithDefaults() Options {
 			*d = v
 		}
 	}
-	set(&o.BatchIdle, 50*time.Millisecond)
-	set(&o.BatchMax, 100*time.Millisecond)
+	set(&o.BatchIdle, 100*time.Millisecond)
+	set(&o.BatchMax, time.Second)
 	set(&o.NominationTTL, 15*time.Minute)
 	set(&o.Resync, 30*time.Second)
 	return o

@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/internal/sim/scenario"
+)
+
+func TestHolds(t *testing.T) {
+	v := &view{
+		podsRunning: 40, podsPending: 2, readyNodes: 7, startedFromStandby: 5, launchedCold: 2,
+		claims: map[string]map[string]int{"a": {"Standby": 3, "Running": 4}, "b": {"Standby": 2}},
+	}
+	cases := []struct {
+		name string
+		c    scenario.Condition
+		ok   bool
+		why  string
+	}{
+		{"equals holds", scenario.Condition{PodsRunning: &scenario.Count{Equals: ptr.To(40)}}, true, ""},
+		{"equals fails", scenario.Condition{PodsRunning: &scenario.Count{Equals: ptr.To(41)}}, false, "podsRunning is 40, want = 41"},
+		{"range holds", scenario.Condition{ReadyNodes: &scenario.Count{AtLeast: ptr.To(7), AtMost: ptr.To(8)}}, true, ""},
+		{"at most fails", scenario.Condition{PodsPending: &scenario.Count{AtMost: ptr.To(0)}}, false, "podsPending is 2, want ≤ 0"},
+		{"claims of all pools", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Count: scenario.Count{Equals: ptr.To(5)}}}}, true, ""},
+		{"claims of one pool", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Pool: "b", Count: scenario.Count{Equals: ptr.To(3)}}}}, false, "claims Standby of pool b is 2, want = 3"},
+		{"every count must hold", scenario.Condition{
+			StartedFromStandby: &scenario.Count{Equals: ptr.To(5)},
+			LaunchedCold:       &scenario.Count{Equals: ptr.To(0)},
+		}, false, "launchedCold is 2, want = 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ok, why := holds(&c.c, v)
+			if ok != c.ok || why != c.why {
+				t.Errorf("holds = %v, %q; want %v, %q", ok, why, c.ok, c.why)
+			}
+		})
+	}
+}
+
+func TestAuditedWrites(t *testing.T) {
+	log := strings.Join([]string{
+		`{"stage":"ResponseComplete","verb":"patch","objectRef":{"resource":"nodeclaims","subresource":"status"}}`,
+		`{"stage":"ResponseComplete","verb":"patch","objectRef":{"resource":"nodeclaims","subresource":"status"}}`,
+		`{"stage":"ResponseComplete","verb":"create","objectRef":{"resource":"nodeclaims"}}`,
+		`{"stage":"ResponseStarted","verb":"create","objectRef":{"resource":"nodeclaims"}}`,
+		`not json`,
+	}, "\n")
+	path := filepath.Join(t.TempDir(), "audit.log")
+	if err := os.WriteFile(path, []byte(log), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := auditedWrites(path)
+	if len(got) != 2 || got["patch nodeclaims/status"] != 2 || got["create nodeclaims"] != 1 {
+		t.Errorf("auditedWrites = %v, want 2 status patches and 1 create", got)
+	}
+}
