@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/util/workqueue"
+	nodeutil "k8s.io/component-helpers/node/util"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
@@ -120,10 +121,8 @@ func kubeletReportChanged() predicate.Funcs {
 }
 
 func readySummary(node *corev1.Node) [3]string {
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return [3]string{string(c.Status), c.Reason, c.Message}
-		}
+	if _, c := nodeutil.GetNodeCondition(&node.Status, corev1.NodeReady); c != nil {
+		return [3]string{string(c.Status), c.Reason, c.Message}
 	}
 	return [3]string{}
 }

@@ -6,17 +6,14 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	nodeutil "k8s.io/component-helpers/node/util"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
-	for i := range node.Status.Conditions {
-		if node.Status.Conditions[i].Type == t {
-			return &node.Status.Conditions[i]
-		}
-	}
-	return nil
+	_, condition := nodeutil.GetNodeCondition(&node.Status, t)
+	return condition
 }
 
 // notInitialized says why a claim's Node is not initialised yet, or "" when it is: the

@@ -8,6 +8,7 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	nodeutil "k8s.io/component-helpers/node/util"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -191,12 +192,8 @@ func schedulable(node *corev1.Node) bool {
 	if node.Spec.Unschedulable || !node.DeletionTimestamp.IsZero() {
 		return false
 	}
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	_, ready := nodeutil.GetNodeCondition(&node.Status, corev1.NodeReady)
+	return ready != nil && ready.Status == corev1.ConditionTrue
 }
 
 // laggingTaints follow a Node's Ready condition: kube-controller-manager lifts them

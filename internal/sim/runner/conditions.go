@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	nodeutil "k8s.io/component-helpers/node/util"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -92,12 +93,8 @@ func isReadyAndSchedulable(node *corev1.Node) bool {
 	if node.Spec.Unschedulable {
 		return false
 	}
-	for _, c := range node.Status.Conditions {
-		if c.Type == corev1.NodeReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	_, ready := nodeutil.GetNodeCondition(&node.Status, corev1.NodeReady)
+	return ready != nil && ready.Status == corev1.ConditionTrue
 }
 
 // holds evaluates a condition on a view; when it does not hold, the reason says what
