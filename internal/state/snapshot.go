@@ -25,7 +25,19 @@ type Snapshot struct {
 	DaemonSets []*appsv1.DaemonSet
 	// Version changes whenever a pool, node class, Node or claim does.
 	Version uint64
+	// NextLapse is when the first nomination held now lapses because its claim has run
+	// for BindGrace (zero when none will): the pod waits for capacity again then, and
+	// provisioning should look at it.
+	NextLapse time.Time
 }
+
+// BindGrace is how long a pod nominated to a claim keeps counting on the claim's Node
+// once the claim runs. Kube-scheduler binds it there within a second or two; a pod still
+// unbound after the grace was left out (kube-scheduler filled the Node with other pods),
+// so it waits for capacity again. The grace only has to cover the informers catching up
+// with the Node the claim just readied: simulated again before that, the pod would not
+// see the Node's room and would be given capacity twice.
+const BindGrace = 5 * time.Second
 
 // NodeState is a Node with the pods bound to it.
 type NodeState struct {
@@ -42,9 +54,9 @@ type ClaimState struct {
 	Pods, Nominated []*corev1.Pod
 }
 
-// Snapshot takes the picture, dropping nominations that no longer hold: their claim is
-// gone, or they expired. A pod nominated to a claim that runs already counts on its Node
-// until kube-scheduler binds it there, so that its room is not given away meanwhile.
+// Snapshot takes the picture, dropping the nominations that no longer hold (see
+// holds). A pod nominated to a claim that runs counts on the claim's Node for BindGrace,
+// so that its room is not given away before kube-scheduler binds it there.
 func (c *Cluster) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -54,9 +66,13 @@ func (c *Cluster) Snapshot() Snapshot {
 	for uid, n := range c.nominations {
 		claim := c.claims[n.claim]
 		pod := c.pending[uid]
-		if claim == nil || !claim.DeletionTimestamp.IsZero() || now.After(n.expires) || pod == nil {
+		lapse, ok := holds(n, claim, now)
+		if !ok || pod == nil {
 			delete(c.nominations, uid)
 			continue
+		}
+		if !lapse.IsZero() && (s.NextLapse.IsZero() || lapse.Before(s.NextLapse)) {
+			s.NextLapse = lapse
 		}
 		nominated[n.claim] = append(nominated[n.claim], pod)
 	}
@@ -94,6 +110,21 @@ func (c *Cluster) Snapshot() Snapshot {
 		s.DaemonSets = append(s.DaemonSets, ds)
 	}
 	return s
+}
+
+// holds reports whether a nomination still holds, and when it will lapse because its
+// claim runs. It ends when the claim is gone or being deleted, when the TTL passed, when
+// the claim is no longer asked to run (it went back to standby: nothing will start it
+// for the pod), and BindGrace after the claim started running.
+func holds(n nomination, claim *v1alpha1.NodeClaim, now time.Time) (lapse time.Time, ok bool) {
+	if claim == nil || !claim.DeletionTimestamp.IsZero() || now.After(n.expires) || claim.Spec.DesiredState != v1alpha1.DesiredRunning {
+		return time.Time{}, false
+	}
+	if claim.Status.Phase != v1alpha1.PhaseRunning || claim.Status.LastPhaseChangeTime == nil {
+		return time.Time{}, true
+	}
+	lapse = claim.Status.LastPhaseChangeTime.Add(BindGrace)
+	return lapse, now.Before(lapse)
 }
 
 // Nominate records that pods will go on a claim, for ttl at most.

@@ -77,28 +77,78 @@ func TestNominationsHoldUntilBoundExpiredOrClaimGone(t *testing.T) {
 	c := New(clk)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
-	claim := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1", ResourceVersion: "1"}, Status: v1alpha1.NodeClaimStatus{Phase: v1alpha1.PhaseLaunching}}
+	claim := runningClaim("c1", v1alpha1.PhaseLaunching)
 	c.ObserveWrite(claim, "")
 	c.Nominate("c1", []*corev1.Pod{pod}, time.Minute)
 
 	s := c.Snapshot()
-	if len(s.Pending) != 0 || len(s.Claims) != 1 || len(s.Claims[0].Nominated) != 1 {
+	if len(s.Pending) != 0 || len(s.Claims) != 1 || len(s.Claims[0].Nominated) != 1 || !s.NextLapse.IsZero() {
 		t.Fatalf("a nominated pod must wait on its claim: %+v", s)
-	}
-
-	// Running, the claim's Node is one like the others, and the pod counts on it.
-	running := claim.DeepCopy()
-	running.ResourceVersion, running.Status.Phase, running.Status.NodeName = "2", v1alpha1.PhaseRunning, "n1"
-	c.updateClaim(running, false)
-	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
-	s = c.Snapshot()
-	if len(s.Claims) != 0 || len(s.Nodes) != 1 || len(s.Nodes[0].Pods) != 1 || len(s.Pending) != 0 {
-		t.Fatalf("a nominated pod of a running claim counts on its Node: %+v", s)
 	}
 
 	clk.Step(2 * time.Minute)
 	if s := c.Snapshot(); len(s.Pending) != 1 {
 		t.Fatalf("an expired nomination must free the pod: %+v", s)
+	}
+	c.Nominate("c1", []*corev1.Pod{pod}, time.Minute)
+	gone := claim.DeepCopy()
+	c.updateClaim(gone, true)
+	if s := c.Snapshot(); len(s.Pending) != 1 {
+		t.Fatalf("a nomination to a deleted claim must free the pod: %+v", s)
+	}
+}
+
+func TestANominationToARunningClaimLapsesAfterTheBindGrace(t *testing.T) {
+	clk := testingclock.NewFakeClock(epoch)
+	c := New(clk)
+	pod := unschedulable("web")
+	c.updatePod(pod, false)
+	claim := runningClaim("c1", v1alpha1.PhaseRunning)
+	claim.Status.NodeName = "n1"
+	c.updateClaim(claim, false)
+	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
+	c.Nominate("c1", []*corev1.Pod{pod}, time.Hour)
+
+	// Running, the claim's Node is one like the others, and the pod counts on it.
+	s := c.Snapshot()
+	if len(s.Claims) != 0 || len(s.Nodes) != 1 || len(s.Nodes[0].Pods) != 1 || len(s.Pending) != 0 {
+		t.Fatalf("a nominated pod of a running claim counts on its Node: %+v", s)
+	}
+	if want := epoch.Add(BindGrace); !s.NextLapse.Equal(want) {
+		t.Fatalf("NextLapse = %v, want %v", s.NextLapse, want)
+	}
+	// Kube-scheduler filled the Node with other pods and left this one out.
+	clk.SetTime(epoch.Add(BindGrace))
+	s = c.Snapshot()
+	if len(s.Pending) != 1 || len(s.Nodes[0].Pods) != 0 || !s.NextLapse.IsZero() {
+		t.Fatalf("a pod left unbound past the grace must wait for capacity again: %+v", s)
+	}
+}
+
+func TestANominationEndsWhenItsClaimGoesBackToStandby(t *testing.T) {
+	c := New(testingclock.NewFakeClock(epoch))
+	pod := unschedulable("web")
+	c.updatePod(pod, false)
+	claim := runningClaim("c1", v1alpha1.PhaseStopping)
+	c.updateClaim(claim, false)
+	c.Nominate("c1", []*corev1.Pod{pod}, time.Hour)
+	if s := c.Snapshot(); len(s.Pending) != 0 {
+		t.Fatalf("a claim asked to run holds its pods: %+v", s)
+	}
+	standby := claim.DeepCopy()
+	standby.Spec.DesiredState = v1alpha1.DesiredStandby
+	c.updateClaim(standby, false)
+	if s := c.Snapshot(); len(s.Pending) != 1 {
+		t.Fatalf("nothing starts a claim asked to stand by, so its pods wait for capacity again: %+v", s)
+	}
+}
+
+// runningClaim is a claim asked to run, in phase, that changed phase at epoch.
+func runningClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
+	return &v1alpha1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"},
+		Spec:       v1alpha1.NodeClaimSpec{DesiredState: v1alpha1.DesiredRunning},
+		Status:     v1alpha1.NodeClaimStatus{Phase: phase, LastPhaseChangeTime: &metav1.Time{Time: epoch}},
 	}
 }
 

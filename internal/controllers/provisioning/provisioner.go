@@ -25,10 +25,11 @@ import (
 // Options tune provisioning. Zero fields take the defaults.
 type Options struct {
 	// BatchIdle closes a batch once no pod became unschedulable for this long.
-	// Defaults to 100ms.
+	// Defaults to 25ms.
 	BatchIdle time.Duration
-	// BatchMax closes a batch this long after it opened, however busy. Defaults to 1s
-	// (docs/provisioning.md has the figures of shorter windows).
+	// BatchMax closes a batch this long after it opened, however busy. Defaults to
+	// 50ms: kube-scheduler marks a burst's pods over a second or more, and a standby
+	// start should not wait for the last of them (docs/provisioning.md has the figures).
 	BatchMax time.Duration
 	// NominationTTL bounds how long a pod counts as headed for a claim that is not
 	// running yet. Defaults to 15m, the registration timeout.
@@ -45,8 +46,8 @@ func (o Options) WithDefaults() Options {
 			*d = v
 		}
 	}
-	set(&o.BatchIdle, 100*time.Millisecond)
-	set(&o.BatchMax, time.Second)
+	set(&o.BatchIdle, 25*time.Millisecond)
+	set(&o.BatchMax, 50*time.Millisecond)
 	set(&o.NominationTTL, 15*time.Minute)
 	set(&o.Resync, 30*time.Second)
 	return o
@@ -62,10 +63,14 @@ type Provisioner struct {
 	Options  Options
 
 	window *window
+
+	mu sync.Mutex
 	// unschedulable remembers pods no pool could take, with the pod's and the cluster's
 	// versions then: they are not simulated again until one of them changes.
-	mu            sync.Mutex
 	unschedulable map[types.UID]seen
+	// wake opens a batch at wakeTime, when a nomination lapses.
+	wake     *time.Timer
+	wakeTime time.Time
 }
 
 type seen struct {
@@ -111,6 +116,7 @@ func (p *Provisioner) Provision(ctx context.Context) error {
 	started := time.Now()
 	defer func() { metrics.ProvisioningDuration.Observe(time.Since(started).Seconds()) }()
 	snap := p.State.Snapshot()
+	p.wakeAt(snap.NextLapse)
 	pods := p.toSimulate(snap)
 	if len(pods) == 0 {
 		return nil
@@ -126,6 +132,20 @@ func (p *Provisioner) Provision(ctx context.Context) error {
 	log.FromContext(ctx).V(1).Info("Provisioned", "pods", len(pods), "existing", len(result.Existing), "inFlight", len(result.InFlight),
 		"starts", len(result.Starts), "launches", len(result.Launches), "unschedulable", len(result.Unschedulable), "took", time.Since(started))
 	return err
+}
+
+// wakeAt opens a batch at t, when a nomination lapses and its pod waits for capacity
+// again; nothing else would tell provisioning. Zero t does nothing.
+func (p *Provisioner) wakeAt(t time.Time) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if t.IsZero() || p.window == nil || (p.wake != nil && !p.wakeTime.After(t) && p.wakeTime.After(p.Clock.Now())) {
+		return // not running the loop, or woken by then already
+	}
+	if p.wake != nil {
+		p.wake.Stop()
+	}
+	p.wake, p.wakeTime = time.AfterFunc(max(t.Sub(p.Clock.Now()), 0), p.window.trigger), t
 }
 
 // toSimulate returns the waiting pods, less those known not to fit anywhere whose pod

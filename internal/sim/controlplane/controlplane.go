@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -58,6 +59,11 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		return nil, err
 	}
 	cp := &ControlPlane{AuditLog: filepath.Join(opts.WorkDir, "audit.log")}
+	// The API server appends to its audit log, and a report counts this run's writes
+	// only, so a log left by an earlier run in the same directory goes first.
+	if err := os.Remove(cp.AuditLog); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	policy := filepath.Join(opts.WorkDir, "audit-policy.yaml")
 	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
 		return nil, err

@@ -54,9 +54,15 @@ type Latency struct {
 
 // Nodes counts how capacity was obtained.
 type Nodes struct {
+	// StartedFromStandby are warm (standby) claims asked to run.
 	StartedFromStandby int `json:"startedFromStandby"`
-	LaunchedCold       int `json:"launchedCold"`
-	Peak               int `json:"peak"`
+	// TakenWhileWarming are claims launched for standby and asked to run before their
+	// warmup ended.
+	TakenWhileWarming int `json:"takenWhileWarming"`
+	// LaunchedCold are claims created to run pods.
+	LaunchedCold int `json:"launchedCold"`
+	// Peak is the most Ready Nodes seen at once.
+	Peak int `json:"peak"`
 }
 
 // Invariants counts violations of properties that must always hold; any

@@ -61,7 +61,7 @@ func sampleReport() *Report {
 			LatencySeconds: Percentiles(lat),
 			Latencies:      lat,
 		},
-		Nodes:      Nodes{StartedFromStandby: 3, LaunchedCold: 2, Peak: 7},
+		Nodes:      Nodes{StartedFromStandby: 3, TakenWhileWarming: 1, LaunchedCold: 2, Peak: 7},
 		CloudCalls: map[string]int{"Start": 3, "Create": 2, "Terminate": 1},
 		APIWrites: map[string]int{
 			"patch NodeClaim": 40, "create NodeClaim": 5, "update Node": 12,
@@ -99,7 +99,7 @@ func TestWriteJSONFieldNames(t *testing.T) {
 		"scenario", "ok", "failures", "timeScale", "wallSeconds",
 		"pods.created", "pods.running",
 		"pods.latencySeconds.p50", "pods.latencySeconds.p90", "pods.latencySeconds.p99", "pods.latencySeconds.max",
-		"nodes.startedFromStandby", "nodes.launchedCold", "nodes.peak",
+		"nodes.startedFromStandby", "nodes.takenWhileWarming", "nodes.launchedCold", "nodes.peak",
 		"cloudCalls.Start", "apiWrites.patch NodeClaim",
 		"invariants.leakedInstances", "invariants.duplicateInstances", "invariants.orphanClaims",
 		"operator.restarts", "operator.peakRSSBytes",

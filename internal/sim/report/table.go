@@ -48,8 +48,8 @@ func WriteTable(w io.Writer, r *Report) error {
 	row("Pods created / running", "%d / %d", r.Pods.Created, r.Pods.Running)
 	row("Pod latency p50/p90/p99/max", "%s", formatLatency(r.Pods.LatencySeconds))
 	row("Start-call latency p50/p90/p99/max", "%s", formatLatency(r.Provisioning.StartCallLatencySeconds))
-	row("Nodes from standby / cold / peak", "%d / %d / %d",
-		r.Nodes.StartedFromStandby, r.Nodes.LaunchedCold, r.Nodes.Peak)
+	row("Nodes from standby / warming / cold / peak", "%d / %d / %d / %d",
+		r.Nodes.StartedFromStandby, r.Nodes.TakenWhileWarming, r.Nodes.LaunchedCold, r.Nodes.Peak)
 	row("Cloud calls", "%s", formatCounts(r.CloudCalls, byName, 0))
 	row("API writes", "%d total (%s)", sumCounts(r.APIWrites), formatCounts(r.APIWrites, byCount, topAPIWriteKinds))
 	row("Invariants leaked / duplicate / orphan", "%d / %d / %d",

@@ -19,7 +19,7 @@ func TestWriteTable(t *testing.T) {
 		"6 / 5",                          // pods created / running
 		"1.00s / 7.25s / 7.25s / 7.25s",  // nearest rank of 6 values: ranks 3, 6, 6, 6
 		"0.05s / 0.10s / 0.20s / 0.30s",  // start-call latency
-		"3 / 2 / 7",                      // nodes standby / cold / peak
+		"3 / 1 / 2 / 7",                  // nodes standby / warming / cold / peak
 		"Create=2, Start=3, Terminate=1", // cloud calls sorted by operation
 		"74 total",                       // API writes
 		"patch NodeClaim=40, update Node=12, create Event=9",

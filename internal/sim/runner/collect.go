@@ -56,7 +56,8 @@ func (r *run) collect() {
 	}
 	rep.Pods.LatencySeconds = report.Percentiles(rep.Pods.Latencies)
 	rep.Provisioning.StartCallLatencySeconds = report.Percentiles(r.startCallLatencies(times))
-	rep.Nodes.StartedFromStandby, rep.Nodes.LaunchedCold = r.observer.counters()
+	counts := r.observer.counters()
+	rep.Nodes.StartedFromStandby, rep.Nodes.TakenWhileWarming, rep.Nodes.LaunchedCold = counts.startedFromStandby, counts.takenWhileWarming, counts.launchedCold
 	rep.CloudCalls = r.cloud.Calls()
 	rep.APIWrites = auditedWrites(r.opts.WorkDir + "/audit.log")
 	rep.Operator.Restarts = r.operator.Restarts()
@@ -69,14 +70,14 @@ func (r *run) collect() {
 	rep.OK = len(rep.Failures) == 0
 }
 
-// startCallLatencies measures the warm path's controller overhead: for each pod that
-// ran on a node started from standby, the wall time from the pod marked Unschedulable
-// to the StartInstances call that started capacity for it. Which node the scheduler
-// binds a pod to is its own choice, so pods are matched to capacity in order: the
-// started instances, in the order of the calls that started them, each offer as many
-// slots as workload pods ran on them, and the pods take the slots in the order they were
-// marked, as provisioning serves them. It is controller overhead, which does not scale
-// with the physics, so it is in wall seconds.
+// startCallLatencies measures the warm path's controller overhead: the wall time from a
+// pod marked Unschedulable to the StartInstances call that started standby capacity for
+// it. Which pod kube-scheduler binds to which node is its own choice, so pods are matched
+// to capacity in order, as provisioning serves them (standby before anything launched):
+// each instance started from standby offers as many slots as workload pods ran on it, in
+// the order of the calls that started them, and the pods marked first take the slots.
+// It is controller overhead, which does not scale with the physics, so it is in wall
+// seconds.
 func (r *run) startCallLatencies(times []podTimes) []float64 {
 	nodes := &corev1.NodeList{}
 	if err := r.client.List(context.Background(), nodes); err != nil {
@@ -90,29 +91,21 @@ func (r *run) startCallLatencies(times []podTimes) []float64 {
 	for _, n := range nodes.Items {
 		instanceOfNode[n.Name] = instanceOfProvider[n.Spec.ProviderID]
 	}
-	calls := r.recording.startCalls()
-	started := map[string]bool{}
-	for _, call := range calls {
-		for _, id := range call.ids {
-			started[id] = true
-		}
-	}
 	podsOn := map[string]int{}
 	var marks []time.Time
 	for _, t := range times {
-		id := instanceOfNode[t.nodeName]
-		if t.unschedulable.IsZero() || !started[id] {
+		if t.unschedulable.IsZero() {
 			continue
 		}
-		podsOn[id]++
 		marks = append(marks, t.unschedulable)
+		podsOn[instanceOfNode[t.nodeName]]++
 	}
 	slices.SortFunc(marks, time.Time.Compare)
 	var slots []time.Time
 	counted := map[string]bool{}
-	for _, call := range calls {
+	for _, call := range r.recording.startCalls() {
 		for _, id := range call.ids {
-			if !counted[id] {
+			if !counted[id] && r.observer.startedFromStandby(id) {
 				counted[id] = true
 				for range podsOn[id] {
 					slots = append(slots, call.at)
@@ -120,9 +113,9 @@ func (r *run) startCallLatencies(times []podTimes) []float64 {
 			}
 		}
 	}
-	latencies := make([]float64, 0, len(marks))
-	for i, mark := range marks {
-		latencies = append(latencies, max(slots[i].Sub(mark).Seconds(), 0))
+	latencies := make([]float64, 0, len(slots))
+	for i, slot := range slots[:min(len(slots), len(marks))] {
+		latencies = append(latencies, max(slot.Sub(marks[i]).Seconds(), 0))
 	}
 	return latencies
 }

@@ -18,9 +18,8 @@ type view struct {
 	podsRunning, podsPending int
 	readyNodes               int
 	// claims counts NodeClaims by pool and phase.
-	claims             map[string]map[string]int
-	startedFromStandby int
-	launchedCold       int
+	claims map[string]map[string]int
+	capacityCounts
 }
 
 // claimsInPhase counts the claims in a phase, of one pool or of all when pool is empty.
@@ -85,7 +84,7 @@ func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
 		}
 		v.claims[pool][phase]++
 	}
-	v.startedFromStandby, v.launchedCold = obs.counters()
+	v.capacityCounts = obs.counters()
 	return v, nil
 }
 
@@ -116,7 +115,7 @@ func (v *view) count(c scenario.NamedCount) int {
 	}
 	return map[string]int{
 		"podsRunning": v.podsRunning, "podsPending": v.podsPending, "readyNodes": v.readyNodes,
-		"startedFromStandby": v.startedFromStandby, "launchedCold": v.launchedCold,
+		"startedFromStandby": v.startedFromStandby, "takenWhileWarming": v.takenWhileWarming, "launchedCold": v.launchedCold,
 	}[c.Name]
 }
 

@@ -13,7 +13,7 @@ import (
 
 func TestHolds(t *testing.T) {
 	v := &view{
-		podsRunning: 40, podsPending: 2, readyNodes: 7, startedFromStandby: 5, launchedCold: 2,
+		podsRunning: 40, podsPending: 2, readyNodes: 7, capacityCounts: capacityCounts{startedFromStandby: 5, launchedCold: 2},
 		claims: map[string]map[string]int{"a": {"Standby": 3, "Running": 4}, "b": {"Standby": 2}},
 	}
 	cases := []struct {

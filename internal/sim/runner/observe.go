@@ -20,17 +20,38 @@ type podTimes struct {
 	nodeName                        string
 }
 
+// capacityCounts counts, since the scenario began, how pods got capacity.
+type capacityCounts struct {
+	// startedFromStandby are claims asked to run once warm: standby (or stopping into it).
+	startedFromStandby int
+	// takenWhileWarming are claims the pool launched for standby that were asked to run
+	// before their warmup ended: capacity already on its way, not warm capacity.
+	takenWhileWarming int
+	// launchedCold are claims created to run pods.
+	launchedCold int
+}
+
+// warmingPhases are those of a claim launched for standby that has not finished its
+// warmup yet.
+var warmingPhases = map[v1alpha1.NodeClaimPhase]bool{
+	"": true, v1alpha1.PhaseLaunching: true, v1alpha1.PhaseRegistering: true,
+	v1alpha1.PhaseInitializing: true, v1alpha1.PhaseWarmingUp: true,
+}
+
 // observer records, from informer events, when things happened: pods created, marked
 // Unschedulable and Running; standby claims asked to start; claims created to run pods.
 // Event handlers run in the informers' goroutines, so everything is behind a lock.
 type observer struct {
-	mu                 sync.Mutex
-	pods               map[string]*podTimes
-	startedFromStandby int
-	launchedCold       int
+	mu       sync.Mutex
+	pods     map[string]*podTimes
+	capacity capacityCounts
+	// warmInstances are the instances of the claims started from standby.
+	warmInstances map[string]bool
 }
 
-func newObserver() *observer { return &observer{pods: map[string]*podTimes{}} }
+func newObserver() *observer {
+	return &observer{pods: map[string]*podTimes{}, warmInstances: map[string]bool{}}
+}
 
 func (o *observer) podHandler() toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
@@ -72,7 +93,7 @@ func (o *observer) claimHandler() toolscache.ResourceEventHandler {
 			// warm-up creates Standby ones.
 			if ok && !initial && claim.Spec.DesiredState == v1alpha1.DesiredRunning && claim.Status.Phase == "" {
 				o.mu.Lock()
-				o.launchedCold++
+				o.capacity.launchedCold++
 				o.mu.Unlock()
 			}
 		},
@@ -81,18 +102,30 @@ func (o *observer) claimHandler() toolscache.ResourceEventHandler {
 			claim, ok2 := newObj.(*v1alpha1.NodeClaim)
 			if ok1 && ok2 && old.Spec.DesiredState == v1alpha1.DesiredStandby && claim.Spec.DesiredState == v1alpha1.DesiredRunning {
 				o.mu.Lock()
-				o.startedFromStandby++
+				if warmingPhases[old.Status.Phase] {
+					o.capacity.takenWhileWarming++
+				} else {
+					o.capacity.startedFromStandby++
+					o.warmInstances[old.Status.InstanceID] = true
+				}
 				o.mu.Unlock()
 			}
 		},
 	}
 }
 
-// counters returns the claims started from standby and launched cold so far.
-func (o *observer) counters() (startedFromStandby, launchedCold int) {
+// counters returns how pods got capacity so far.
+func (o *observer) counters() capacityCounts {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	return o.startedFromStandby, o.launchedCold
+	return o.capacity
+}
+
+// startedFromStandby reports whether an instance is that of a claim started from standby.
+func (o *observer) startedFromStandby(instanceID string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.warmInstances[instanceID]
 }
 
 // podTimes returns a copy of what was seen of every workload pod.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -117,11 +118,16 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	if err := apply(ctx, r.client, s.Objects); err != nil {
 		return nil, err
 	}
-	r.operator, err = operatorproc.Start(opts.OperatorBinary, operatorArgs(cp.OperatorKubeconfig, endpoint, s), filepath.Join(opts.WorkDir, "stratos.log"))
+	operatorLog := filepath.Join(opts.WorkDir, "stratos.log")
+	// The operator appends to its log across restarts; a log of an earlier run goes first.
+	if err := os.Remove(operatorLog); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	r.operator, err = operatorproc.Start(opts.OperatorBinary, operatorArgs(cp.OperatorKubeconfig, endpoint, s), operatorLog)
 	if err != nil {
 		return nil, err
 	}
-	logf("stratos running (log: %s); running %d steps at time scale %g", filepath.Join(opts.WorkDir, "stratos.log"), len(s.Steps), s.TimeScale)
+	logf("stratos running (log: %s); running %d steps at time scale %g", operatorLog, len(s.Steps), s.TimeScale)
 
 	r.started = time.Now()
 	background, stopBackground := context.WithCancel(simCtx)

@@ -53,9 +53,11 @@ type Condition struct {
 	ReadyNodes *Count `json:"readyNodes,omitempty"`
 	// Claims counts NodeClaims by phase, optionally of one pool.
 	Claims []ClaimCount `json:"claims,omitempty"`
-	// StartedFromStandby and LaunchedCold count, since the scenario began, standby
-	// claims asked to start and claims created to run pods.
+	// StartedFromStandby, TakenWhileWarming and LaunchedCold count, since the scenario
+	// began, standby claims asked to run, claims launched for standby asked to run
+	// before their warmup ended, and claims created to run pods.
 	StartedFromStandby *Count `json:"startedFromStandby,omitempty"`
+	TakenWhileWarming  *Count `json:"takenWhileWarming,omitempty"`
 	LaunchedCold       *Count `json:"launchedCold,omitempty"`
 }
 
@@ -77,6 +79,7 @@ func (c *Condition) Counts() []NamedCount {
 		{Name: "podsPending", Want: c.PodsPending},
 		{Name: "readyNodes", Want: c.ReadyNodes},
 		{Name: "startedFromStandby", Want: c.StartedFromStandby},
+		{Name: "takenWhileWarming", Want: c.TakenWhileWarming},
 		{Name: "launchedCold", Want: c.LaunchedCold},
 	} {
 		if n.Want != nil {

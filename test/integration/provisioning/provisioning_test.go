@@ -3,6 +3,7 @@ package provisioning_test
 import (
 	"slices"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -10,6 +11,8 @@ import (
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
+	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -44,9 +47,14 @@ func waitForADecision(f *stack.Fixture, pods []*corev1.Pod) {
 
 // Twenty 1-CPU pods against five standby 4-CPU nodes: the five start first (three pods
 // each) and the five pods left launch two nodes cold. Later batches for the same pods
-// scale nothing up, whether the nodes are still coming or running.
+// scale nothing up, whether the nodes are still coming, running, or running for longer
+// than the grace for binding.
 func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
 	f := stack.NewSerialFixture(t, nil)
+	// The test creates and marks the pods one by one; a wide window decides for all of
+	// them at once, which is what it checks.
+	f.Opts.Provisioning = provisioning.Options{BatchIdle: time.Second, BatchMax: 5 * time.Second}
+	f.RestartOperator(f.Opts)
 	xlargeClass(f)
 	f.Pool("web", 5, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "xlarge" })
 	standby := f.WaitForPhase("web", 5, v1alpha1.PhaseStandby)
@@ -78,13 +86,23 @@ func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
 		t.Fatalf("a second batch for the same pods made %d claims run, want still 7", n)
 	}
 
-	// Once they run, the pods count on their Nodes until kube-scheduler binds them.
+	// Once they run, the pods count on their Nodes while kube-scheduler binds them; after
+	// the grace for binding, they are simulated again and fit in the Nodes' room.
+	var lastRan time.Time
 	for _, c := range claimsAskedToRun(f, "web") {
-		f.WaitForClaim(c.Name, v1alpha1.PhaseRunning)
+		ran := f.WaitForClaim(c.Name, v1alpha1.PhaseRunning).Status.LastPhaseChangeTime.Time
+		if ran.After(lastRan) {
+			lastRan = ran
+		}
 	}
 	waitForADecision(f, pods)
 	if n := len(claimsAskedToRun(f, "web")); n != 7 {
 		t.Fatalf("a batch after the nodes ran made %d claims run, want still 7", n)
+	}
+	f.Eventually("the grace for binding passes", func() bool { return time.Since(lastRan) > state.BindGrace })
+	waitForADecision(f, pods)
+	if n := len(claimsAskedToRun(f, "web")); n != 7 {
+		t.Fatalf("a batch after the grace for binding made %d claims run, want still 7", n)
 	}
 	f.CheckInvariants()
 }
