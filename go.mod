@@ -7,6 +7,7 @@ require (
 	github.com/go-logr/logr v1.4.3
 	github.com/google/go-cmp v0.7.0
 	github.com/prometheus/client_golang v1.24.0
+	github.com/robfig/cron/v3 v3.0.1
 	golang.org/x/mod v0.42.0
 	golang.org/x/time v0.15.0
 	k8s.io/api v0.37.2

@@ -62,7 +62,7 @@ type Disruption struct {
 // +kubebuilder:validation:XValidation:rule="!has(self.timeZone) || has(self.schedule)",message="timeZone needs a schedule"
 type Budget struct {
 	// Nodes is how many nodes may be disrupted at once: a count such as 2, or a
-	// percentage of the pool's nodes such as 10%, rounded down.
+	// percentage of the pool's running nodes such as 10%, rounded up (10% of 5 nodes is 1).
 	// +required
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(([0-9]|[1-9][0-9]|100)%|[0-9]+)$')",message="nodes must be a count such as 3 or a percentage from 0% to 100%"

@@ -89,6 +89,11 @@ var (
 		Name: "stratos_provisioning_pods_total",
 		Help: "Pending pods decided on, by decision: existing (a node has room), inflight (a claim coming has room), start (a standby claim started), launch (a new claim), unschedulable.",
 	}, []string{"decision"})
+
+	Disruptions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_disruptions_total",
+		Help: "Nodes voluntarily disrupted, by pool, reason (Empty) and action (standby: given back to the warm pool; terminate).",
+	}, []string{"nodepool", "reason", "action"})
 )
 
 // All lists every Stratos metric.
@@ -97,6 +102,7 @@ var All = []prometheus.Collector{
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
 	PoolNodes, PoolStandbyTarget,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions,
+	Disruptions,
 }
 
 func init() {

@@ -8,6 +8,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
@@ -19,10 +20,11 @@ import (
 type ControllerOptions struct {
 	NodeClaim    nodeclaim.Options
 	Provisioning provisioning.Options
+	Disruption   disruption.Options
 }
 
 // SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
-// state they read, provisioning, the nodepool controller, the NodeClaim lifecycle
+// state they read, provisioning, disruption, the nodepool controller, the NodeClaim lifecycle
 // controller and garbage collection. Tests call it to run the same controllers as the
 // operator.
 func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider.CloudProvider, controllerOpts ControllerOptions) error {
@@ -34,6 +36,9 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	cluster := state.New(clk)
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		return fmt.Errorf("watching the cluster: %w", err)
+	}
+	if err := mgr.Add(&disruption.Controller{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Disruption}); err != nil {
+		return err
 	}
 	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Provisioning}); err != nil {
 		return err

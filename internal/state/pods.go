@@ -28,3 +28,16 @@ func Provisionable(pod *corev1.Pod) bool {
 	}
 	return false
 }
+
+// Workload reports whether a pod is workload that a Node must lose before it is empty or
+// drained: anything but a DaemonSet's pod (its controller would only put it back), a
+// mirror pod (the kubelet's), or a pod that finished.
+func Workload(pod *corev1.Pod) bool {
+	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
+		return false
+	}
+	if owner := metav1.GetControllerOf(pod); owner != nil && owner.Kind == "DaemonSet" {
+		return false
+	}
+	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+}

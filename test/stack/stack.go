@@ -25,6 +25,7 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/operator"
@@ -97,6 +98,7 @@ type Operator struct {
 type OperatorOptions struct {
 	NodeClaim    nodeclaim.Options
 	Provisioning provisioning.Options
+	Disruption   disruption.Options
 	// CloudBatch is the window of the cloud calls' batching; zero means
 	// cloudprovider.DefaultBatchWindow.
 	CloudBatch cloudprovider.BatchWindow
@@ -122,7 +124,7 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning}
+	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption}
 	window := opts.CloudBatch
 	if window == (cloudprovider.BatchWindow{}) {
 		window = cloudprovider.DefaultBatchWindow

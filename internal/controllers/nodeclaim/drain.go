@@ -16,6 +16,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/state"
 )
 
 // Reasons of drains.
@@ -28,19 +29,6 @@ const (
 // drainRetry is how long a drain that a PodDisruptionBudget blocks waits before it
 // tries again; the eviction API answers 429 until the budget allows.
 const drainRetry = 5 * time.Second
-
-// mustLeave reports whether a drain removes pod. Mirror pods belong to the kubelet and
-// DaemonSet pods to their controller, which would only put them back; finished pods hold
-// nothing.
-func mustLeave(pod *corev1.Pod) bool {
-	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
-		return false
-	}
-	if owner := metav1.GetControllerOf(pod); owner != nil && owner.Kind == "DaemonSet" {
-		return false
-	}
-	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
-}
 
 // drain evicts the pods that must leave node through the Eviction API, so that
 // PodDisruptionBudgets are honoured; a budget that allows no disruption makes the
@@ -61,7 +49,7 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1alpha1.NodeClaim, node *
 	remaining, blocked := 0, 0
 	for i := range pods.Items {
 		pod := &pods.Items[i]
-		if !mustLeave(pod) {
+		if !state.Workload(pod) {
 			continue
 		}
 		remaining++

@@ -1,4 +1,4 @@
-package nodeclaim
+package state
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"k8s.io/utils/ptr"
 )
 
-func TestMustLeave(t *testing.T) {
+func TestWorkload(t *testing.T) {
 	daemon := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "cni", Controller: ptr.To(true)}
 	replica := metav1.OwnerReference{APIVersion: "apps/v1", Kind: "ReplicaSet", Name: "web", Controller: ptr.To(true)}
 	cases := map[string]struct {
@@ -23,8 +23,8 @@ func TestMustLeave(t *testing.T) {
 		"a failed pod":       {corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed}}, false},
 	}
 	for name, tc := range cases {
-		if got := mustLeave(&tc.pod); got != tc.want {
-			t.Errorf("%s: mustLeave = %v, want %v", name, got, tc.want)
+		if got := Workload(&tc.pod); got != tc.want {
+			t.Errorf("%s: Workload = %v, want %v", name, got, tc.want)
 		}
 	}
 }

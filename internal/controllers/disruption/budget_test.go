@@ -1,0 +1,60 @@
+package disruption
+
+import (
+	"testing"
+	"time"
+
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func TestBudgetsAllowTheLeastOfTheActiveOnes(t *testing.T) {
+	monday9 := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC) // a Monday
+	tz := v1alpha1.TimeZone("Europe/Berlin")
+	workHours := v1alpha1.Budget{Nodes: "0", Schedule: ptr.To("0 9 * * mon-fri"), Duration: &v1alpha1.Duration{Duration: 8 * time.Hour}}
+	cases := []struct {
+		name    string
+		budgets []v1alpha1.Budget
+		reason  v1alpha1.DisruptionReason
+		total   int
+		now     time.Time
+		want    int
+	}{
+		{"default 10% rounds up", nil, v1alpha1.DisruptionEmpty, 5, monday9, 1},
+		{"10% of 30", []v1alpha1.Budget{{Nodes: "10%"}}, v1alpha1.DisruptionEmpty, 30, monday9, 3},
+		{"a count", []v1alpha1.Budget{{Nodes: "2"}}, v1alpha1.DisruptionDrifted, 30, monday9, 2},
+		{"a count above the pool", []v1alpha1.Budget{{Nodes: "50"}}, v1alpha1.DisruptionDrifted, 3, monday9, 3},
+		{"0% blocks", []v1alpha1.Budget{{Nodes: "0%"}}, v1alpha1.DisruptionEmpty, 30, monday9, 0},
+		{"the least applies", []v1alpha1.Budget{{Nodes: "50%"}, {Nodes: "4"}}, v1alpha1.DisruptionEmpty, 30, monday9, 4},
+		{"a budget of other reasons does not apply", []v1alpha1.Budget{{Nodes: "0", Reasons: []v1alpha1.DisruptionReason{v1alpha1.DisruptionDrifted}}, {Nodes: "5"}}, v1alpha1.DisruptionEmpty, 30, monday9, 5},
+		{"a budget of this reason applies", []v1alpha1.Budget{{Nodes: "0", Reasons: []v1alpha1.DisruptionReason{v1alpha1.DisruptionDrifted}}, {Nodes: "5"}}, v1alpha1.DisruptionDrifted, 30, monday9, 0},
+		{"within the schedule's duration", []v1alpha1.Budget{workHours, {Nodes: "5"}}, v1alpha1.DisruptionEmpty, 30, monday9, 0},
+		{"after the duration", []v1alpha1.Budget{workHours, {Nodes: "5"}}, v1alpha1.DisruptionEmpty, 30, monday9.Add(8 * time.Hour), 5},
+		{"before the schedule", []v1alpha1.Budget{workHours, {Nodes: "5"}}, v1alpha1.DisruptionEmpty, 30, monday9.Add(-time.Hour), 5},
+		{"on a weekend", []v1alpha1.Budget{workHours, {Nodes: "5"}}, v1alpha1.DisruptionEmpty, 30, monday9.Add(-48 * time.Hour), 5},
+		// 09:30 UTC is 10:30 in Berlin: a schedule at 10:00 Berlin time is active.
+		{"in the budget's time zone", []v1alpha1.Budget{{Nodes: "0", Schedule: ptr.To("0 10 * * *"), Duration: &v1alpha1.Duration{Duration: time.Hour}, TimeZone: &tz}}, v1alpha1.DisruptionEmpty, 30, monday9, 0},
+		{"a macro", []v1alpha1.Budget{{Nodes: "0", Schedule: ptr.To("@daily"), Duration: &v1alpha1.Duration{Duration: 10 * time.Hour}}}, v1alpha1.DisruptionEmpty, 30, monday9, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := allowed(c.budgets, c.reason, c.total, c.now)
+			if err != nil || got != c.want {
+				t.Fatalf("allowed = %d, %v; want %d", got, err, c.want)
+			}
+		})
+	}
+}
+
+func TestAnUnreadableBudgetAllowsNothing(t *testing.T) {
+	bad := v1alpha1.TimeZone("Mars/Olympus")
+	for _, b := range []v1alpha1.Budget{
+		{Nodes: "5", Schedule: ptr.To("not a cron"), Duration: &v1alpha1.Duration{Duration: time.Hour}},
+		{Nodes: "5", Schedule: ptr.To("0 9 * * *"), Duration: &v1alpha1.Duration{Duration: time.Hour}, TimeZone: &bad},
+	} {
+		if n, err := allowed([]v1alpha1.Budget{b}, v1alpha1.DisruptionEmpty, 30, time.Now()); err == nil || n != 0 {
+			t.Errorf("budget %+v: allowed %d, err %v; want 0 and an error", b, n, err)
+		}
+	}
+}

@@ -1,0 +1,87 @@
+// Package disruption gives capacity back. A Node that has run no workload for the pool's
+// consolidateAfter goes back to standby while the pool's warm pool is below its ceiling,
+// and is terminated otherwise; within the pool's disruption budgets, never against
+// stratos.sh/do-not-disrupt, never while pods waiting now would need it. Like
+// provisioning, it only writes intent on claims (desiredState, deletion); the NodeClaim
+// lifecycle controller drains, honouring PodDisruptionBudgets, and stops or terminates.
+package disruption
+
+import (
+	"context"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/client-go/tools/events"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/state"
+)
+
+// Event reasons of disruption.
+const (
+	ReasonEmpty             = string(v1alpha1.DisruptionEmpty)
+	ReasonDisruptionAborted = "DisruptionAborted"
+)
+
+// Options tune disruption. Zero fields take the defaults.
+type Options struct {
+	// PollInterval is the longest time between two passes; a pass also runs when a
+	// node's consolidateAfter ends. Defaults to 5s.
+	PollInterval time.Duration
+}
+
+// WithDefaults returns o with every zero field set to its default.
+func (o Options) WithDefaults() Options {
+	if o.PollInterval <= 0 {
+		o.PollInterval = 5 * time.Second
+	}
+	return o
+}
+
+// Controller is the disruption loop: one pass at a time, over every pool.
+type Controller struct {
+	Client client.Client
+	// APIReader reads a candidate again from the API server right before acting on it.
+	APIReader client.Reader
+	State     *state.Cluster
+	Recorder  events.EventRecorder
+	Clock     clock.PassiveClock
+	Options   Options
+
+	empty emptiness
+}
+
+// NeedLeaderElection is true: only the leader disrupts.
+func (c *Controller) NeedLeaderElection() bool { return true }
+
+// Start runs passes until ctx ends.
+func (c *Controller) Start(ctx context.Context) error {
+	c.Options = c.Options.WithDefaults()
+	c.empty = emptiness{}
+	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithName("disruption"))
+	for {
+		wait := c.Options.PollInterval
+		next, err := c.Pass(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.FromContext(ctx).Error(err, "Disruption pass failed; the next one tries again")
+		}
+		if !next.IsZero() {
+			wait = min(wait, max(next.Sub(c.Clock.Now()), 10*time.Millisecond))
+		}
+		timer := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			return nil
+		case <-timer.C:
+		}
+	}
+}
+
+// event records a decision or why one was not taken, on the claim.
+func (c *Controller) event(obj client.Object, reason, note string, args ...any) {
+	c.Recorder.Eventf(obj, nil, corev1.EventTypeNormal, reason, "Disrupt", note, args...)
+}

@@ -1,0 +1,83 @@
+package disruption
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func nodeWith(pods ...corev1.Pod) candidate {
+	return candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}, node: &corev1.Node{}, pods: pods}
+}
+
+var daemonPod = corev1.Pod{ObjectMeta: metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptr.To(true)}}}}
+
+func TestEmptinessStartsWhenTheLastWorkloadLeaves(t *testing.T) {
+	e := emptiness{}
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	if since := e.observe(nodeWith(corev1.Pod{}), t0); !since.IsZero() {
+		t.Fatalf("a node with a pod is empty since %v", since)
+	}
+	if since := e.observe(nodeWith(daemonPod), t0.Add(time.Second)); !since.Equal(t0.Add(time.Second)) {
+		t.Fatalf("a node with only a DaemonSet's pod: empty since %v", since)
+	}
+	if since := e.observe(nodeWith(), t0.Add(time.Minute)); !since.Equal(t0.Add(time.Second)) {
+		t.Fatalf("emptiness must keep its start, got %v", since)
+	}
+	e.observe(nodeWith(corev1.Pod{}), t0.Add(2*time.Minute))
+	if since := e.observe(nodeWith(), t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
+		t.Fatalf("a pod in between must restart the wait, got %v", since)
+	}
+	e.forgetAllBut(map[string]bool{})
+	if len(e) != 0 {
+		t.Fatal("claims gone must be forgotten")
+	}
+}
+
+func TestDoNotDisruptOnTheNodeOrARunningPod(t *testing.T) {
+	marked := map[string]string{v1alpha1.AnnotationDoNotDisrupt: "true"}
+	finished := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: marked}, Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}
+	cases := map[string]struct {
+		cand    candidate
+		blocked bool
+	}{
+		"nothing marked": {nodeWith(corev1.Pod{}), false},
+		"the Node":       {candidate{node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Annotations: marked}}}, true},
+		"a pod":          {nodeWith(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: marked}}), true},
+		"a finished pod": {nodeWith(finished), false},
+		"marked false":   {nodeWith(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{v1alpha1.AnnotationDoNotDisrupt: "false"}}}), false},
+	}
+	for name, c := range cases {
+		if got := c.cand.blocked() != ""; got != c.blocked {
+			t.Errorf("%s: blocked = %v, want %v", name, got, c.blocked)
+		}
+	}
+}
+
+func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
+	deleted := metav1.Now()
+	claim := func(desired v1alpha1.DesiredState, phase v1alpha1.NodeClaimPhase, deleting bool) v1alpha1.NodeClaim {
+		c := v1alpha1.NodeClaim{Spec: v1alpha1.NodeClaimSpec{DesiredState: desired}, Status: v1alpha1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
+		if deleting {
+			c.DeletionTimestamp = &deleted
+		}
+		return c
+	}
+	total, disrupting, standby := census([]v1alpha1.NodeClaim{
+		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
+		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
+		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseDraining, false),   // giving back
+		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseTerminating, true), // a running node going away
+		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseStandby, false),    // warm
+		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseTerminating, true), // an excess standby going away
+		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseWarmingUp, false),  // warming
+	})
+	if total != 4 || disrupting != 2 || standby != 3 {
+		t.Fatalf("total %d, disrupting %d, standby %d; want 4, 2, 3", total, disrupting, standby)
+	}
+}
