@@ -9,6 +9,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	// Budgets' and windows' time zones must resolve on a minimal image without
+	// /usr/share/zoneinfo.
+	_ "time/tzdata"
 
 	"k8s.io/klog/v2"
 	ctrl "sigs.k8s.io/controller-runtime"
