@@ -60,7 +60,6 @@ func (c *Controller) NeedLeaderElection() bool { return true }
 // Start runs passes until ctx ends.
 func (c *Controller) Start(ctx context.Context) error {
 	c.Options = c.Options.WithDefaults()
-	c.empty = emptiness{}
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithName("disruption"))
 	for {
 		wait := c.Options.PollInterval

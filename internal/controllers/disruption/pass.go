@@ -69,7 +69,6 @@ func (c *Controller) passPool(ctx context.Context, pool *v1alpha1.NodePool, pend
 	}
 	var next time.Time
 	var due []candidate
-	since := map[string]time.Time{}
 	for _, cand := range candidates {
 		live[cand.claim.Name] = true
 		emptySince := c.empty.observe(cand, now)
@@ -82,13 +81,12 @@ func (c *Controller) passPool(ctx context.Context, pool *v1alpha1.NodePool, pend
 			}
 			continue
 		}
-		since[cand.claim.Name] = emptySince
 		due = append(due, cand)
 	}
 	if len(due) == 0 {
 		return next, nil
 	}
-	sort.SliceStable(due, func(a, b int) bool { return since[due[a].claim.Name].Before(since[due[b].claim.Name]) })
+	sort.SliceStable(due, func(a, b int) bool { return c.empty[due[a].claim.Name].Before(c.empty[due[b].claim.Name]) })
 
 	total, disrupting, standby := census(claims.Items)
 	budget, err := allowed(pool.Spec.Disruption.Budgets, v1alpha1.DisruptionEmpty, total, now)
@@ -112,7 +110,7 @@ func (c *Controller) passPool(ctx context.Context, pool *v1alpha1.NodePool, pend
 			break
 		}
 		giveBack := standby < int(ceiling)
-		acted, err := c.act(ctx, pool, cand, giveBack, now.Sub(since[cand.claim.Name]))
+		acted, err := c.act(ctx, pool, cand, giveBack, now.Sub(c.empty[cand.claim.Name]))
 		if err != nil {
 			return next, err
 		}

@@ -139,8 +139,11 @@ func (p *Provisioner) Provision(ctx context.Context) error {
 func (p *Provisioner) wakeAt(t time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if t.IsZero() || p.window == nil || (p.wake != nil && !p.wakeTime.After(t) && p.wakeTime.After(p.Clock.Now())) {
-		return // not running the loop, or woken by then already
+	if t.IsZero() || p.window == nil {
+		return // nothing lapses, or the loop does not run
+	}
+	if p.wake != nil && p.wakeTime.After(p.Clock.Now()) && !p.wakeTime.After(t) {
+		return // a wake-up by then is set already
 	}
 	if p.wake != nil {
 		p.wake.Stop()
