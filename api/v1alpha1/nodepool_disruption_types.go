@@ -29,8 +29,8 @@ type Disruption struct {
 	// +kubebuilder:default=WhenEmpty
 	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
 
-	// ConsolidateAfter is how long a node must stay a candidate before it is given back.
-	// Defaults to 30s.
+	// ConsolidateAfter is how long a node's pods must stay the same (none, for an empty
+	// node) before it is given back. Defaults to 30s.
 	// +optional
 	// +kubebuilder:default="30s"
 	ConsolidateAfter *Duration `json:"consolidateAfter,omitempty"`

@@ -37,7 +37,7 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		return fmt.Errorf("watching the cluster: %w", err)
 	}
-	if err := mgr.Add(&disruption.Controller{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Disruption}); err != nil {
+	if err := mgr.Add(&disruption.Controller{Client: mgr.GetClient(), Cloud: cloud, APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Disruption}); err != nil {
 		return err
 	}
 	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Provisioning}); err != nil {

@@ -218,16 +218,22 @@ func (f *Fixture) WaitForClaim(name string, phase v1alpha1.NodeClaimPhase) *v1al
 
 // EventSeen reports whether the claim has an Event with reason.
 func (f *Fixture) EventSeen(claim, reason string) bool {
+	_, ok := f.EventNote(claim, reason)
+	return ok
+}
+
+// EventNote returns the note of an Event about the named object with reason.
+func (f *Fixture) EventNote(name, reason string) (string, bool) {
 	events := &eventsv1.EventList{}
 	if err := f.Env.Client.List(f.Ctx, events); err != nil {
 		f.T.Fatal(err)
 	}
 	for _, e := range events.Items {
-		if e.Regarding.Name == claim && e.Reason == reason {
-			return true
+		if e.Regarding.Name == name && e.Reason == reason {
+			return e.Note, true
 		}
 	}
-	return false
+	return "", false
 }
 
 // EventReasons lists the reasons of the Events about an object, with repeats.

@@ -11,6 +11,28 @@ import (
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
+// budget is what a pool's budgets leave in one pass.
+type budget struct {
+	budgets           []v1alpha1.Budget
+	total, disrupting int
+	now               time.Time
+	// err is set when a budget could not be read; nothing is disrupted then.
+	err error
+}
+
+// left is how many more of the pool's nodes may be disrupted now for reason.
+func (b *budget) left(reason v1alpha1.DisruptionReason) int {
+	n, err := allowed(b.budgets, reason, b.total, b.now)
+	if err != nil {
+		b.err = err
+		return 0
+	}
+	return n - b.disrupting
+}
+
+// take counts one more node being disrupted.
+func (b *budget) take() { b.disrupting++ }
+
 // defaultBudget applies when a pool sets none (the API server defaults it too).
 var defaultBudget = v1alpha1.Budget{Nodes: "10%"}
 

@@ -1,9 +1,13 @@
-// Package disruption gives capacity back. A Node that has run no workload for the pool's
-// consolidateAfter goes back to standby while the pool's warm pool is below its ceiling,
-// and is terminated otherwise; within the pool's disruption budgets, never against
-// stratos.sh/do-not-disrupt, never while pods waiting now would need it. Like
-// provisioning, it only writes intent on claims (desiredState, deletion); the NodeClaim
-// lifecycle controller drains, honouring PodDisruptionBudgets, and stops or terminates.
+// Package disruption gives capacity back and keeps nodes fresh. A Node that has run no
+// workload for the pool's consolidateAfter, or (under WhenUnderutilized) whose workload
+// fits on the other nodes, goes back to standby while the pool's warm pool is below its
+// ceiling, and is terminated otherwise. A Node launched from an older template (drifted)
+// or past the pool's expireAfter is replaced: a replacement runs before the old one
+// drains, when the pool's limits leave room for it. All of it stays within the pool's
+// disruption budgets, never against stratos.sh/do-not-disrupt, never while pods waiting
+// now would need the node. Like provisioning, it only writes intent on claims
+// (desiredState, creation, deletion); the NodeClaim lifecycle controller drains,
+// honouring PodDisruptionBudgets, and stops or terminates.
 package disruption
 
 import (
@@ -17,13 +21,19 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
 // Event reasons of disruption.
 const (
 	ReasonEmpty             = string(v1alpha1.DisruptionEmpty)
+	ReasonUnderutilized     = string(v1alpha1.DisruptionUnderutilized)
+	ReasonDrifted           = string(v1alpha1.DisruptionDrifted)
+	ReasonExpired           = string(v1alpha1.DisruptionExpired)
 	ReasonDisruptionAborted = "DisruptionAborted"
+	ReasonDisruptionBlocked = "DisruptionBlocked"
+	ReasonInvalidBudget     = "InvalidBudget"
 )
 
 // Options tune disruption. Zero fields take the defaults.
@@ -44,6 +54,8 @@ func (o Options) WithDefaults() Options {
 // Controller is the disruption loop: one pass at a time, over every pool.
 type Controller struct {
 	Client client.Client
+	// Cloud tells the instance types the pools' node classes offer, for replacements.
+	Cloud cloudprovider.CloudProvider
 	// APIReader reads a candidate again from the API server right before acting on it.
 	APIReader client.Reader
 	State     *state.Cluster
@@ -51,7 +63,9 @@ type Controller struct {
 	Clock     clock.PassiveClock
 	Options   Options
 
-	empty emptiness
+	settle settling
+	// replacing holds the drifted and expired claims being replaced, by name.
+	replacing map[string]*replacement
 }
 
 // NeedLeaderElection is true: only the leader disrupts.

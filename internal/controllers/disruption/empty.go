@@ -1,70 +1,55 @@
 package disruption
 
 import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
-	"github.com/stratos-sh/stratos/internal/state"
 )
 
-// candidate is a running claim of a pool with its Node and the pods bound to it.
-type candidate struct {
-	claim *v1alpha1.NodeClaim
-	node  *corev1.Node
-	pods  []corev1.Pod
-}
-
-// empty reports whether no workload pod is bound to the candidate's Node.
-func (c candidate) empty() bool {
-	for i := range c.pods {
-		if state.Workload(&c.pods[i]) {
-			return false
+// giveBackEmpty gives back the pool's nodes that have run no workload for
+// consolidateAfter, the longest empty first, as far as the budget allows: to standby
+// while the warm pool is below its ceiling, else away.
+func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []candidate) error {
+	c.longestSettledFirst(empty)
+	for _, cand := range empty {
+		if why := cand.blocked(); why != "" {
+			log.FromContext(ctx).V(1).Info("Not disrupting an empty node", "nodeclaim", cand.claim.Name, "because", why)
+			continue
+		}
+		if neededBy(cand, pp.snap.Pending) {
+			log.FromContext(ctx).V(1).Info("Not disrupting an empty node that waiting pods need", "nodeclaim", cand.claim.Name)
+			continue
+		}
+		if pp.budget.left(v1alpha1.DisruptionEmpty) <= 0 {
+			log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pp.pool.Name, "reason", v1alpha1.DisruptionEmpty)
+			return nil
+		}
+		emptyFor := pp.now.Sub(c.settle[cand.claim.Name].since).Round(time.Second)
+		d := decision{reason: v1alpha1.DisruptionEmpty, giveBack: pp.giveBack(cand)}
+		switch {
+		case d.giveBack:
+			d.why = fmt.Sprintf("Node empty for %s; giving it back to the warm pool", emptyFor)
+		case cand.stale != "":
+			d.why = fmt.Sprintf("Node empty for %s and %s; terminating it", emptyFor, strings.ToLower(string(cand.stale)))
+		default:
+			d.why = fmt.Sprintf("Node empty for %s and the warm pool is full; terminating it", emptyFor)
+		}
+		if _, err := c.act(ctx, pp, cand, d); err != nil {
+			return err
 		}
 	}
-	return true
+	return nil
 }
 
-// blocked names what forbids disrupting the candidate voluntarily, or is "": the
-// do-not-disrupt annotation on its Node or on one of its pods that has not finished.
-func (c candidate) blocked() string {
-	if c.node.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" {
-		return "the Node is annotated " + v1alpha1.AnnotationDoNotDisrupt
-	}
-	for i := range c.pods {
-		pod := &c.pods[i]
-		if pod.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
-			return "pod " + pod.Namespace + "/" + pod.Name + " is annotated " + v1alpha1.AnnotationDoNotDisrupt
-		}
-	}
-	return ""
-}
-
-// emptiness remembers since when each claim's Node has been empty. It is kept in memory:
-// after a restart the wait starts over, which only delays a give-back.
-type emptiness map[string]time.Time
-
-// observe records whether the candidate is empty at now and returns since when it has
-// been, or zero when it is not.
-func (e emptiness) observe(c candidate, now time.Time) time.Time {
-	if !c.empty() {
-		delete(e, c.claim.Name)
-		return time.Time{}
-	}
-	since, ok := e[c.claim.Name]
-	if !ok {
-		since = now
-		e[c.claim.Name] = since
-	}
-	return since
-}
-
-// forgetAllBut drops the claims not in live.
-func (e emptiness) forgetAllBut(live map[string]bool) {
-	for name := range e {
-		if !live[name] {
-			delete(e, name)
-		}
-	}
+// longestSettledFirst orders candidates by how long their workload has not changed.
+func (c *Controller) longestSettledFirst(cands []candidate) {
+	sort.SliceStable(cands, func(a, b int) bool {
+		return c.settle[cands[a].claim.Name].since.Before(c.settle[cands[b].claim.Name].since)
+	})
 }

@@ -3,130 +3,183 @@ package disruption
 import (
 	"context"
 	"errors"
-	"fmt"
-	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/indexes"
-	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/simulation"
+	"github.com/stratos-sh/stratos/internal/state"
 )
 
 // defaultConsolidateAfter applies when a pool sets none (the API server defaults it too).
 const defaultConsolidateAfter = 30 * time.Second
 
-// Pass looks at every pool once, gives back or terminates the nodes whose time came, and
-// returns when the next candidate's wait ends (zero when none waits).
+// pass is what one pass over the pools shares: the moment, the cluster's picture, and
+// the simulation's input, built when first needed.
+type pass struct {
+	now   time.Time
+	snap  state.Snapshot
+	input *scheduling.Input
+	// next is when the pass after should run at the latest: a candidate's wait ends, or
+	// a node expires. Zero: at the next poll.
+	next time.Time
+}
+
+// wakeAt makes the next pass run by t.
+func (p *pass) wakeAt(t time.Time) {
+	if !t.IsZero() && (p.next.IsZero() || t.Before(p.next)) {
+		p.next = t
+	}
+}
+
+// simulationInput is the cluster as the scheduling simulation sees it, for this pass.
+func (c *Controller) simulationInput(ctx context.Context, p *pass) (scheduling.Input, error) {
+	if p.input == nil {
+		in, err := simulation.Builder{Client: c.Client, Cloud: c.Cloud, Clock: c.Clock}.Input(ctx, p.snap, nil)
+		if err != nil {
+			return in, err
+		}
+		p.input = &in
+	}
+	return *p.input, nil
+}
+
+// Pass looks at every pool once, gives back, terminates or replaces the nodes whose time
+// came, and returns when the next candidate's wait ends (zero when none waits).
 func (c *Controller) Pass(ctx context.Context) (time.Time, error) {
-	if c.empty == nil {
-		c.empty = emptiness{}
+	if c.settle == nil {
+		c.settle, c.replacing = settling{}, map[string]*replacement{}
 	}
 	pools := &v1alpha1.NodePoolList{}
 	if err := c.Client.List(ctx, pools); err != nil {
 		return time.Time{}, err
 	}
-	pending := c.State.Snapshot().Pending
-	now := c.Clock.Now()
+	p := &pass{now: c.Clock.Now(), snap: c.State.Snapshot()}
 	live := map[string]bool{}
-	var next time.Time
 	var errs []error
 	for i := range pools.Items {
 		pool := &pools.Items[i]
 		if !pool.DeletionTimestamp.IsZero() {
 			continue
 		}
-		poolNext, err := c.passPool(ctx, pool, pending, now, live)
-		errs = append(errs, err)
-		if !poolNext.IsZero() && (next.IsZero() || poolNext.Before(next)) {
-			next = poolNext
+		errs = append(errs, c.passPool(ctx, p, pool, live))
+	}
+	c.settle.forgetAllBut(live)
+	for name := range c.replacing {
+		if !live[name] {
+			delete(c.replacing, name)
 		}
 	}
-	c.empty.forgetAllBut(live)
-	return next, errors.Join(errs...)
+	return p.next, errors.Join(errs...)
 }
 
-// passPool handles one pool: it finds its empty nodes, and acts on those whose
-// consolidateAfter passed, oldest first, as far as the budget allows.
-func (c *Controller) passPool(ctx context.Context, pool *v1alpha1.NodePool, pending []*corev1.Pod, now time.Time, live map[string]bool) (time.Time, error) {
+// poolPass is one pool's part of a pass.
+type poolPass struct {
+	*pass
+	pool   *v1alpha1.NodePool
+	claims []v1alpha1.NodeClaim
+	budget *budget
+	// standby counts the claims asked to stand by, and ceiling is how many the pool keeps.
+	standby, ceiling int
+}
+
+// giveBack reports whether a node of the pool that is not stale goes back to standby
+// rather than away: while the warm pool is below its ceiling.
+func (pp *poolPass) giveBack(cand candidate) bool {
+	return cand.stale == "" && pp.standby < pp.ceiling
+}
+
+// passPool handles one pool: stale nodes are replaced, then empty nodes, then (under
+// WhenUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
+// workload has not changed for consolidateAfter, as far as the budgets allow.
+func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodePool, live map[string]bool) error {
 	claims := &v1alpha1.NodeClaimList{}
 	if err := c.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodePool: pool.Name}); err != nil {
-		return time.Time{}, err
+		return err
 	}
-	candidates, err := c.candidates(ctx, claims.Items)
+	for i := range claims.Items {
+		live[claims.Items[i].Name] = true
+	}
+	hash, err := c.templateHash(ctx, pool)
 	if err != nil {
-		return time.Time{}, err
+		return err
 	}
+	candidates, err := c.candidates(ctx, pool, claims.Items, hash, p.now)
+	if err != nil {
+		return err
+	}
+	total, disrupting, standby := census(claims.Items)
+	pp := &poolPass{pass: p, pool: pool, claims: claims.Items, standby: standby,
+		ceiling: int(max(ptr.Deref(pool.Spec.Standby.Max, pool.Spec.Standby.Min), pool.Spec.Standby.Min)),
+		budget:  &budget{budgets: pool.Spec.Disruption.Budgets, total: total, disrupting: disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
+
 	after := defaultConsolidateAfter
 	if pool.Spec.Disruption.ConsolidateAfter != nil {
 		after = pool.Spec.Disruption.ConsolidateAfter.Duration
 	}
-	var next time.Time
-	var due []candidate
+	protected := c.replacements()
+	var stale, empty, busy []candidate
 	for _, cand := range candidates {
-		live[cand.claim.Name] = true
-		emptySince := c.empty.observe(cand, now)
-		if emptySince.IsZero() {
+		p.wakeAt(claimtemplate.ExpiresAt(pool, cand.claim))
+		if protected[cand.claim.Name] {
+			// A replacement waits for the pods of the node it replaces: it is not idle.
+			delete(c.settle, cand.claim.Name)
 			continue
 		}
-		if ready := emptySince.Add(after); now.Before(ready) {
-			if next.IsZero() || ready.Before(next) {
-				next = ready
-			}
+		since := c.settle.observe(cand, p.now)
+		settled := !p.now.Before(since.Add(after))
+		if !settled {
+			p.wakeAt(since.Add(after))
+		}
+		// A stale node is replaced; once it has been empty for consolidateAfter it may
+		// also go as an empty one, within the budget for Empty.
+		if cand.stale != "" && !(settled && cand.empty()) {
+			stale = append(stale, cand)
 			continue
 		}
-		due = append(due, cand)
+		if !settled {
+			continue
+		}
+		if cand.empty() {
+			empty = append(empty, cand)
+		} else {
+			busy = append(busy, cand)
+		}
 	}
-	if len(due) == 0 {
-		return next, nil
+	c.replaceStale(ctx, pp, stale)
+	err = c.giveBackEmpty(ctx, pp, empty)
+	if pool.Spec.Disruption.ConsolidationPolicy == v1alpha1.ConsolidationWhenUnderutilized {
+		err = errors.Join(err, c.consolidate(ctx, pp, busy))
 	}
-	sort.SliceStable(due, func(a, b int) bool { return c.empty[due[a].claim.Name].Before(c.empty[due[b].claim.Name]) })
+	if pp.budget.err != nil {
+		c.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, ReasonInvalidBudget, "Disrupt", "No node is disrupted while a budget cannot be read: %v", pp.budget.err)
+	}
+	return err
+}
 
-	total, disrupting, standby := census(claims.Items)
-	budget, err := allowed(pool.Spec.Disruption.Budgets, v1alpha1.DisruptionEmpty, total, now)
+// templateHash is the hash of the pool's current template, or "" while its node class
+// is missing (nothing counts as drifted then).
+func (c *Controller) templateHash(ctx context.Context, pool *v1alpha1.NodePool) (string, error) {
+	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.NodeClassRef)
+	if apierrors.IsNotFound(err) {
+		return "", nil
+	}
 	if err != nil {
-		c.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, "InvalidBudget", "Disrupt", "No node is disrupted while a budget cannot be read: %v", err)
-		return next, nil
+		return "", err
 	}
-	left := budget - disrupting
-	ceiling := max(ptr.Deref(pool.Spec.Standby.Max, pool.Spec.Standby.Min), pool.Spec.Standby.Min)
-	for _, cand := range due {
-		if why := cand.blocked(); why != "" {
-			log.FromContext(ctx).V(1).Info("Not disrupting an empty node", "nodeclaim", cand.claim.Name, "because", why)
-			continue
-		}
-		if neededBy(cand, pending) {
-			log.FromContext(ctx).V(1).Info("Not disrupting an empty node that waiting pods need", "nodeclaim", cand.claim.Name)
-			continue
-		}
-		if left <= 0 {
-			log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pool.Name, "budget", budget, "disrupting", disrupting)
-			break
-		}
-		giveBack := standby < int(ceiling)
-		acted, err := c.act(ctx, pool, cand, giveBack, now.Sub(c.empty[cand.claim.Name]))
-		if err != nil {
-			return next, err
-		}
-		if acted {
-			left--
-			if giveBack {
-				standby++
-			}
-			delete(c.empty, cand.claim.Name)
-		}
-	}
-	return next, nil
+	return claimtemplate.Hash(pool, class)
 }
 
 // candidates are the pool's running claims with their Node and its pods.
-func (c *Controller) candidates(ctx context.Context, claims []v1alpha1.NodeClaim) ([]candidate, error) {
+func (c *Controller) candidates(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, hash string, now time.Time) ([]candidate, error) {
 	var out []candidate
 	for i := range claims {
 		claim := &claims[i]
@@ -144,7 +197,7 @@ func (c *Controller) candidates(ctx context.Context, claims []v1alpha1.NodeClaim
 		if err := c.Client.List(ctx, pods, client.MatchingFields{indexes.PodNodeName: node.Name}); err != nil {
 			return nil, err
 		}
-		out = append(out, candidate{claim: claim, node: node, pods: pods.Items})
+		out = append(out, candidate{claim: claim, node: node, pods: pods.Items, stale: claimtemplate.Stale(pool, claim, hash, now)})
 	}
 	return out, nil
 }
@@ -189,51 +242,4 @@ func neededBy(cand candidate, pending []*corev1.Pod) bool {
 	}
 	result := scheduling.Solve(scheduling.Input{Pods: pending, Nodes: []scheduling.Node{{Node: cand.node, Pods: pods}}})
 	return len(result.Existing) > 0
-}
-
-// act reads the candidate again from the API server and, if it is still empty and may
-// still be disrupted, gives it back to the warm pool or removes it. It reports whether it
-// acted; a candidate that changed meanwhile is left alone, with an Event.
-func (c *Controller) act(ctx context.Context, pool *v1alpha1.NodePool, cand candidate, giveBack bool, emptyFor time.Duration) (bool, error) {
-	claim := &v1alpha1.NodeClaim{}
-	if err := c.APIReader.Get(ctx, client.ObjectKeyFromObject(cand.claim), claim); err != nil {
-		return false, client.IgnoreNotFound(err)
-	}
-	pods := &corev1.PodList{}
-	if err := c.APIReader.List(ctx, pods, client.MatchingFields{"spec.nodeName": cand.node.Name}); err != nil {
-		return false, err
-	}
-	fresh := candidate{claim: claim, node: cand.node, pods: pods.Items}
-	if !runningForPods(claim) || claim.Status.NodeName != cand.node.Name || !fresh.empty() || fresh.blocked() != "" {
-		c.event(claim, ReasonDisruptionAborted, "The Node changed since it was found empty; not disrupting it")
-		return false, nil
-	}
-	empty := emptyFor.Round(time.Second)
-	if giveBack {
-		base := claim.DeepCopy()
-		claim.Spec.DesiredState = v1alpha1.DesiredStandby
-		if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return false, client.IgnoreNotFound(ignoreConflict(err))
-		}
-		c.event(claim, ReasonEmpty, "Node empty for %s; giving it back to the warm pool", empty)
-		metrics.Disruptions.WithLabelValues(pool.Name, string(v1alpha1.DisruptionEmpty), "standby").Inc()
-		return true, nil
-	}
-	if err := c.Client.Delete(ctx, claim, client.Preconditions{ResourceVersion: &claim.ResourceVersion}); err != nil {
-		return false, client.IgnoreNotFound(ignoreConflict(err))
-	}
-	c.event(claim, ReasonEmpty, "Node empty for %s and the warm pool is full; terminating it", empty)
-	metrics.Disruptions.WithLabelValues(pool.Name, string(v1alpha1.DisruptionEmpty), "terminate").Inc()
-	return true, nil
-}
-
-// ignoreConflict treats a lost race as nothing done: the next pass sees the change.
-func ignoreConflict(err error) error {
-	if apierrors.IsConflict(err) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("disrupting: %w", err)
-	}
-	return nil
 }

@@ -6,6 +6,7 @@ package nodepool
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -114,17 +115,30 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// The cache does not show this controller's last writes yet: plan on it later.
 		return ctrl.Result{RequeueAfter: conflictRetry}, nil
 	default:
-		if err := r.scale(ctx, pool, class, &obs); err != nil {
+		hash, err := claimtemplate.Hash(pool, class)
+		if err != nil {
 			return ctrl.Result{}, err
 		}
+		if err := r.markDrift(ctx, claims.Items, hash); err != nil {
+			return ctrl.Result{}, err
+		}
+		if err := r.scale(ctx, pool, class, hash, &obs); err != nil {
+			return ctrl.Result{}, err
+		}
+		obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
 	}
 	recordMetrics(pool, writeStatus(pool, obs))
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
 	}
+	// A standby claim that expires is replaced then; nothing else would bring the pool here.
+	var result ctrl.Result
+	if !obs.nextExpiry.IsZero() {
+		result.RequeueAfter = max(obs.nextExpiry.Sub(r.Clock.Now()), conflictRetry)
+	}
 	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
-		return ctrl.Result{}, nil
+		return result, nil
 	}
 	// The whole status is written, counts of zero included; a conflict retries the pass.
 	if err := r.Client.Status().Update(ctx, pool); err != nil {
@@ -133,22 +147,27 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	return ctrl.Result{}, nil
+	return result, nil
 }
 
 // scale creates and deletes standby claims according to the plan.
-func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, obs *observation) error {
+func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, hash string, obs *observation) error {
 	perNode, err := r.nodeSize(ctx, pool, class)
 	if err != nil {
 		return err
 	}
+	now := r.Clock.Now()
 	members := make([]member, 0, len(obs.claims))
-	for _, c := range obs.claims {
+	staleBecause := map[string]v1alpha1.DisruptionReason{}
+	for i := range obs.claims {
+		c := &obs.claims[i]
+		staleBecause[c.Name] = claimtemplate.Stale(pool, c, hash, now)
 		members = append(members, member{
 			name:     c.Name,
 			standby:  c.Spec.DesiredState == v1alpha1.DesiredStandby,
+			ready:    c.Status.Phase == v1alpha1.PhaseStandby,
 			deleting: !c.DeletionTimestamp.IsZero(),
-			drifted:  meta.IsStatusConditionTrue(c.Status.Conditions, v1alpha1.ConditionDrifted),
+			stale:    staleBecause[c.Name] != "",
 			created:  c.CreationTimestamp.Time,
 			capacity: c.Status.Capacity,
 		})
@@ -176,10 +195,15 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 			return fmt.Errorf("removing standby claim %s: %w", name, err)
 		}
 		r.expectations.expect(pool.Name, name, true, r.Clock.Now())
-		metrics.NodeClaimsTerminated.WithLabelValues(pool.Name, "Excess").Inc()
+		reason := "Excess"
+		if because := staleBecause[name]; because != "" {
+			reason = string(because)
+			r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, reason, "Replace", "Standby node is %s; a fresh one stands by in its place", strings.ToLower(reason))
+		}
+		metrics.NodeClaimsTerminated.WithLabelValues(pool.Name, reason).Inc()
 	}
 	if len(p.remove) > 0 {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledDown", "Scale", "Removed %d standby claims above the pool's ceiling", len(p.remove))
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledDown", "Scale", "Removed %d standby claims that were stale or above the pool's ceiling", len(p.remove))
 	}
 	return nil
 }

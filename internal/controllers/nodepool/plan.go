@@ -15,9 +15,12 @@ import (
 type member struct {
 	name     string
 	standby  bool // it is asked to be standby
+	ready    bool // it stands by, warmed up and stopped
 	deleting bool
-	drifted  bool
-	created  time.Time
+	// stale is set for a claim launched from an older template, or expired: it is
+	// replaced rather than kept.
+	stale   bool
+	created time.Time
 	// capacity is the instance's, once launched; nil before.
 	capacity corev1.ResourceList
 }
@@ -34,56 +37,83 @@ type plan struct {
 
 // planStandby keeps the standby claims (those asked to be standby, warming ones
 // included) between target and ceiling: a shortfall below target is created in one pass
-// within limits, and an excess above ceiling removed, drifted claims first, then the
-// oldest. The ceiling leaves room for running nodes given back to the pool. Every claim
+// within limits, and an excess above ceiling removed, the oldest first. The ceiling leaves room for running nodes given back to the pool. Every claim
 // of the pool counts against the limits; a claim not launched yet counts as perNode, the
 // capacity of the node a new claim would get.
+//
+// Stale standby claims are replaced: fresh ones are created for the target as if the
+// stale ones were not there, and each stale one is removed once a fresh one stands by in
+// its place, so the warm pool never runs short while its replacements warm up. When the
+// limits leave no room for the replacements, stale claims are removed first to make it.
 func planStandby(target, ceiling int32, members []member, limits *v1alpha1.Limits, perNode corev1.ResourceList) plan {
-	var standby []member
-	live := 0
+	var fresh, stale []member
+	live, ready := 0, 0
 	for _, m := range members {
 		if m.deleting {
 			continue
 		}
 		live++
-		if m.standby {
-			standby = append(standby, m)
+		switch {
+		case m.standby && m.stale:
+			stale = append(stale, m)
+		case m.standby:
+			fresh = append(fresh, m)
+			if m.ready {
+				ready++
+			}
 		}
 	}
-	have := len(standby)
 	ceiling = max(ceiling, target)
-	if have > int(ceiling) {
-		sort.SliceStable(standby, func(a, b int) bool {
-			x, y := standby[a], standby[b]
-			if x.drifted != y.drifted {
-				return x.drifted
-			}
-			if !x.created.Equal(y.created) {
-				return x.created.Before(y.created)
-			}
-			return x.name < y.name
-		})
+	oldestFirst(stale)
+	if excess := len(fresh) - int(ceiling); excess > 0 {
+		oldestFirst(fresh)
 		var p plan
-		for _, m := range standby[:have-int(ceiling)] {
+		for _, m := range append(stale, fresh[:excess]...) {
 			p.remove = append(p.remove, m.name)
 		}
 		return p
 	}
-	want := max(int(target)-have, 0)
-	p := plan{create: want}
-	if limits == nil || want == 0 {
-		return p
-	}
-	if limits.Nodes != nil {
-		p.limit(int(*limits.Nodes)-live, fmt.Sprintf("limits.nodes (%d)", *limits.Nodes))
-	}
-	for name, limit := range map[corev1.ResourceName]*resource.Quantity{corev1.ResourceCPU: limits.CPU, corev1.ResourceMemory: limits.Memory} {
-		if limit == nil {
-			continue
+	// A stale claim that never stood by (it expired while warming up) is still coming:
+	// it is counted as coming, or a pool whose nodes expire faster than they warm up
+	// would create claims without end.
+	coming := 0
+	for _, m := range stale {
+		if !m.ready {
+			coming++
 		}
-		p.limit(room(*limit, name, members, perNode), fmt.Sprintf("limits.%s (%s)", name, limit.String()))
+	}
+	want := max(int(target)-len(fresh)-coming, 0)
+	p := plan{create: want}
+	if limits != nil && want > 0 {
+		if limits.Nodes != nil {
+			p.limit(int(*limits.Nodes)-live, fmt.Sprintf("limits.nodes (%d)", *limits.Nodes))
+		}
+		for name, limit := range map[corev1.ResourceName]*resource.Quantity{corev1.ResourceCPU: limits.CPU, corev1.ResourceMemory: limits.Memory} {
+			if limit == nil {
+				continue
+			}
+			p.limit(room(*limit, name, members, perNode), fmt.Sprintf("limits.%s (%s)", name, limit.String()))
+		}
+	}
+	// Stale claims hold the warm pool's ready count while fresh ones warm up; those
+	// beyond it go now, and so do those whose place the limits cannot give a fresh one.
+	keep := min(max(int(target)-ready, 0), len(stale))
+	keep = max(keep-(want-p.create), 0)
+	for _, m := range stale[:len(stale)-keep] {
+		p.remove = append(p.remove, m.name)
 	}
 	return p
+}
+
+// oldestFirst sorts members by creation, then name.
+func oldestFirst(members []member) {
+	sort.SliceStable(members, func(a, b int) bool {
+		x, y := members[a], members[b]
+		if !x.created.Equal(y.created) {
+			return x.created.Before(y.created)
+		}
+		return x.name < y.name
+	})
 }
 
 // limit lowers create to at most n and remembers why.

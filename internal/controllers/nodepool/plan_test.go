@@ -44,9 +44,9 @@ func TestPlanIgnoresRunningAndDeletingClaimsForTheTarget(t *testing.T) {
 	}
 }
 
-func TestPlanRemovesDriftedFirstThenOldest(t *testing.T) {
+func TestPlanRemovesStaleFirstThenOldest(t *testing.T) {
 	members := standbyMembers(4) // s0 is the oldest
-	members[2].drifted = true
+	members[2].stale = true
 	p := planStandby(1, 1, members, nil, nil)
 	if want := []string{"s2", "s0", "s1"}; !slices.Equal(p.remove, want) || p.create != 0 {
 		t.Fatalf("plan = %+v, want removal of %v", p, want)
@@ -95,5 +95,65 @@ func TestPlanKeepsGivenBackNodesUpToTheCeiling(t *testing.T) {
 	}
 	if p := planStandby(1, 3, standbyMembers(5), nil, nil); !slices.Equal(p.remove, []string{"s0", "s1"}) {
 		t.Fatalf("5 standby over a ceiling of 3: plan = %+v, want the two oldest removed", p)
+	}
+}
+
+func staleMembers(n int, ready bool) []member {
+	out := standbyMembers(n)
+	for i := range out {
+		out[i].name = fmt.Sprintf("stale%d", i)
+		out[i].stale, out[i].ready = true, ready
+	}
+	return out
+}
+
+func freshMembers(n int, ready bool) []member {
+	out := standbyMembers(n)
+	for i := range out {
+		out[i].name = fmt.Sprintf("fresh%d", i)
+		out[i].ready = ready
+		out[i].created = out[i].created.Add(time.Hour)
+	}
+	return out
+}
+
+func TestPlanReplacesStaleStandbyKeepingThemUntilFreshOnesStandBy(t *testing.T) {
+	if p := planStandby(2, 2, staleMembers(2, true), nil, nil); p.create != 2 || len(p.remove) != 0 {
+		t.Fatalf("plan = %+v, want 2 replacements created and the stale ones kept", p)
+	}
+	warming := append(staleMembers(2, true), freshMembers(2, false)...)
+	if p := planStandby(2, 2, warming, nil, nil); p.create != 0 || len(p.remove) != 0 {
+		t.Fatalf("plan = %+v, want the stale ones kept while the replacements warm up", p)
+	}
+	halfway := append(staleMembers(2, true), freshMembers(2, false)...)
+	halfway[2].ready = true
+	if p := planStandby(2, 2, halfway, nil, nil); p.create != 0 || !slices.Equal(p.remove, []string{"stale0"}) {
+		t.Fatalf("plan = %+v, want the oldest stale claim removed for the one replacement ready", p)
+	}
+	done := append(staleMembers(2, true), freshMembers(2, true)...)
+	if p := planStandby(2, 2, done, nil, nil); p.create != 0 || !slices.Equal(p.remove, []string{"stale0", "stale1"}) {
+		t.Fatalf("plan = %+v, want both stale claims removed", p)
+	}
+}
+
+func TestPlanRemovesStaleStandbyFirstWhenLimitsLeaveNoRoom(t *testing.T) {
+	p := planStandby(2, 2, staleMembers(2, true), &v1alpha1.Limits{Nodes: ptr.To[int32](3)}, nil)
+	if p.create != 1 || !slices.Equal(p.remove, []string{"stale0"}) {
+		t.Fatalf("plan = %+v, want one replacement created and one stale claim removed to make room", p)
+	}
+}
+
+func TestPlanRemovesStaleStandbyAboveTheTarget(t *testing.T) {
+	// Given-back nodes above the target are not replaced when they go stale.
+	members := append(freshMembers(1, true), staleMembers(2, true)...)
+	if p := planStandby(1, 3, members, nil, nil); p.create != 0 || !slices.Equal(p.remove, []string{"stale0", "stale1"}) {
+		t.Fatalf("plan = %+v, want the stale claims above the target removed", p)
+	}
+}
+
+func TestPlanCountsStaleClaimsStillWarmingAsComing(t *testing.T) {
+	// Nodes that expire before they stand by must not make the pool create without end.
+	if p := planStandby(2, 2, staleMembers(2, false), nil, nil); p.create != 0 || len(p.remove) != 0 {
+		t.Fatalf("plan = %+v, want nothing created while the stale claims still warm up", p)
 	}
 }

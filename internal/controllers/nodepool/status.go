@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -19,6 +20,8 @@ type observation struct {
 	created      int
 	limited      string
 	classMissing bool
+	// nextExpiry is when the first claim of the pool expires, zero when none will.
+	nextExpiry time.Time
 }
 
 // Condition reasons of a pool.

@@ -14,9 +14,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
-	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/simulation"
 )
 
 // Event reasons of provisioning.
@@ -83,19 +83,9 @@ func (p *Provisioner) start(ctx context.Context, claim *v1alpha1.NodeClaim, pods
 	return nil
 }
 
-// launch creates a claim for pods: the pool's template, narrowed to the instance types
-// that hold them (and to zones and capacity types when the pods asked).
+// launch creates a claim for pods from their pool's template.
 func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l scheduling.Launch) error {
-	claim := claimtemplate.NewClaim(pool, v1alpha1.DesiredRunning)
-	narrow := func(key string, values []string) {
-		if len(values) > 0 {
-			claim.Spec.Requirements = append(claim.Spec.Requirements, v1alpha1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpIn, Values: values})
-		}
-	}
-	narrow(corev1.LabelInstanceTypeStable, l.InstanceTypes)
-	narrow(corev1.LabelTopologyZone, l.Zones)
-	narrow(v1alpha1.LabelCapacityType, l.CapacityTypes)
-	claim.Spec.Resources.Requests = l.Requests
+	claim := simulation.LaunchClaim(pool, l)
 	if err := controllerutil.SetControllerReference(pool, claim, p.Client.Scheme()); err != nil {
 		return err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/simulation"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -121,7 +122,7 @@ func (p *Provisioner) Provision(ctx context.Context) error {
 	if len(pods) == 0 {
 		return nil
 	}
-	in, err := p.input(ctx, snap, pods)
+	in, err := simulation.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock}.Input(ctx, snap, pods)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,9 @@
-package provisioning
+// Package simulation turns the cluster's state into the input of the scheduling
+// simulation: the Nodes pods could use now, the claims coming and standing by, and the
+// pools' templates with the instance types their node classes offer. Provisioning asks
+// it where waiting pods would go; disruption asks it where a node's pods would go if the
+// node went away.
+package simulation
 
 import (
 	"context"
@@ -9,10 +14,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	nodeutil "k8s.io/component-helpers/node/util"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/scheduling"
@@ -41,14 +49,28 @@ var inFlightPhases = map[v1alpha1.NodeClaimPhase]bool{
 // catalog holds what the pools' node classes offer, to size claims not launched yet.
 type catalog map[string]*cloudprovider.InstanceType
 
-// input turns a snapshot and the pools into the simulation's input.
-func (p *Provisioner) input(ctx context.Context, snap state.Snapshot, pods []*corev1.Pod) (scheduling.Input, error) {
+// StaleRank is added to the rank of a standby claim that is drifted or expired: it runs
+// only when no fresh one can, as the pool controller replaces it anyway.
+const StaleRank = 10
+
+// Builder reads the pools and what their node classes offer.
+type Builder struct {
+	Client client.Client
+	Cloud  cloudprovider.CloudProvider
+	// Clock tells which claims have expired.
+	Clock clock.PassiveClock
+}
+
+// Input turns a snapshot and the pools into the simulation's input, to place pods.
+func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.Pod) (scheduling.Input, error) {
 	in := scheduling.Input{Pods: pods}
 	pools := &v1alpha1.NodePoolList{}
-	if err := p.Client.List(ctx, pools); err != nil {
+	if err := b.Client.List(ctx, pools); err != nil {
 		return in, err
 	}
 	types := catalog{}
+	current := map[string]*v1alpha1.NodePool{}
+	hashes := map[string]string{}
 	liveClaims := map[string][]*v1alpha1.NodeClaim{}
 	for _, cs := range snap.Claims {
 		liveClaims[cs.Claim.Spec.NodePool] = append(liveClaims[cs.Claim.Spec.NodePool], cs.Claim)
@@ -58,22 +80,28 @@ func (p *Provisioner) input(ctx context.Context, snap state.Snapshot, pods []*co
 		if !pool.DeletionTimestamp.IsZero() {
 			continue
 		}
-		sp, err := p.schedulingPool(ctx, pool, liveClaims[pool.Name], types)
+		sp, hash, err := b.schedulingPool(ctx, pool, liveClaims[pool.Name], types)
 		if err != nil {
 			log.FromContext(ctx).Error(err, "Leaving a pool out of this decision", "nodepool", pool.Name)
 			continue
 		}
 		in.Pools = append(in.Pools, sp)
+		current[pool.Name], hashes[pool.Name] = pool, hash
 	}
 	for _, ns := range snap.Nodes {
-		if schedulable(ns.Node) {
+		if Schedulable(ns.Node) {
 			in.Nodes = append(in.Nodes, scheduling.Node{Node: withoutLaggingTaints(ns.Node), Pods: ns.Pods})
 		}
 	}
 	for _, cs := range snap.Claims {
-		if c, ok := schedulingClaim(cs, types); ok {
-			in.Claims = append(in.Claims, c)
+		c, ok := schedulingClaim(cs, types)
+		if !ok {
+			continue
 		}
+		if pool := current[cs.Claim.Spec.NodePool]; c.Standby && pool != nil && claimtemplate.Stale(pool, cs.Claim, hashes[pool.Name], b.Clock.Now()) != "" {
+			c.Rank += StaleRank
+		}
+		in.Claims = append(in.Claims, c)
 	}
 	for _, ds := range snap.DaemonSets {
 		in.DaemonSets = append(in.DaemonSets, daemonSetPod(ds))
@@ -82,15 +110,19 @@ func (p *Provisioner) input(ctx context.Context, snap state.Snapshot, pods []*co
 }
 
 // schedulingPool is a pool with the instance types its class offers within its
-// requirements, and what its limits leave.
-func (p *Provisioner) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, types catalog) (scheduling.Pool, error) {
-	class, err := nodeclass.Get(ctx, p.Client, pool.Spec.Template.NodeClassRef)
+// requirements, and what its limits leave; and the hash of its current template.
+func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, types catalog) (scheduling.Pool, string, error) {
+	class, err := nodeclass.Get(ctx, b.Client, pool.Spec.Template.NodeClassRef)
 	if err != nil {
-		return scheduling.Pool{}, fmt.Errorf("resolving the node class: %w", err)
+		return scheduling.Pool{}, "", fmt.Errorf("resolving the node class: %w", err)
 	}
-	offered, err := p.Cloud.InstanceTypes(ctx, class)
+	hash, err := claimtemplate.Hash(pool, class)
 	if err != nil {
-		return scheduling.Pool{}, fmt.Errorf("listing instance types: %w", err)
+		return scheduling.Pool{}, "", err
+	}
+	offered, err := b.Cloud.InstanceTypes(ctx, class)
+	if err != nil {
+		return scheduling.Pool{}, "", fmt.Errorf("listing instance types: %w", err)
 	}
 	var requirements []corev1.NodeSelectorRequirement
 	for _, r := range pool.Spec.Template.Requirements {
@@ -130,7 +162,7 @@ func (p *Provisioner) schedulingPool(ctx context.Context, pool *v1alpha1.NodePoo
 			sp.MemoryLeft = ptr.To(limits.Memory.Value() - memory)
 		}
 	}
-	return sp, nil
+	return sp, hash, nil
 }
 
 // schedulingClaim is a claim provisioning may place pods on: one asked to run that does
@@ -187,8 +219,8 @@ func setIf(labels map[string]string, key, value string) {
 	}
 }
 
-// schedulable reports whether kube-scheduler may place pods on a Node now.
-func schedulable(node *corev1.Node) bool {
+// Schedulable reports whether kube-scheduler may place pods on a Node now.
+func Schedulable(node *corev1.Node) bool {
 	if node.Spec.Unschedulable || !node.DeletionTimestamp.IsZero() {
 		return false
 	}

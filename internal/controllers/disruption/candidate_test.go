@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -15,30 +16,46 @@ func nodeWith(pods ...corev1.Pod) candidate {
 	return candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}, node: &corev1.Node{}, pods: pods}
 }
 
-var daemonPod = corev1.Pod{ObjectMeta: metav1.ObjectMeta{OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptr.To(true)}}}}
+var daemonPod = corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "ds", OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptr.To(true)}}}}
 
-func TestEmptinessStartsWhenTheLastWorkloadLeaves(t *testing.T) {
-	e := emptiness{}
+func workload(uid string) corev1.Pod {
+	return corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: k8stypes.UID("uid-" + uid), Name: uid, Namespace: "default",
+		OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web", Controller: ptr.To(true)}}}}
+}
+
+func TestSettlingRestartsWhenTheWorkloadsChange(t *testing.T) {
+	s := settling{}
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	if since := e.observe(nodeWith(corev1.Pod{}), t0); !since.IsZero() {
-		t.Fatalf("a node with a pod is empty since %v", since)
+	if since := s.observe(nodeWith(workload("a")), t0); !since.Equal(t0) {
+		t.Fatalf("first sight: since %v", since)
 	}
-	if since := e.observe(nodeWith(daemonPod), t0.Add(time.Second)); !since.Equal(t0.Add(time.Second)) {
-		t.Fatalf("a node with only a DaemonSet's pod: empty since %v", since)
+	if since := s.observe(nodeWith(workload("a"), daemonPod), t0.Add(time.Minute)); !since.Equal(t0) {
+		t.Fatalf("a DaemonSet pod must not restart the wait, got %v", since)
 	}
-	if since := e.observe(nodeWith(), t0.Add(time.Minute)); !since.Equal(t0.Add(time.Second)) {
+	if since := s.observe(nodeWith(workload("a"), workload("b")), t0.Add(2*time.Minute)); !since.Equal(t0.Add(2 * time.Minute)) {
+		t.Fatalf("a new pod must restart the wait, got %v", since)
+	}
+	if since := s.observe(nodeWith(daemonPod), t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
+		t.Fatalf("the last pod leaving must restart the wait, got %v", since)
+	}
+	if since := s.observe(nodeWith(), t0.Add(4*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
 		t.Fatalf("emptiness must keep its start, got %v", since)
 	}
-	e.observe(nodeWith(corev1.Pod{}), t0.Add(2*time.Minute))
-	if since := e.observe(nodeWith(), t0.Add(3*time.Minute)); !since.Equal(t0.Add(3 * time.Minute)) {
-		t.Fatalf("a pod in between must restart the wait, got %v", since)
-	}
-	e.forgetAllBut(map[string]bool{})
-	if len(e) != 0 {
+	s.forgetAllBut(map[string]bool{})
+	if len(s) != 0 {
 		t.Fatal("claims gone must be forgotten")
 	}
 }
 
+func TestUnmovableNamesAPodWithoutController(t *testing.T) {
+	bare := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "bare", Namespace: "default"}}
+	if why := nodeWith(workload("a"), daemonPod).unmovable(); why != "" {
+		t.Fatalf("owned pods are movable, got %q", why)
+	}
+	if why := nodeWith(workload("a"), bare).unmovable(); why == "" {
+		t.Fatal("a pod without a controller must keep its node")
+	}
+}
 func TestDoNotDisruptOnTheNodeOrARunningPod(t *testing.T) {
 	marked := map[string]string{v1alpha1.AnnotationDoNotDisrupt: "true"}
 	finished := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: marked}, Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}

@@ -1,0 +1,36 @@
+package claimtemplate
+
+import (
+	"time"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+// Drifted reports whether claim was launched from another template than the one whose
+// Hash is current. A claim not launched yet has not drifted: it launches from the
+// current template.
+func Drifted(claim *v1alpha1.NodeClaim, current string) bool {
+	return claim.Status.TemplateHash != "" && current != "" && claim.Status.TemplateHash != current
+}
+
+// ExpiresAt is when claim expires under its pool's expireAfter, counted from the claim's
+// creation, which its launch follows at once; zero when the pool's nodes never expire.
+func ExpiresAt(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) time.Time {
+	expiry := pool.Spec.Disruption.ExpireAfter
+	if expiry == nil || expiry.Duration == nil {
+		return time.Time{}
+	}
+	return claim.CreationTimestamp.Add(*expiry.Duration)
+}
+
+// Stale says why a claim should be replaced at now, Drifted before Expired, or "" when
+// it should not.
+func Stale(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, current string, now time.Time) v1alpha1.DisruptionReason {
+	if Drifted(claim, current) {
+		return v1alpha1.DisruptionDrifted
+	}
+	if at := ExpiresAt(pool, claim); !at.IsZero() && !now.Before(at) {
+		return v1alpha1.DisruptionExpired
+	}
+	return ""
+}

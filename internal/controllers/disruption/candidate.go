@@ -1,0 +1,104 @@
+package disruption
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/state"
+)
+
+// candidate is a running claim of a pool with its Node and the pods bound to it.
+type candidate struct {
+	claim *v1alpha1.NodeClaim
+	node  *corev1.Node
+	pods  []corev1.Pod
+	// stale says why the claim should be replaced (Drifted, Expired), or is "".
+	stale v1alpha1.DisruptionReason
+}
+
+// workloads are the pods bound to the candidate's Node that disrupting it would move:
+// not DaemonSet or mirror pods, not finished ones.
+func (c candidate) workloads() []*corev1.Pod {
+	var out []*corev1.Pod
+	for i := range c.pods {
+		if state.Workload(&c.pods[i]) {
+			out = append(out, &c.pods[i])
+		}
+	}
+	return out
+}
+
+// empty reports whether no workload pod is bound to the candidate's Node.
+func (c candidate) empty() bool { return len(c.workloads()) == 0 }
+
+// workloadKey names the candidate's workload pods, so that a change of them is seen.
+func (c candidate) workloadKey() string {
+	var uids []string
+	for _, pod := range c.workloads() {
+		uids = append(uids, string(pod.UID))
+	}
+	slices.Sort(uids)
+	return strings.Join(uids, ",")
+}
+
+// blocked names what forbids disrupting the candidate voluntarily, or is "": the
+// do-not-disrupt annotation on its Node or on one of its pods that has not finished.
+func (c candidate) blocked() string {
+	if c.node.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" {
+		return "the Node is annotated " + v1alpha1.AnnotationDoNotDisrupt
+	}
+	for i := range c.pods {
+		pod := &c.pods[i]
+		if pod.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+			return "pod " + pod.Namespace + "/" + pod.Name + " is annotated " + v1alpha1.AnnotationDoNotDisrupt
+		}
+	}
+	return ""
+}
+
+// unmovable names a workload pod that consolidation must not evict, or is "": one no
+// controller owns would not come back anywhere else.
+func (c candidate) unmovable() string {
+	for _, pod := range c.workloads() {
+		if metav1.GetControllerOf(pod) == nil {
+			return "pod " + pod.Namespace + "/" + pod.Name + " has no controller to recreate it"
+		}
+	}
+	return ""
+}
+
+// settling remembers since when each claim's Node has run the same workload pods, none
+// included. Consolidation waits consolidateAfter from then, so a node that just gained
+// or lost a pod is left alone. It is kept in memory: after a restart the wait starts
+// over, which only delays a give-back.
+type settling map[string]settled
+
+type settled struct {
+	since time.Time
+	pods  string
+}
+
+// observe records the candidate's workload pods at now and returns since when they have
+// been the same.
+func (s settling) observe(c candidate, now time.Time) time.Time {
+	key := c.workloadKey()
+	if last, ok := s[c.claim.Name]; ok && last.pods == key {
+		return last.since
+	}
+	s[c.claim.Name] = settled{since: now, pods: key}
+	return now
+}
+
+// forgetAllBut drops the claims not in live.
+func (s settling) forgetAllBut(live map[string]bool) {
+	for name := range s {
+		if !live[name] {
+			delete(s, name)
+		}
+	}
+}

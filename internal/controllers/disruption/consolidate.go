@@ -1,0 +1,167 @@
+package disruption
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+
+	corev1 "k8s.io/api/core/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/state"
+)
+
+// consolidate gives back the pool's busy nodes whose workload would fit on the
+// cluster's other running nodes, simulated with kube-scheduler's predicates on the
+// current state with those nodes removed. It first looks for the most nodes that can go
+// together (their pods fitting on fewer), cheapest to disrupt first, then for any single
+// one. Only nodes that exist count as room: consolidation never starts or launches a node,
+// so it cannot cause the start/stop churn it exists to avoid, and the pods waiting now
+// are placed in the same simulation, so a node they need is never freed.
+func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candidate) error {
+	var movable []candidate
+	for _, cand := range busy {
+		why := cand.blocked()
+		if why == "" {
+			why = cand.unmovable()
+		}
+		if why == "" && neededBy(cand, pp.snap.Pending) {
+			why = "pods waiting now would be placed on it"
+		}
+		if why != "" {
+			log.FromContext(ctx).V(1).Info("Not consolidating a node", "nodeclaim", cand.claim.Name, "because", why)
+			continue
+		}
+		movable = append(movable, cand)
+	}
+	allowed := min(len(movable), pp.budget.left(v1alpha1.DisruptionUnderutilized))
+	if allowed <= 0 {
+		return nil
+	}
+	in, err := c.simulationInput(ctx, pp.pass)
+	if err != nil {
+		return err
+	}
+	c.cheapestToDisruptFirst(movable)
+	r := newRoom(in, pp.snap.Pending)
+	chosen := r.largestFitting(movable[:allowed])
+	if len(chosen) == 0 {
+		for _, cand := range movable {
+			if r.fitsElsewhere([]candidate{cand}) {
+				chosen = []candidate{cand}
+				break
+			}
+		}
+	}
+	for _, cand := range chosen {
+		d := decision{reason: v1alpha1.DisruptionUnderutilized, giveBack: pp.giveBack(cand)}
+		what := fmt.Sprintf("Its %d pods fit on the other nodes", len(cand.workloads()))
+		if others := len(chosen) - 1; others == 1 {
+			what += ", consolidated with 1 other node"
+		} else if others > 1 {
+			what += fmt.Sprintf(", consolidated with %d other nodes", others)
+		}
+		d.why = what + "; terminating it"
+		if d.giveBack {
+			d.why = what + "; giving it back to the warm pool"
+		}
+		if _, err := c.act(ctx, pp, cand, d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// cheapestToDisruptFirst orders candidates by the pods a disruption moves, then by the
+// CPU they request, then by how long their workload has not changed.
+func (c *Controller) cheapestToDisruptFirst(cands []candidate) {
+	c.longestSettledFirst(cands)
+	sort.SliceStable(cands, func(a, b int) bool {
+		x, y := cands[a].workloads(), cands[b].workloads()
+		if len(x) != len(y) {
+			return len(x) < len(y)
+		}
+		return requestedCPU(x) < requestedCPU(y)
+	})
+}
+
+func requestedCPU(pods []*corev1.Pod) int64 {
+	var total int64
+	for _, pod := range pods {
+		requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
+		total += requests.Cpu().MilliValue()
+	}
+	return total
+}
+
+// room is the simulation consolidation runs: the cluster's running nodes and the pods
+// waiting now, with how many of those the nodes can take as they are.
+type room struct {
+	in      scheduling.Input
+	pending []*corev1.Pod
+	// placed is how many waiting pods fit on the running nodes now; taking nodes away
+	// must not lower it.
+	placed int
+}
+
+// newRoom is the room on the cluster's running nodes but the empty ones of Stratos:
+// those go back themselves once their consolidateAfter ends, and moving pods onto them
+// would only trade one node for another.
+func newRoom(in scheduling.Input, pending []*corev1.Pod) room {
+	r := room{in: in, pending: pending}
+	r.in.Nodes = nil
+	for _, n := range in.Nodes {
+		if _, ours := n.Node.Labels[v1alpha1.LabelNodePool]; !ours || slices.ContainsFunc(n.Pods, state.Workload) {
+			r.in.Nodes = append(r.in.Nodes, n)
+		}
+	}
+	if len(pending) > 0 {
+		r.placed = len(scheduling.Solve(scheduling.Input{Pods: pending, Nodes: in.Nodes, DaemonSets: in.DaemonSets}).Existing)
+	}
+	return r
+}
+
+// largestFitting returns the longest prefix of cands whose pods all fit on the other
+// nodes, found by binary search: taking more nodes away leaves less room, so fitting
+// holds for every prefix up to the longest one.
+func (r room) largestFitting(cands []candidate) []candidate {
+	lo, hi := 0, len(cands)
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if r.fitsElsewhere(cands[:mid]) {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return cands[:lo]
+}
+
+// fitsElsewhere reports whether the workload pods of every candidate in set fit on the
+// running nodes that are not in set, and leave the pods waiting now as much room as
+// they have.
+func (r room) fitsElsewhere(set []candidate) bool {
+	gone := map[string]bool{}
+	var moving []*corev1.Pod
+	for _, cand := range set {
+		gone[cand.node.Name] = true
+		moving = append(moving, cand.workloads()...)
+	}
+	sim := scheduling.Input{Pods: append(append([]*corev1.Pod(nil), moving...), r.pending...), DaemonSets: r.in.DaemonSets}
+	for _, n := range r.in.Nodes {
+		if !gone[n.Node.Name] {
+			sim.Nodes = append(sim.Nodes, n)
+		}
+	}
+	result := scheduling.Solve(sim)
+	for _, pod := range moving {
+		if _, ok := result.Existing[pod]; !ok {
+			return false
+		}
+	}
+	return len(result.Existing)-len(moving) >= r.placed
+}

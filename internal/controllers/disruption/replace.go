@@ -1,0 +1,216 @@
+package disruption
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/simulation"
+)
+
+// replacement is a stale claim being replaced: the claims that will hold its pods, and
+// whether it was deleted once they ran.
+type replacement struct {
+	pool   string
+	reason v1alpha1.DisruptionReason
+	by     []string
+	done   bool
+}
+
+// replacements names the claims replacing others: they are not idle while the pods of
+// the node they replace have yet to come.
+func (c *Controller) replacements() map[string]bool {
+	out := map[string]bool{}
+	for _, r := range c.replacing {
+		for _, name := range r.by {
+			out[name] = true
+		}
+	}
+	return out
+}
+
+// replacementsUnderWay counts the pool's stale claims whose replacements are not ready
+// yet: they count against the budget as if they were being disrupted already.
+func (c *Controller) replacementsUnderWay(pool string) int {
+	n := 0
+	for _, r := range c.replacing {
+		if r.pool == pool && !r.done {
+			n++
+		}
+	}
+	return n
+}
+
+// replaceStale replaces the pool's drifted and expired running nodes as far as the
+// budgets allow. A node's pods are simulated on the cluster without it: where they fit on
+// nodes that run, the node goes at once; where they need more, the standby claims and
+// launches the simulation chose are started, and the node goes once they all run, so
+// its pods move straight to ready capacity. When the pool's limits leave no room for a
+// replacement first, the node goes first and provisioning replaces it for its pods.
+func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []candidate) {
+	for _, cand := range stale {
+		if why := cand.blocked(); why != "" {
+			log.FromContext(ctx).V(1).Info("Not replacing a node", "nodeclaim", cand.claim.Name, "reason", cand.stale, "because", why)
+			continue
+		}
+		if err := c.replaceOne(ctx, pp, cand); err != nil {
+			log.FromContext(ctx).Error(err, "Replacing a node", "nodeclaim", cand.claim.Name, "reason", cand.stale)
+		}
+	}
+}
+
+func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidate) error {
+	state := fmt.Sprintf("The node is %s", strings.ToLower(string(cand.stale)))
+	if r, ok := c.replacing[cand.claim.Name]; ok {
+		if r.done {
+			return nil
+		}
+		ready, lost := c.replacementsReady(ctx, r)
+		switch {
+		case lost:
+			delete(c.replacing, cand.claim.Name) // planned again in the next pass
+		case ready:
+			d := decision{reason: cand.stale, why: fmt.Sprintf("%s and its replacement runs (%s); draining and terminating it", state, strings.Join(r.by, ", "))}
+			pp.budget.disrupting-- // it counted as under way; act takes it again
+			acted, err := c.act(ctx, pp, cand, d)
+			r.done = acted
+			if !acted {
+				pp.budget.take()
+			}
+			return err
+		}
+		return nil
+	}
+	if pp.budget.left(cand.stale) <= 0 {
+		log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pp.pool.Name, "reason", cand.stale)
+		return nil
+	}
+	workloads := cand.workloads()
+	if len(workloads) == 0 {
+		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, why: state + " and runs no workload; terminating it"})
+		return err
+	}
+	in, err := c.simulationInput(ctx, pp.pass)
+	if err != nil {
+		return err
+	}
+	in = withoutNode(in, cand.node.Name)
+	in.Pods = workloads
+	result := scheduling.Solve(in)
+	switch {
+	case len(result.Unschedulable) > 0 && len(scheduling.Solve(withoutLimits(in)).Unschedulable) == 0:
+		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, why: state + "; the pool's limits leave no room for a replacement first, so it drains first and its pods get capacity then"})
+		return err
+	case len(result.Unschedulable) > 0:
+		c.event(cand.claim, ReasonDisruptionBlocked, "%s, but pod %s/%s fits on no other node, standby node or new node; keeping it",
+			state, result.Unschedulable[0].Pod.Namespace, result.Unschedulable[0].Pod.Name)
+		return nil
+	case len(result.Starts) == 0 && len(result.Launches) == 0 && len(result.InFlight) == 0:
+		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, why: state + " and its pods fit on the other nodes; draining and terminating it"})
+		return err
+	}
+	by, err := c.startReplacements(ctx, pp, in, result)
+	if err != nil {
+		return err
+	}
+	c.replacing[cand.claim.Name] = &replacement{pool: pp.pool.Name, reason: cand.stale, by: by}
+	pp.budget.take()
+	c.event(cand.claim, string(cand.stale), "%s; replacing it with %s before it drains", state, strings.Join(by, ", "))
+	return nil
+}
+
+// startReplacements asks the standby claims the simulation chose to run and creates the
+// claims it launches, and names them with the claims in flight it counted on.
+func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in scheduling.Input, result scheduling.Result) ([]string, error) {
+	claims := map[string]*v1alpha1.NodeClaim{}
+	for _, sc := range in.Claims {
+		claims[sc.Claim.Name] = sc.Claim
+	}
+	pools := map[string]*v1alpha1.NodePool{}
+	for _, sp := range in.Pools {
+		pools[sp.Pool.Name] = sp.Pool
+	}
+	var by []string
+	seen := map[string]bool{}
+	for _, claim := range result.InFlight {
+		if !seen[claim] {
+			seen[claim] = true
+			by = append(by, claim)
+		}
+	}
+	for _, s := range result.Starts {
+		claim := claims[s.Claim].DeepCopy()
+		base := claim.DeepCopy()
+		claim.Spec.DesiredState = v1alpha1.DesiredRunning
+		if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return nil, fmt.Errorf("starting standby claim %s as a replacement: %w", s.Claim, err)
+		}
+		by = append(by, s.Claim)
+	}
+	for _, l := range result.Launches {
+		claim := simulation.LaunchClaim(pools[l.Pool], l)
+		if err := controllerutil.SetControllerReference(pools[l.Pool], claim, c.Client.Scheme()); err != nil {
+			return nil, err
+		}
+		if err := c.Client.Create(ctx, claim); err != nil {
+			return nil, fmt.Errorf("launching a replacement in pool %s: %w", l.Pool, err)
+		}
+		by = append(by, claim.Name)
+	}
+	return by, nil
+}
+
+// replacementsReady reports whether every claim replacing a node runs, or whether one
+// was lost (deleted, or sent back to standby) so that the replacement must be planned
+// again.
+func (c *Controller) replacementsReady(ctx context.Context, r *replacement) (ready, lost bool) {
+	ready = true
+	for _, name := range r.by {
+		claim := &v1alpha1.NodeClaim{}
+		if err := c.Client.Get(ctx, client.ObjectKey{Name: name}, claim); err != nil {
+			return false, client.IgnoreNotFound(err) == nil
+		}
+		if !claim.DeletionTimestamp.IsZero() || claim.Spec.DesiredState != v1alpha1.DesiredRunning {
+			return false, true
+		}
+		ready = ready && claim.Status.Phase == v1alpha1.PhaseRunning
+	}
+	return ready, false
+}
+
+// withoutNode is in without the named Node, and without the stale standby claims that
+// would make a poor replacement.
+func withoutNode(in scheduling.Input, node string) scheduling.Input {
+	out := in
+	out.Nodes = nil
+	for _, n := range in.Nodes {
+		if n.Node.Name != node {
+			out.Nodes = append(out.Nodes, n)
+		}
+	}
+	out.Claims = nil
+	for _, cl := range in.Claims {
+		if !cl.Standby || cl.Rank < simulation.StaleRank {
+			out.Claims = append(out.Claims, cl)
+		}
+	}
+	return out
+}
+
+// withoutLimits is in with every pool's limits lifted: what fits then but not before
+// needs the room the stale node holds.
+func withoutLimits(in scheduling.Input) scheduling.Input {
+	out := in
+	out.Pools = make([]scheduling.Pool, len(in.Pools))
+	for i, p := range in.Pools {
+		p.NodesLeft, p.CPULeft, p.MemoryLeft = -1, nil, nil
+		out.Pools[i] = p
+	}
+	return out
+}

@@ -1,0 +1,66 @@
+package nodepool
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
+)
+
+// Reasons of the Drifted condition of a claim.
+const (
+	ReasonTemplateChanged = "TemplateChanged"
+	ReasonTemplateCurrent = "TemplateCurrent"
+)
+
+// markDrift sets the Drifted condition of the pool's launched claims, so that users see
+// which nodes will be replaced. Decisions do not read it back: the pool controller and
+// disruption compare hashes themselves, so a condition lost to a concurrent status write
+// only delays what users see until the next pass.
+func (r *Reconciler) markDrift(ctx context.Context, claims []v1alpha1.NodeClaim, hash string) error {
+	for i := range claims {
+		claim := &claims[i]
+		if claim.Status.TemplateHash == "" || !claim.DeletionTimestamp.IsZero() {
+			continue
+		}
+		condition := metav1.Condition{Type: v1alpha1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
+			Message: "The node was launched from the pool's current template and node class"}
+		if claimtemplate.Drifted(claim, hash) {
+			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonTemplateChanged
+			condition.Message = "The pool's template or node class changed since the node was launched; it will be replaced"
+		}
+		if current := meta.FindStatusCondition(claim.Status.Conditions, condition.Type); current != nil && current.Status == condition.Status {
+			continue
+		}
+		base := claim.DeepCopy()
+		meta.SetStatusCondition(&claim.Status.Conditions, condition)
+		// A conflict means the claim changed: its update brings the pool back here.
+		err := r.Client.Status().Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+		if err != nil && !apierrors.IsConflict(err) && !apierrors.IsNotFound(err) {
+			return fmt.Errorf("marking the drift of claim %s: %w", claim.Name, err)
+		}
+	}
+	return nil
+}
+
+// nextExpiry is when the first of the pool's claims not yet expired expires, or zero.
+func nextExpiry(pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, now time.Time) time.Time {
+	var next time.Time
+	for i := range claims {
+		at := claimtemplate.ExpiresAt(pool, &claims[i])
+		if at.IsZero() || !at.After(now) || !claims[i].DeletionTimestamp.IsZero() {
+			continue
+		}
+		if next.IsZero() || at.Before(next) {
+			next = at
+		}
+	}
+	return next
+}
