@@ -78,8 +78,15 @@ harness-tools: ## Build the API-server harness binaries (etcd, kube-apiserver, k
 	hack/tools.sh $(HARNESS_TOOLS)
 
 .PHONY: test
-test: verify-generated lint harness-tools sim-tools ## The test command: generated files, lint, unit and integration tests.
+test: verify-generated lint harness-tools sim-tools ## The test command: generated files, lint, unit and integration tests, bounded fuzzing.
 	go test $(GO_TEST_FLAGS) ./...
+	$(MAKE) fuzz
+
+FUZZTIME ?= 10s
+.PHONY: fuzz
+fuzz: ## Fuzz the window grammar and its evaluation for FUZZTIME each (10s unless set).
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/windows
+	go test -run '^$$' -fuzz '^FuzzNextChange$$' -fuzztime $(FUZZTIME) ./internal/windows
 
 .PHONY: apiserver
 apiserver: harness-tools ## Start a local etcd and kube-apiserver with the CRDs; writes .work/kubeconfig.
