@@ -227,6 +227,11 @@ type NodePoolStatus struct {
 	// +optional
 	ActiveWindow string `json:"activeWindow,omitempty"`
 
+	// NextWindowTransition is when a window of the pool next opens or closes; unset when
+	// none ever does. The pool is looked at again then.
+	// +optional
+	NextWindowTransition *metav1.Time `json:"nextWindowTransition,omitempty"`
+
 	// Conditions: Ready (the target is met) and Degraded (something keeps it from being met).
 	// +optional
 	// +listType=map

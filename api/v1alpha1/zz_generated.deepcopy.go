@@ -913,6 +913,10 @@ func (in *NodePoolStatus) DeepCopyInto(out *NodePoolStatus) {
 			(*out)[key] = val.DeepCopy()
 		}
 	}
+	if in.NextWindowTransition != nil {
+		in, out := &in.NextWindowTransition, &out.NextWindowTransition
+		*out = (*in).DeepCopy()
+	}
 	if in.Conditions != nil {
 		in, out := &in.Conditions, &out.Conditions
 		*out = make([]v1.Condition, len(*in))

@@ -21,6 +21,8 @@ type ControllerOptions struct {
 	NodeClaim    nodeclaim.Options
 	Provisioning provisioning.Options
 	Disruption   disruption.Options
+	// Calendar is the clock pools' windows are read on; nil is the real clock.
+	Calendar clock.PassiveClock
 }
 
 // SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
@@ -37,14 +39,14 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		return fmt.Errorf("watching the cluster: %w", err)
 	}
-	if err := mgr.Add(&disruption.Controller{Client: mgr.GetClient(), Cloud: cloud, APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Disruption}); err != nil {
+	if err := mgr.Add(&disruption.Controller{Client: mgr.GetClient(), Cloud: cloud, APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Disruption}); err != nil {
 		return err
 	}
-	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Options: controllerOpts.Provisioning}); err != nil {
+	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning}); err != nil {
 		return err
 	}
 	opts := controllerOpts.NodeClaim.WithDefaults()
-	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk}).SetupWithManager(mgr); err != nil {
+	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := (&nodeclaim.Lifecycle{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts}).SetupWithManager(mgr); err != nil {

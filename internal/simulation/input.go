@@ -25,6 +25,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/state"
+	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // standbyRank orders the claims provisioning may ask to run instead of launching: a
@@ -59,6 +60,8 @@ type Builder struct {
 	Cloud  cloudprovider.CloudProvider
 	// Clock tells which claims have expired.
 	Clock clock.PassiveClock
+	// Calendar is the clock windows are read on; nil is Clock.
+	Calendar clock.PassiveClock
 }
 
 // Input turns a snapshot and the pools into the simulation's input, to place pods.
@@ -77,8 +80,8 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 	}
 	for i := range pools.Items {
 		pool := &pools.Items[i]
-		if !pool.DeletionTimestamp.IsZero() {
-			continue
+		if !pool.DeletionTimestamp.IsZero() || pool.Spec.Paused || pool.Spec.KillSwitch {
+			continue // nothing of the pool is launched or started
 		}
 		sp, hash, err := b.schedulingPool(ctx, pool, liveClaims[pool.Name], types)
 		if err != nil {
@@ -98,7 +101,11 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 		if !ok {
 			continue
 		}
-		if pool := current[cs.Claim.Spec.NodePool]; c.Standby && pool != nil && claimtemplate.Stale(pool, cs.Claim, hashes[pool.Name], b.Clock.Now()) != "" {
+		pool := current[cs.Claim.Spec.NodePool]
+		if c.Standby && pool == nil {
+			continue // its pool is paused, stopped by its kill switch, or gone
+		}
+		if c.Standby && claimtemplate.Stale(pool, cs.Claim, hashes[pool.Name], b.Clock.Now()) != "" {
 			c.Rank += StaleRank
 		}
 		in.Claims = append(in.Claims, c)
@@ -142,6 +149,10 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, cl
 			sp.InstanceTypes = append(sp.InstanceTypes, &narrowed)
 		}
 	}
+	// The active window may cap the nodes; windows that cannot be read leave the spec's.
+	if targets, _ := windows.For(pool, windows.Calendar(b.Calendar, b.Clock).Now()); targets.MaxNodes != nil {
+		sp.NodesLeft = max(int(*targets.MaxNodes)-len(claims), 0)
+	}
 	if limits := pool.Spec.Limits; limits != nil {
 		var cpu, memory int64
 		for _, c := range claims {
@@ -151,9 +162,6 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, cl
 			}
 			cpu += capacity.Cpu().MilliValue()
 			memory += capacity.Memory().Value()
-		}
-		if limits.Nodes != nil {
-			sp.NodesLeft = max(int(*limits.Nodes)-len(claims), 0)
 		}
 		if limits.CPU != nil {
 			sp.CPULeft = ptr.To(limits.CPU.MilliValue() - cpu)

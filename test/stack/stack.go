@@ -14,6 +14,7 @@ import (
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
 	"k8s.io/client-go/rest"
+	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -99,6 +100,8 @@ type OperatorOptions struct {
 	NodeClaim    nodeclaim.Options
 	Provisioning provisioning.Options
 	Disruption   disruption.Options
+	// Calendar, when set, is the clock pools' windows are read on.
+	Calendar clock.PassiveClock
 	// CloudBatch is the window of the cloud calls' batching; zero means
 	// cloudprovider.DefaultBatchWindow.
 	CloudBatch cloudprovider.BatchWindow
@@ -124,7 +127,7 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption}
+	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption, Calendar: opts.Calendar}
 	window := opts.CloudBatch
 	if window == (cloudprovider.BatchWindow{}) {
 		window = cloudprovider.DefaultBatchWindow

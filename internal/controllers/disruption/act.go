@@ -54,6 +54,7 @@ func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d de
 	c.event(claim, string(d.reason), "%s", d.why)
 	metrics.Disruptions.WithLabelValues(pp.pool.Name, string(d.reason), action).Inc()
 	pp.budget.take()
+	pp.running--
 	delete(c.settle, claim.Name)
 	return true, nil
 }

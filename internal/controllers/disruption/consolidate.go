@@ -38,7 +38,7 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 		}
 		movable = append(movable, cand)
 	}
-	allowed := min(len(movable), pp.budget.left(v1alpha1.DisruptionUnderutilized))
+	allowed := min(len(movable), pp.budget.left(v1alpha1.DisruptionUnderutilized), pp.idleMayGo())
 	if allowed <= 0 {
 		return nil
 	}

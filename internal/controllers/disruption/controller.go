@@ -61,7 +61,9 @@ type Controller struct {
 	State     *state.Cluster
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
-	Options   Options
+	// Calendar is the clock windows are read on; nil is Clock.
+	Calendar clock.PassiveClock
+	Options  Options
 
 	settle settling
 	// replacing holds the drifted and expired claims being replaced, by name.

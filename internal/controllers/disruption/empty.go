@@ -26,6 +26,10 @@ func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []ca
 			log.FromContext(ctx).V(1).Info("Not disrupting an empty node that waiting pods need", "nodeclaim", cand.claim.Name)
 			continue
 		}
+		if pp.idleMayGo() <= 0 {
+			log.FromContext(ctx).V(1).Info("The active window keeps the pool's running nodes", "nodepool", pp.pool.Name, "minRunning", pp.minRunning)
+			return nil
+		}
 		if pp.budget.left(v1alpha1.DisruptionEmpty) <= 0 {
 			log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pp.pool.Name, "reason", v1alpha1.DisruptionEmpty)
 			return nil

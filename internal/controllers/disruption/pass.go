@@ -7,8 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
@@ -17,6 +17,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
 	"github.com/stratos-sh/stratos/internal/state"
+	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // defaultConsolidateAfter applies when a pool sets none (the API server defaults it too).
@@ -43,7 +44,7 @@ func (p *pass) wakeAt(t time.Time) {
 // simulationInput is the cluster as the scheduling simulation sees it, for this pass.
 func (c *Controller) simulationInput(ctx context.Context, p *pass) (scheduling.Input, error) {
 	if p.input == nil {
-		in, err := simulation.Builder{Client: c.Client, Cloud: c.Cloud, Clock: c.Clock}.Input(ctx, p.snap, nil)
+		in, err := simulation.Builder{Client: c.Client, Cloud: c.Cloud, Clock: c.Clock, Calendar: c.Calendar}.Input(ctx, p.snap, nil)
 		if err != nil {
 			return in, err
 		}
@@ -89,24 +90,40 @@ type poolPass struct {
 	budget *budget
 	// standby counts the claims asked to stand by, and ceiling is how many the pool keeps.
 	standby, ceiling int
+	// running counts the claims asked to run; the active window keeps minRunning of them.
+	running, minRunning int
+	// overCap is set while the pool has more claims than its cap on nodes allows (a
+	// window may lower it, to 0 at night): nodes given back are terminated then.
+	overCap bool
 }
 
 // giveBack reports whether a node of the pool that is not stale goes back to standby
-// rather than away: while the warm pool is below its ceiling.
+// rather than away: while the warm pool is below its ceiling and the pool within its cap.
 func (pp *poolPass) giveBack(cand candidate) bool {
-	return cand.stale == "" && pp.standby < pp.ceiling
+	return cand.stale == "" && pp.standby < pp.ceiling && !pp.overCap
 }
+
+// idleMayGo is how many more running nodes may be given back or removed as idle
+// (empty or under-used) without going below the active window's running minimum.
+func (pp *poolPass) idleMayGo() int { return pp.running - pp.minRunning }
 
 // passPool handles one pool: stale nodes are replaced, then empty nodes, then (under
 // WhenUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
 // workload has not changed for consolidateAfter, as far as the budgets allow.
-func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodePool, live map[string]bool) error {
+func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodePool, seen map[string]bool) error {
 	claims := &v1alpha1.NodeClaimList{}
 	if err := c.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodePool: pool.Name}); err != nil {
 		return err
 	}
 	for i := range claims.Items {
-		live[claims.Items[i].Name] = true
+		seen[claims.Items[i].Name] = true
+	}
+	if pool.Spec.Paused || pool.Spec.KillSwitch {
+		return nil // paused: nothing changes; kill switch: the pool controller removes all
+	}
+	targets, err := windows.For(pool, windows.Calendar(c.Calendar, c.Clock).Now())
+	if err != nil {
+		log.FromContext(ctx).V(1).Info("The pool's windows cannot be read; its spec's targets hold", "nodepool", pool.Name, "error", err.Error())
 	}
 	hash, err := c.templateHash(ctx, pool)
 	if err != nil {
@@ -117,9 +134,18 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 		return err
 	}
 	total, disrupting, standby := census(claims.Items)
-	pp := &poolPass{pass: p, pool: pool, claims: claims.Items, standby: standby,
-		ceiling: int(max(ptr.Deref(pool.Spec.Standby.Max, pool.Spec.Standby.Min), pool.Spec.Standby.Min)),
-		budget:  &budget{budgets: pool.Spec.Disruption.Budgets, total: total, disrupting: disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
+	pp := &poolPass{pass: p, pool: pool, claims: claims.Items, standby: standby, ceiling: int(targets.MaxStandby), minRunning: int(targets.MinRunning),
+		budget: &budget{budgets: pool.Spec.Disruption.Budgets, total: total, disrupting: disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
+	live := 0
+	for i := range claims.Items {
+		if claims.Items[i].DeletionTimestamp.IsZero() {
+			live++
+			if claims.Items[i].Spec.DesiredState == v1alpha1.DesiredRunning {
+				pp.running++
+			}
+		}
+	}
+	pp.overCap = targets.MaxNodes != nil && live > int(*targets.MaxNodes)
 
 	after := defaultConsolidateAfter
 	if pool.Spec.Disruption.ConsolidateAfter != nil {

@@ -15,7 +15,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -28,6 +27,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
+	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // conflictRetry is how soon a pass runs again after its status write lost a race, or
@@ -43,6 +43,8 @@ type Reconciler struct {
 	Cloud    cloudprovider.CloudProvider
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
+	// Calendar is the clock windows are read on; nil is Clock.
+	Calendar clock.PassiveClock
 
 	expectations expectations
 }
@@ -103,8 +105,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 
 	before := pool.DeepCopy()
-	target := pool.Spec.Standby.Min
-	obs := observation{target: target, claims: claims.Items}
+	targets, windowErr := windows.For(pool, windows.Calendar(r.Calendar, r.Clock).Now())
+	obs := observation{target: targets.MinStandby, targets: targets, windowErr: windowErr, claims: claims.Items}
+	switch {
+	case pool.Spec.KillSwitch:
+		obs.stopped = ReasonKillSwitch
+	case pool.Spec.Paused:
+		obs.stopped = ReasonPaused
+	}
 	class, err := nodeclass.Get(ctx, r.Client, pool.Spec.Template.NodeClassRef)
 	switch {
 	case apierrors.IsNotFound(err):
@@ -122,20 +130,38 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.markDrift(ctx, claims.Items, hash); err != nil {
 			return ctrl.Result{}, err
 		}
-		if err := r.scale(ctx, pool, class, hash, &obs); err != nil {
-			return ctrl.Result{}, err
+		switch obs.stopped {
+		case ReasonKillSwitch:
+			if err := r.removeAll(ctx, claims.Items); err != nil {
+				return ctrl.Result{}, err
+			}
+		case ReasonPaused:
+		default:
+			if err := r.scale(ctx, pool, class, hash, &obs); err != nil {
+				return ctrl.Result{}, err
+			}
+			obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
 		}
-		obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
 	}
 	recordMetrics(pool, writeStatus(pool, obs))
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
 	}
-	// A standby claim that expires is replaced then; nothing else would bring the pool here.
+	if windowErr != nil && meta.IsStatusConditionTrue(pool.Status.Conditions, v1alpha1.ConditionDegraded) &&
+		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
+		log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
+	}
+	// A window opening or closing, or a standby claim expiring, changes the plan then;
+	// nothing else would bring the pool here at that moment.
 	var result ctrl.Result
-	if !obs.nextExpiry.IsZero() {
-		result.RequeueAfter = max(obs.nextExpiry.Sub(r.Clock.Now()), conflictRetry)
+	for _, at := range []time.Time{obs.nextExpiry, targets.Next} {
+		if at.IsZero() {
+			continue
+		}
+		if wait := max(at.Sub(windows.Calendar(r.Calendar, r.Clock).Now()), conflictRetry); result.RequeueAfter == 0 || wait < result.RequeueAfter {
+			result.RequeueAfter = wait
+		}
 	}
 	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
 		return result, nil
@@ -172,18 +198,15 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 			capacity: c.Status.Capacity,
 		})
 	}
-	p := planStandby(obs.target, ptr.Deref(pool.Spec.Standby.Max, obs.target), members, pool.Spec.Limits, perNode)
+	p := planStandby(obs.target, obs.targets.MaxStandby, members, effectiveLimits(pool, obs.targets), perNode)
 	obs.limited = p.limited
+	if err := r.startMinimum(ctx, pool, obs); err != nil {
+		return err
+	}
 	for range p.create {
-		claim := claimtemplate.NewClaim(pool, v1alpha1.DesiredStandby)
-		if err := controllerutil.SetControllerReference(pool, claim, r.Client.Scheme()); err != nil {
+		if err := r.createClaim(ctx, pool, v1alpha1.DesiredStandby, obs); err != nil {
 			return err
 		}
-		if err := r.Client.Create(ctx, claim); err != nil {
-			return fmt.Errorf("creating a standby claim: %w", err)
-		}
-		r.expectations.expect(pool.Name, claim.Name, false, r.Clock.Now())
-		obs.created++
 	}
 	if p.create > 0 {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledUp", "Scale", "Created %d standby claims to reach %d", p.create, obs.target)
@@ -204,6 +227,45 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	}
 	if len(p.remove) > 0 {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledDown", "Scale", "Removed %d standby claims that were stale or above the pool's ceiling", len(p.remove))
+	}
+	return nil
+}
+
+// createClaim creates a claim of the pool asking for desired, and expects to see it.
+func (r *Reconciler) createClaim(ctx context.Context, pool *v1alpha1.NodePool, desired v1alpha1.DesiredState, obs *observation) error {
+	claim := claimtemplate.NewClaim(pool, desired)
+	if err := controllerutil.SetControllerReference(pool, claim, r.Client.Scheme()); err != nil {
+		return err
+	}
+	if err := r.Client.Create(ctx, claim); err != nil {
+		return fmt.Errorf("creating a claim asked to be %s: %w", desired, err)
+	}
+	r.expectations.expect(pool.Name, claim.Name, false, r.Clock.Now())
+	obs.created++
+	return nil
+}
+
+// effectiveLimits are the pool's limits with the active window's cap on nodes.
+func effectiveLimits(pool *v1alpha1.NodePool, targets windows.Targets) *v1alpha1.Limits {
+	limits := &v1alpha1.Limits{}
+	if pool.Spec.Limits != nil {
+		limits = pool.Spec.Limits.DeepCopy()
+	}
+	limits.Nodes = targets.MaxNodes
+	return limits
+}
+
+// removeAll deletes every claim of the pool that is not going already: the kill switch.
+// The lifecycle controller drains each node within the pool's drainTimeout.
+func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim) error {
+	for i := range claims {
+		if !claims[i].DeletionTimestamp.IsZero() {
+			continue
+		}
+		if err := r.Client.Delete(ctx, &claims[i]); client.IgnoreNotFound(err) != nil {
+			return fmt.Errorf("removing claim %s for the kill switch: %w", claims[i].Name, err)
+		}
+		metrics.NodeClaimsTerminated.WithLabelValues(claims[i].Spec.NodePool, ReasonKillSwitch).Inc()
 	}
 	return nil
 }

@@ -65,8 +65,18 @@ func planStandby(target, ceiling int32, members []member, limits *v1alpha1.Limit
 	}
 	ceiling = max(ceiling, target)
 	oldestFirst(stale)
+	oldestFirst(fresh)
+	// Above the cap on nodes (a window may lower it, to 0 at night), standby claims go
+	// first, stale ones first; running nodes are disruption's to give back.
+	if limits != nil && limits.Nodes != nil && live > int(*limits.Nodes) {
+		over := live - int(*limits.Nodes)
+		var p plan
+		for _, m := range append(append([]member(nil), stale...), fresh...)[:min(over, len(stale)+len(fresh))] {
+			p.remove = append(p.remove, m.name)
+		}
+		return p
+	}
 	if excess := len(fresh) - int(ceiling); excess > 0 {
-		oldestFirst(fresh)
 		var p plan
 		for _, m := range append(stale, fresh[:excess]...) {
 			p.remove = append(p.remove, m.name)

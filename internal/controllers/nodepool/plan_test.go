@@ -157,3 +157,13 @@ func TestPlanCountsStaleClaimsStillWarmingAsComing(t *testing.T) {
 		t.Fatalf("plan = %+v, want nothing created while the stale claims still warm up", p)
 	}
 }
+
+func TestPlanRemovesStandbyAboveTheNodeCap(t *testing.T) {
+	// A night window caps the pool at 0 nodes: every standby claim goes, stale first.
+	members := append(freshMembers(2, true), staleMembers(1, true)...)
+	members = append(members, member{name: "running"})
+	p := planStandby(2, 2, members, &v1alpha1.Limits{Nodes: ptr.To[int32](0)}, nil)
+	if p.create != 0 || !slices.Equal(p.remove, []string{"stale0", "fresh0", "fresh1"}) {
+		t.Fatalf("plan = %+v, want every standby claim removed, the stale one first", p)
+	}
+}

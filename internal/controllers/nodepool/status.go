@@ -11,6 +11,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // observation is what one pass saw and did, for the status.
@@ -22,6 +23,12 @@ type observation struct {
 	classMissing bool
 	// nextExpiry is when the first claim of the pool expires, zero when none will.
 	nextExpiry time.Time
+	// targets are the pool's, with the active window's overrides; windowErr says why
+	// the windows could not be read.
+	targets   windows.Targets
+	windowErr error
+	// stopped names why the pool makes no change now (paused, kill switch), or is "".
+	stopped string
 }
 
 // Condition reasons of a pool.
@@ -32,6 +39,9 @@ const (
 	ReasonNodeClassNotFound = "NodeClassNotFound"
 	ReasonLaunchFailed      = "LaunchFailed"
 	ReasonAsExpected        = "AsExpected"
+	ReasonInvalidWindow     = "InvalidWindow"
+	ReasonPaused            = "Paused"
+	ReasonKillSwitch        = "KillSwitch"
 )
 
 // writeStatus sets the pool's counts, resources and conditions from what was observed,
@@ -57,11 +67,22 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	pool.Status.Resources = resources
 	pool.Status.StandbyTarget = obs.target
 	pool.Status.ObservedGeneration = pool.Generation
+	pool.Status.ActiveWindow = obs.targets.Window
+	pool.Status.NextWindowTransition = nil
+	if !obs.targets.Next.IsZero() {
+		pool.Status.NextWindowTransition = &metav1.Time{Time: obs.targets.Next}
+	}
 
 	ready := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonTargetMet,
 		Message: fmt.Sprintf("%d standby nodes, as targeted", counts.Standby)}
 	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "nothing keeps the pool from its target"}
 	switch {
+	case obs.stopped == ReasonKillSwitch:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonKillSwitch, "spec.killSwitch is on: every node of the pool is drained and terminated, and none is made"
+	case obs.stopped == ReasonPaused:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonPaused, "spec.paused is on: no node of the pool is launched, started, stopped or terminated"
+	case obs.windowErr != nil:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidWindow, fmt.Sprintf("the spec's targets hold, as %v", obs.windowErr)
 	case obs.classMissing:
 		ref := pool.Spec.Template.NodeClassRef
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)

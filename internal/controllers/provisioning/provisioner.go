@@ -61,6 +61,8 @@ type Provisioner struct {
 	State    *state.Cluster
 	Recorder events.EventRecorder
 	Clock    clock.PassiveClock
+	// Calendar is the clock windows are read on; nil is Clock.
+	Calendar clock.PassiveClock
 	Options  Options
 
 	window *window
@@ -122,7 +124,7 @@ func (p *Provisioner) Provision(ctx context.Context) error {
 	if len(pods) == 0 {
 		return nil
 	}
-	in, err := simulation.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock}.Input(ctx, snap, pods)
+	in, err := simulation.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock, Calendar: p.Calendar}.Input(ctx, snap, pods)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,197 @@
+// Package windows_test runs pools with time windows, pause and kill switch against a
+// real kube-apiserver and the fake cloud, with a fake calendar moved across boundaries.
+package windows_test
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	clocktesting "k8s.io/utils/clock/testing"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/test/stack"
+)
+
+var berlin, _ = time.LoadLocation("Europe/Berlin")
+
+// withCalendar runs the fixture's operator with a fake calendar set to at.
+func withCalendar(t *testing.T, at time.Time) (*stack.Fixture, *clocktesting.FakePassiveClock) {
+	f := stack.NewFixture(t, nil)
+	calendar := clocktesting.NewFakePassiveClock(at)
+	f.Opts.Calendar = calendar
+	f.RestartOperator(f.Opts)
+	return f, calendar
+}
+
+// moveTo sets the calendar and touches the pool, so that it is looked at now rather
+// than when its requeue, timed on the real clock, comes.
+func moveTo(f *stack.Fixture, calendar *clocktesting.FakePassiveClock, pool string, at time.Time) {
+	f.T.Helper()
+	calendar.SetTime(at)
+	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1alpha1.NodePool) {
+		p.Annotations = map[string]string{"example.com/poke": at.String()}
+	})
+}
+
+func status(f *stack.Fixture, name string) v1alpha1.NodePoolStatus {
+	f.T.Helper()
+	pool := &v1alpha1.NodePool{}
+	if err := f.Env.Client.Get(f.Ctx, clientKey(name), pool); err != nil {
+		f.T.Fatal(err)
+	}
+	return pool.Status
+}
+
+// A window from 08:00 to 17:59 Berlin time raises the warm pool from 1 to 10 at 08:00
+// and drops it back at 18:00; the pool's status names the window and the next boundary.
+func TestAnOfficeHoursWindowRaisesTheWarmPool(t *testing.T) {
+	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 7, 59, 0, 0, berlin))
+	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
+		p.Spec.Windows = []v1alpha1.Window{{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10)}}
+	})
+	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)
+	f.Eventually("the status shows the next boundary", func() bool {
+		s := status(f, "web")
+		return s.NextWindowTransition != nil && s.NextWindowTransition.Equal(&metav1.Time{Time: time.Date(2026, 11, 23, 8, 0, 0, 0, berlin)}) && s.ActiveWindow == ""
+	})
+
+	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 8, 0, 0, 0, berlin))
+	f.WaitForPhase("web", 10, v1alpha1.PhaseStandby)
+	if s := status(f, "web"); s.ActiveWindow != "office-hours" || s.StandbyTarget != 10 || !s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 18, 0, 0, 0, berlin)) {
+		t.Fatalf("status %+v: want office-hours active, target 10, next boundary 18:00", s)
+	}
+
+	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 18, 0, 0, 0, berlin))
+	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)
+	if s := status(f, "web"); s.ActiveWindow != "" || s.StandbyTarget != 1 {
+		t.Fatalf("status %+v: want no window and target 1 after 18:00", s)
+	}
+	f.CheckInvariants()
+}
+
+// A night window capping the pool at 0 nodes removes its standby nodes and terminates
+// its idle running node: nothing of the pool is left, and nothing is made.
+func TestANightWindowScalesThePoolToZero(t *testing.T) {
+	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC))
+	f.Pool("batch", 2, func(p *v1alpha1.NodePool) {
+		p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Second}
+		p.Spec.Windows = []v1alpha1.Window{{Name: "night", Hours: "22-6", MaxNodes: ptr.To[int32](0)}}
+	})
+	standby := f.WaitForPhase("batch", 2, v1alpha1.PhaseStandby)
+	f.SetDesired(standby[0].Name, v1alpha1.DesiredRunning)
+	f.WaitForClaim(standby[0].Name, v1alpha1.PhaseRunning)
+
+	moveTo(f, calendar, "batch", time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC))
+	f.Eventually("the pool has no claim left", func() bool { return len(f.Claims("batch")) == 0 })
+	f.Eventually("every instance is terminated", func() bool {
+		for _, inst := range f.Cloud.Instances() {
+			if inst.State != cloudprovider.StateTerminated {
+				return false
+			}
+		}
+		return true
+	})
+	if s := status(f, "batch"); s.ActiveWindow != "night" || s.StandbyTarget != 2 {
+		t.Fatalf("status %+v: want the night window active", s)
+	}
+	f.CheckInvariants()
+}
+
+// A paused pool makes nothing; unpaused, it fills its warm pool.
+func TestPauseStopsEveryChangeUntilLifted(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("web", 2, func(p *v1alpha1.NodePool) { p.Spec.Paused = true })
+	f.Eventually("the pool reports it is paused", func() bool {
+		c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded)
+		return c != nil && c.Reason == nodepool.ReasonPaused
+	})
+	if n := len(f.Claims("web")); n != 0 {
+		t.Fatalf("a paused pool made %d claims", n)
+	}
+	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.Paused = false })
+	f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	f.CheckInvariants()
+}
+
+// The kill switch drains and terminates every node of the pool, standby and running,
+// keeps the pool, and makes nothing while on; off, the warm pool comes back.
+func TestTheKillSwitchRemovesEveryNodeUntilLifted(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("web", 2, nil)
+	standby := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	f.SetDesired(standby[0].Name, v1alpha1.DesiredRunning)
+	running := f.WaitForClaim(standby[0].Name, v1alpha1.PhaseRunning)
+
+	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.KillSwitch = true })
+	f.Eventually("every claim of the pool is gone", func() bool { return len(f.Claims("web")) == 0 })
+	f.Eventually("the running node's Node is gone", func() bool {
+		return f.Env.Client.Get(f.Ctx, clientKey(running.Status.NodeName), &corev1.Node{}) != nil
+	})
+	c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded)
+	if c == nil || c.Reason != nodepool.ReasonKillSwitch {
+		t.Fatalf("Degraded %+v, want reason %s", c, nodepool.ReasonKillSwitch)
+	}
+	if n := len(f.Claims("web")); n != 0 {
+		t.Fatalf("the pool made %d claims under its kill switch", n)
+	}
+	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.KillSwitch = false })
+	f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	f.CheckInvariants()
+}
+
+func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: name} }
+
+// A window's running minimum starts a node with no pod for it, and disruption does not
+// give that node back: of two empty running nodes, one goes back to standby and the
+// other keeps running.
+func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
+	f, _ := withCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
+		p.Spec.Standby.Max = ptr.To[int32](3)
+		p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Second}
+		p.Spec.Windows = []v1alpha1.Window{{Name: "always-one", MinRunning: ptr.To[int32](1)}}
+	})
+	runningClaims := func() []string {
+		var names []string
+		for _, c := range f.Claims("web") {
+			if c.Spec.DesiredState == v1alpha1.DesiredRunning && c.Status.Phase == v1alpha1.PhaseRunning {
+				names = append(names, c.Name)
+			}
+		}
+		return names
+	}
+	f.Eventually("the window's minimum runs", func() bool { return len(runningClaims()) == 1 })
+	var extra string
+	f.Eventually("a standby node to start", func() bool {
+		for _, c := range f.Claims("web") {
+			if c.Status.Phase == v1alpha1.PhaseStandby {
+				extra = c.Name
+				return true
+			}
+		}
+		return false
+	})
+	f.SetDesired(extra, v1alpha1.DesiredRunning)
+	f.Eventually("two empty nodes run", func() bool { return len(runningClaims()) == 2 })
+	f.Eventually("one of them goes back to standby", func() bool { return len(runningClaims()) == 1 })
+	f.Eventually("it reaches standby", func() bool {
+		standby := 0
+		for _, c := range f.Claims("web") {
+			if c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby {
+				standby++
+			}
+		}
+		return standby >= 2
+	})
+	if n := len(runningClaims()); n != 1 {
+		t.Fatalf("%d nodes run, want the window's minimum of 1", n)
+	}
+	f.CheckInvariants()
+}
