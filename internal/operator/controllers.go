@@ -23,6 +23,8 @@ type ControllerOptions struct {
 	Disruption   disruption.Options
 	// Calendar is the clock pools' windows are read on; nil is the real clock.
 	Calendar clock.PassiveClock
+	// CalendarChanged signals that the calendar was set anew: every pool is looked at.
+	CalendarChanged <-chan struct{}
 }
 
 // SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
@@ -46,7 +48,7 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		return err
 	}
 	opts := controllerOpts.NodeClaim.WithDefaults()
-	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar}).SetupWithManager(mgr); err != nil {
+	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := (&nodeclaim.Lifecycle{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts}).SetupWithManager(mgr); err != nil {

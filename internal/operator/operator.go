@@ -7,17 +7,20 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/calendar"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/scheme"
 )
@@ -93,7 +96,18 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 	if err != nil {
 		return nil, err
 	}
-	if err := SetupControllers(ctx, mgr, cloud, opts.ControllerOptions()); err != nil {
+	controllerOpts := opts.ControllerOptions()
+	if opts.CalendarFile != "" {
+		cal, err := calendar.NewFile(opts.CalendarFile, clock.RealClock{})
+		if err != nil {
+			return nil, err
+		}
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error { return cal.Watch(ctx, 250*time.Millisecond) })); err != nil {
+			return nil, err
+		}
+		controllerOpts.Calendar, controllerOpts.CalendarChanged = cal, cal.Changed()
+	}
+	if err := SetupControllers(ctx, mgr, cloud, controllerOpts); err != nil {
 		return nil, fmt.Errorf("setting up the controllers: %w", err)
 	}
 	return &Operator{Manager: mgr, Cloud: cloud}, nil

@@ -52,6 +52,7 @@ type Options struct {
 	LogLevel                    string
 	LogFormat                   string
 	FakeTimeScale               float64
+	CalendarFile                string
 	FakeSeed                    int64
 	FakeCloudEndpoint           string
 	ShowVersion                 bool
@@ -85,6 +86,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.Float64Var(&opts.FakeTimeScale, "fake-time-scale", 1, "With --cloud-provider=fake: how many times faster than real time the simulated cloud runs.")
 	fs.Int64Var(&opts.FakeSeed, "fake-seed", 1, "With --cloud-provider=fake: seed of the simulated cloud's jitter and faults.")
 	fs.StringVar(&opts.FakeCloudEndpoint, "fake-cloud-endpoint", "", "With --cloud-provider=fake: URL of a fake cloud served by another process (stratos-sim); empty runs the fake cloud and its kubelet simulator inside the operator.")
+	fs.StringVar(&opts.CalendarFile, "calendar-file", "", "A file that sets the clock time windows are read on, for simulations and rehearsals (stratos-sim writes it); empty reads windows on the real clock.")
 	fs.BoolVar(&opts.ShowVersion, "version", false, "Print the version and exit.")
 	fs.Usage = func() { PrintUsage(fs.Output(), fs) }
 	return fs

@@ -18,8 +18,11 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
@@ -45,6 +48,8 @@ type Reconciler struct {
 	Clock    clock.PassiveClock
 	// Calendar is the clock windows are read on; nil is Clock.
 	Calendar clock.PassiveClock
+	// CalendarChanged, when set, signals that Calendar jumped: every pool is looked at.
+	CalendarChanged <-chan struct{}
 
 	expectations expectations
 }
@@ -58,7 +63,46 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	for _, class := range nodeclass.Objects() {
 		b = b.Watches(class, handler.EnqueueRequestsFromMapFunc(r.poolsOfClass))
 	}
+	if r.CalendarChanged != nil {
+		jumps := make(chan event.GenericEvent)
+		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+			for {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-r.CalendarChanged:
+					select {
+					case jumps <- event.GenericEvent{Object: &v1alpha1.NodePool{}}:
+					case <-ctx.Done():
+						return nil
+					}
+				}
+			}
+		})); err != nil {
+			return err
+		}
+		b = b.WatchesRawSource(source.Channel(jumps, handler.EnqueueRequestsFromMapFunc(r.allPools)))
+	}
 	return b.Complete(r)
+}
+
+// requestsFor asks for a pass over each of pools.
+func requestsFor(pools []v1alpha1.NodePool) []ctrl.Request {
+	requests := make([]ctrl.Request, 0, len(pools))
+	for i := range pools {
+		requests = append(requests, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(&pools[i])})
+	}
+	return requests
+}
+
+// allPools maps anything to every pool.
+func (r *Reconciler) allPools(ctx context.Context, _ client.Object) []ctrl.Request {
+	pools := &v1alpha1.NodePoolList{}
+	if err := r.Client.List(ctx, pools); err != nil {
+		log.FromContext(ctx).Error(err, "Listing the pools")
+		return nil
+	}
+	return requestsFor(pools.Items)
 }
 
 // poolsOfClass maps a node class to the pools that use it.
@@ -76,11 +120,7 @@ func (r *Reconciler) poolsOfClass(ctx context.Context, class client.Object) []ct
 		log.FromContext(ctx).Error(err, "Listing the pools of a node class")
 		return nil
 	}
-	requests := make([]ctrl.Request, 0, len(pools.Items))
-	for _, p := range pools.Items {
-		requests = append(requests, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(&p)})
-	}
-	return requests
+	return requestsFor(pools.Items)
 }
 
 // Reconcile brings one pool's standby claims to target and writes its status.

@@ -119,11 +119,14 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	operatorLog := filepath.Join(opts.WorkDir, "stratos.log")
-	// The operator appends to its log across restarts; a log of an earlier run goes first.
-	if err := os.Remove(operatorLog); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+	// The operator appends to its log across restarts, and reads windows on the clock of
+	// the calendar file until the run ends: those of an earlier run go first.
+	for _, stale := range []string{operatorLog, r.calendarFile()} {
+		if err := os.Remove(stale); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 	}
-	r.operator, err = operatorproc.Start(opts.OperatorBinary, operatorArgs(cp.OperatorKubeconfig, endpoint, s), operatorLog)
+	r.operator, err = operatorproc.Start(opts.OperatorBinary, append(operatorArgs(cp.OperatorKubeconfig, endpoint, s), "--calendar-file="+r.calendarFile()), operatorLog)
 	if err != nil {
 		return nil, err
 	}
@@ -240,6 +243,9 @@ func operatorArgs(kubeconfig, endpoint string, s *scenario.Scenario) []string {
 		"--log-format=text",
 	}, s.OperatorArgs...)
 }
+
+// calendarFile is where setClock steps set the operator's windows clock.
+func (r *run) calendarFile() string { return filepath.Join(r.opts.WorkDir, "calendar.json") }
 
 // wall converts a scenario duration to wall time.
 func (r *run) wall(d time.Duration) time.Duration { return time.Duration(float64(d) / r.scale) }

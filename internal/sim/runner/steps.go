@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/stratos-sh/stratos/internal/calendar"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
@@ -64,6 +65,8 @@ func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
 	case st.KillOperator != nil:
 		r.scheduleKill(ctx, st.KillOperator)
 		return nil
+	case st.SetClock != nil:
+		return calendar.Write(r.calendarFile(), calendar.Setting{Time: st.SetClock.Time, SetAt: time.Now(), Rate: r.scale})
 	case st.Faults != nil:
 		r.cloud.SetFaults(faults(st.Faults))
 		return nil
@@ -149,6 +152,8 @@ func describeStep(st *scenario.Step) string {
 		return "restart the operator"
 	case st.KillOperator != nil:
 		return fmt.Sprintf("kill the operator hard within %s", st.KillOperator.Within.Duration)
+	case st.SetClock != nil:
+		return "set the windows' clock to " + st.SetClock.Format(time.RFC3339)
 	case st.Faults != nil:
 		return "inject faults"
 	case st.ClearFaults:

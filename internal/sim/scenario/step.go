@@ -32,6 +32,10 @@ type Step struct {
 	// again; the step returns at once, so the kill lands during the steps that follow.
 	KillOperator *Kill `json:"killOperator,omitempty"`
 
+	// SetClock sets the clock the operator reads time windows on, such as
+	// 2026-11-23T07:59:30+01:00; it runs on at the scenario's time scale from there.
+	SetClock *metav1.Time `json:"setClock,omitempty"`
+
 	// Faults replaces the cloud's injected faults; ClearFaults removes them all.
 	Faults      *Faults `json:"faults,omitempty"`
 	ClearFaults bool    `json:"clearFaults,omitempty"`

@@ -52,13 +52,13 @@ func (s *Scenario) Validate() error {
 func (st *Step) validate() error {
 	actions := 0
 	for _, set := range []bool{st.Wait != nil, st.Expect != nil, st.Sleep != nil, st.Burst != nil, st.Scale != nil,
-		st.Delete != nil, st.Apply != nil, st.RestartOperator != nil, st.KillOperator != nil, st.Faults != nil, st.ClearFaults} {
+		st.Delete != nil, st.Apply != nil, st.RestartOperator != nil, st.KillOperator != nil, st.SetClock != nil, st.Faults != nil, st.ClearFaults} {
 		if set {
 			actions++
 		}
 	}
 	if actions != 1 {
-		return fmt.Errorf("exactly one action is required (wait, expect, sleep, burst, scale, delete, apply, restartOperator, killOperator, faults, clearFaults), got %d", actions)
+		return fmt.Errorf("exactly one action is required (wait, expect, sleep, burst, scale, delete, apply, restartOperator, killOperator, setClock, faults, clearFaults), got %d", actions)
 	}
 	switch {
 	case st.Wait != nil:

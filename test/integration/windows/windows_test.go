@@ -3,6 +3,7 @@
 package windows_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -51,8 +52,9 @@ func status(f *stack.Fixture, name string) v1alpha1.NodePoolStatus {
 
 // A window from 08:00 to 17:59 Berlin time raises the warm pool from 1 to 10 at 08:00
 // and drops it back at 18:00; the pool's status names the window and the next boundary.
+// The pool is not touched at 08:00: the requeue set for the boundary brings it back.
 func TestAnOfficeHoursWindowRaisesTheWarmPool(t *testing.T) {
-	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 7, 59, 0, 0, berlin))
+	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 7, 59, 57, 0, berlin))
 	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
 		p.Spec.Windows = []v1alpha1.Window{{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10)}}
 	})
@@ -62,7 +64,8 @@ func TestAnOfficeHoursWindowRaisesTheWarmPool(t *testing.T) {
 		return s.NextWindowTransition != nil && s.NextWindowTransition.Equal(&metav1.Time{Time: time.Date(2026, 11, 23, 8, 0, 0, 0, berlin)}) && s.ActiveWindow == ""
 	})
 
-	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 8, 0, 0, 0, berlin))
+	// The requeue for 08:00 was set on the real clock, at most three seconds away.
+	calendar.SetTime(time.Date(2026, 11, 23, 8, 0, 0, 0, berlin))
 	f.WaitForPhase("web", 10, v1alpha1.PhaseStandby)
 	if s := status(f, "web"); s.ActiveWindow != "office-hours" || s.StandbyTarget != 10 || !s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 18, 0, 0, 0, berlin)) {
 		t.Fatalf("status %+v: want office-hours active, target 10, next boundary 18:00", s)
@@ -194,4 +197,24 @@ func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
 		t.Fatalf("%d nodes run, want the window's minimum of 1", n)
 	}
 	f.CheckInvariants()
+}
+
+// A window whose time zone this binary does not know (the API server only checks its
+// form) leaves the spec's targets in force and says why in the pool's status.
+func TestAnUnknownTimeZoneKeepsTheSpecTargets(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
+		p.Spec.Windows = []v1alpha1.Window{{Name: "elsewhere", TimeZone: "Mars/Olympus_Mons", MinStandby: ptr.To[int32](5)}}
+	})
+	f.Eventually("the pool reports the window it cannot read", func() bool {
+		c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded)
+		return c != nil && c.Reason == nodepool.ReasonInvalidWindow && strings.Contains(c.Message, "Mars/Olympus_Mons")
+	})
+	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)
+	if s := status(f, "web"); s.StandbyTarget != 1 || s.ActiveWindow != "" {
+		t.Fatalf("status %+v: want the spec's target of 1 and no window", s)
+	}
+	if !f.EventSeen("web", nodepool.ReasonInvalidWindow) {
+		t.Fatalf("no %s Event on the pool", nodepool.ReasonInvalidWindow)
+	}
 }
