@@ -227,6 +227,11 @@ type NodePoolStatus struct {
 	// +optional
 	ActiveWindow string `json:"activeWindow,omitempty"`
 
+	// PreWarming names the windows about to open whose targets the pool warms up for
+	// already (see preWarm), comma-separated.
+	// +optional
+	PreWarming string `json:"preWarming,omitempty"`
+
 	// NextWindowTransition is when a window of the pool next opens or closes; unset when
 	// none ever does. The pool is looked at again then.
 	// +optional

@@ -49,6 +49,14 @@ type Window struct {
 	// +kubebuilder:validation:Maximum=10000
 	MinRunning *int32 `json:"minRunning,omitempty"`
 
+	// PreWarm brings the window's minStandby and minRunning forward by this long, so that
+	// nodes launched for the window have warmed up when it opens: the targets rise (never
+	// fall) PreWarm before the window's start. MaxNodes still waits for the start.
+	// Defaults to 10m; 0s turns it off.
+	// +optional
+	// +kubebuilder:default="10m"
+	PreWarm *Duration `json:"preWarm,omitempty"`
+
 	// MaxNodes replaces limits.nodes while the window is active; 0 scales the pool to zero.
 	// Unset: limits.nodes holds.
 	// +optional

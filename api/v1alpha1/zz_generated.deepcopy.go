@@ -1096,6 +1096,11 @@ func (in *Window) DeepCopyInto(out *Window) {
 		*out = new(int32)
 		**out = **in
 	}
+	if in.PreWarm != nil {
+		in, out := &in.PreWarm, &out.PreWarm
+		*out = new(Duration)
+		**out = **in
+	}
 	if in.MaxNodes != nil {
 		in, out := &in.MaxNodes, &out.MaxNodes
 		*out = new(int32)

@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -68,6 +69,7 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	pool.Status.StandbyTarget = obs.target
 	pool.Status.ObservedGeneration = pool.Generation
 	pool.Status.ActiveWindow = obs.targets.Window
+	pool.Status.PreWarming = strings.Join(obs.targets.PreWarming, ",")
 	pool.Status.NextWindowTransition = nil
 	if !obs.targets.Next.IsZero() {
 		pool.Status.NextWindowTransition = &metav1.Time{Time: obs.targets.Next}

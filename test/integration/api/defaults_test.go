@@ -46,7 +46,7 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 			ExpireAfter:         &v1alpha1.ExpiryDuration{Duration: ptr.To(720 * time.Hour)},
 			Budgets:             []v1alpha1.Budget{{Nodes: "10%"}},
 		},
-		Windows: []v1alpha1.Window{{Name: "w", Days: "mon-sun", Hours: "0-23", TimeZone: "UTC", MinStandby: ptr.To[int32](2)}},
+		Windows: []v1alpha1.Window{{Name: "w", Days: "mon-sun", Hours: "0-23", TimeZone: "UTC", PreWarm: v1alpha1.NewDuration(10 * time.Minute), MinStandby: ptr.To[int32](2)}},
 	}
 	for _, name := range []string{"defaults-yaml", "defaults-go"} {
 		got := &v1alpha1.NodePool{}

@@ -95,6 +95,7 @@ var invalidCases = []invalidCase{
 	{"window time zone with spaces", basePool, `spec: {windows: [{name: w, timeZone: Mars/Olympus Mons, minStandby: 1}]}`, `time zone must be an IANA name such as UTC or Europe/Berlin`},
 	{"window time zone Local", basePool, `spec: {windows: [{name: w, timeZone: Local, minStandby: 1}]}`, `time zone must be an IANA name`},
 	{"window overriding nothing", basePool, `spec: {windows: [{name: w, days: mon-fri}]}`, `a window must override at least one of minStandby, minRunning or maxNodes`},
+	{"window pre-warm in words", basePool, `spec: {windows: [{name: w, preWarm: ten minutes, minStandby: 1}]}`, `must be a duration such as 30s, 10m or 1h30m`},
 	{"window name with spaces", basePool, `spec: {windows: [{name: Office Hours, minStandby: 1}]}`, `window name must be lowercase letters, digits and '-'`},
 	{"duplicate window names", basePool, `spec: {windows: [{name: w, minStandby: 1}, {name: w, maxNodes: 0}]}`, `spec.windows[1]: Duplicate value: {"name":"w"}`},
 	// NodeClaim.

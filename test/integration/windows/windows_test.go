@@ -50,25 +50,35 @@ func status(f *stack.Fixture, name string) v1alpha1.NodePoolStatus {
 	return pool.Status
 }
 
-// A window from 08:00 to 17:59 Berlin time raises the warm pool from 1 to 10 at 08:00
-// and drops it back at 18:00; the pool's status names the window and the next boundary.
-// The pool is not touched at 08:00: the requeue set for the boundary brings it back.
-func TestAnOfficeHoursWindowRaisesTheWarmPool(t *testing.T) {
-	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 7, 59, 57, 0, berlin))
+// A window from 08:00 to 17:59 Berlin time raises the warm pool from 1 to 10 before
+// 08:00 (its default preWarm of 10 minutes: from 07:50) and drops it back at 18:00; the
+// pool's status names the window, the one pre-warming, and the next boundary. The pool
+// is not touched at 07:50: the requeue set for that boundary brings it back.
+func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
+	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 7, 49, 57, 0, berlin))
 	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
 		p.Spec.Windows = []v1alpha1.Window{{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10)}}
 	})
 	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)
-	f.Eventually("the status shows the next boundary", func() bool {
+	f.Eventually("the status shows the next boundary, the start of the pre-warm", func() bool {
 		s := status(f, "web")
-		return s.NextWindowTransition != nil && s.NextWindowTransition.Equal(&metav1.Time{Time: time.Date(2026, 11, 23, 8, 0, 0, 0, berlin)}) && s.ActiveWindow == ""
+		return s.NextWindowTransition != nil && s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 7, 50, 0, 0, berlin)) && s.ActiveWindow == ""
 	})
 
-	// The requeue for 08:00 was set on the real clock, at most three seconds away.
-	calendar.SetTime(time.Date(2026, 11, 23, 8, 0, 0, 0, berlin))
+	// The requeue for 07:50 was set on the real clock, at most three seconds away.
+	calendar.SetTime(time.Date(2026, 11, 23, 7, 50, 0, 0, berlin))
 	f.WaitForPhase("web", 10, v1alpha1.PhaseStandby)
-	if s := status(f, "web"); s.ActiveWindow != "office-hours" || s.StandbyTarget != 10 || !s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 18, 0, 0, 0, berlin)) {
-		t.Fatalf("status %+v: want office-hours active, target 10, next boundary 18:00", s)
+	if s := status(f, "web"); s.ActiveWindow != "" || s.PreWarming != "office-hours" || s.StandbyTarget != 10 || !s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 8, 0, 0, 0, berlin)) {
+		t.Fatalf("status %+v: want office-hours pre-warming before 08:00, target 10, next boundary 08:00", s)
+	}
+
+	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 8, 0, 0, 0, berlin))
+	f.Eventually("the window is in force", func() bool { return status(f, "web").ActiveWindow == "office-hours" })
+	if s := status(f, "web"); s.StandbyTarget != 10 || s.PreWarming != "" || !s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 18, 0, 0, 0, berlin)) {
+		t.Fatalf("status %+v: want target 10, next boundary 18:00", s)
+	}
+	if n := len(f.Claims("web")); n != 10 {
+		t.Fatalf("%d claims at 08:00, want the 10 warmed before", n)
 	}
 
 	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 18, 0, 0, 0, berlin))
