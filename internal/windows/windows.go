@@ -50,7 +50,7 @@ func Parse(days, hours, timeZone string) (Window, error) {
 	if timeZone == "" {
 		timeZone = "UTC"
 	}
-	location, err := time.LoadLocation(timeZone)
+	location, err := Location(timeZone)
 	if err != nil {
 		return Window{}, fmt.Errorf("time zone %q: %w", timeZone, err)
 	}

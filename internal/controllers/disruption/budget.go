@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/intstr"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // budget is what a pool's budgets leave in one pass.
@@ -76,7 +77,7 @@ func activeAt(b v1alpha1.Budget, now time.Time) (bool, error) {
 	}
 	location := time.UTC
 	if b.TimeZone != nil {
-		loc, err := time.LoadLocation(string(*b.TimeZone))
+		loc, err := windows.Location(string(*b.TimeZone))
 		if err != nil {
 			return false, fmt.Errorf("budget time zone %q: %w", *b.TimeZone, err)
 		}

@@ -85,7 +85,7 @@ func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 		}
 		return c
 	}
-	total, disrupting, standby := census([]v1alpha1.NodeClaim{
+	n := census([]v1alpha1.NodeClaim{
 		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
 		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
 		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseDraining, false),   // giving back
@@ -94,7 +94,10 @@ func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseTerminating, true), // an excess standby going away
 		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseWarmingUp, false),  // warming
 	})
-	if total != 4 || disrupting != 2 || standby != 3 {
-		t.Fatalf("total %d, disrupting %d, standby %d; want 4, 2, 3", total, disrupting, standby)
+	if n.total != 4 || n.disrupting != 2 || n.standby != 3 {
+		t.Fatalf("total %d, disrupting %d, standby %d; want 4, 2, 3", n.total, n.disrupting, n.standby)
+	}
+	if n.live != 5 || n.running != 2 {
+		t.Fatalf("live %d, running %d; want 5, 2", n.live, n.running)
 	}
 }

@@ -86,7 +86,6 @@ func (c *Controller) Pass(ctx context.Context) (time.Time, error) {
 type poolPass struct {
 	*pass
 	pool   *v1alpha1.NodePool
-	claims []v1alpha1.NodeClaim
 	budget *budget
 	// standby counts the claims asked to stand by, and ceiling is how many the pool keeps.
 	standby, ceiling int
@@ -133,19 +132,10 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	if err != nil {
 		return err
 	}
-	total, disrupting, standby := census(claims.Items)
-	pp := &poolPass{pass: p, pool: pool, claims: claims.Items, standby: standby, ceiling: int(targets.MaxStandby), minRunning: int(targets.MinRunning),
-		budget: &budget{budgets: pool.Spec.Disruption.Budgets, total: total, disrupting: disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
-	live := 0
-	for i := range claims.Items {
-		if claims.Items[i].DeletionTimestamp.IsZero() {
-			live++
-			if claims.Items[i].Spec.DesiredState == v1alpha1.DesiredRunning {
-				pp.running++
-			}
-		}
-	}
-	pp.overCap = targets.MaxNodes != nil && live > int(*targets.MaxNodes)
+	n := census(claims.Items)
+	pp := &poolPass{pass: p, pool: pool, standby: n.standby, ceiling: int(targets.MaxStandby), running: n.running, minRunning: int(targets.MinRunning),
+		overCap: targets.MaxNodes != nil && n.live > int(*targets.MaxNodes),
+		budget:  &budget{budgets: pool.Spec.Disruption.Budgets, total: n.total, disrupting: n.disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
 
 	after := defaultConsolidateAfter
 	if pool.Spec.Disruption.ConsolidateAfter != nil {
@@ -154,7 +144,9 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	protected := c.replacements()
 	var stale, empty, busy []candidate
 	for _, cand := range candidates {
-		p.wakeAt(claimtemplate.ExpiresAt(pool, cand.claim))
+		if expires := claimtemplate.ExpiresAt(pool, cand.claim); expires.After(p.now) {
+			p.wakeAt(expires)
+		}
 		if protected[cand.claim.Name] {
 			// A replacement waits for the pods of the node it replaces: it is not idle.
 			delete(c.settle, cand.claim.Name)
@@ -234,26 +226,42 @@ func runningForPods(claim *v1alpha1.NodeClaim) bool {
 		claim.Status.Phase == v1alpha1.PhaseRunning && claim.Status.NodeName != ""
 }
 
-// census counts a pool's claims: those that run or are being disrupted (what budget
-// percentages are of), those being disrupted now (draining to stand by, or terminating
-// while asked to run), and those asked to stand by.
-func census(claims []v1alpha1.NodeClaim) (total, disrupting, standby int) {
+// counts are what a pool's claims add up to for disruption.
+type counts struct {
+	// total run or are being disrupted (what budget percentages are of); disrupting
+	// are being disrupted now (draining to stand by, or terminating while asked to run).
+	total, disrupting int
+	// live are not being deleted; of those, standby are asked to stand by and running
+	// to run.
+	live, standby, running int
+}
+
+// census counts a pool's claims.
+func census(claims []v1alpha1.NodeClaim) counts {
+	var n counts
 	for i := range claims {
 		claim := &claims[i]
 		deleting := !claim.DeletionTimestamp.IsZero()
 		switch {
 		case claim.Status.Phase == v1alpha1.PhaseDraining,
 			deleting && claim.Spec.DesiredState == v1alpha1.DesiredRunning && claim.Status.NodeName != "":
-			total++
-			disrupting++
+			n.total++
+			n.disrupting++
 		case claim.Status.Phase == v1alpha1.PhaseRunning:
-			total++
+			n.total++
 		}
-		if !deleting && claim.Spec.DesiredState == v1alpha1.DesiredStandby {
-			standby++
+		if deleting {
+			continue
+		}
+		n.live++
+		switch claim.Spec.DesiredState {
+		case v1alpha1.DesiredStandby:
+			n.standby++
+		case v1alpha1.DesiredRunning:
+			n.running++
 		}
 	}
-	return total, disrupting, standby
+	return n
 }
 
 // neededBy reports whether pods waiting for capacity now would be placed on the

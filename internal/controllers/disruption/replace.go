@@ -77,11 +77,10 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 			delete(c.replacing, cand.claim.Name) // planned again in the next pass
 		case ready:
 			d := decision{reason: cand.stale, why: fmt.Sprintf("%s and its replacement runs (%s); draining and terminating it", state, strings.Join(r.by, ", "))}
-			pp.budget.disrupting-- // it counted as under way; act takes it again
 			acted, err := c.act(ctx, pp, cand, d)
-			r.done = acted
-			if !acted {
-				pp.budget.take()
+			if acted {
+				r.done = true
+				pp.budget.disrupting-- // it counted already, as a replacement under way
 			}
 			return err
 		}

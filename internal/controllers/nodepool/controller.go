@@ -14,14 +14,13 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/client-go/tools/events"
+	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
-	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -64,24 +63,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		b = b.Watches(class, handler.EnqueueRequestsFromMapFunc(r.poolsOfClass))
 	}
 	if r.CalendarChanged != nil {
-		jumps := make(chan event.GenericEvent)
-		if err := mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
-			for {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-r.CalendarChanged:
-					select {
-					case jumps <- event.GenericEvent{Object: &v1alpha1.NodePool{}}:
-					case <-ctx.Done():
-						return nil
-					}
-				}
-			}
-		})); err != nil {
-			return err
-		}
-		b = b.WatchesRawSource(source.Channel(jumps, handler.EnqueueRequestsFromMapFunc(r.allPools)))
+		b = b.WatchesRawSource(source.Func(r.onCalendarJump))
 	}
 	return b.Complete(r)
 }
@@ -95,14 +77,26 @@ func requestsFor(pools []v1alpha1.NodePool) []ctrl.Request {
 	return requests
 }
 
-// allPools maps anything to every pool.
-func (r *Reconciler) allPools(ctx context.Context, _ client.Object) []ctrl.Request {
-	pools := &v1alpha1.NodePoolList{}
-	if err := r.Client.List(ctx, pools); err != nil {
-		log.FromContext(ctx).Error(err, "Listing the pools")
-		return nil
-	}
-	return requestsFor(pools.Items)
+// onCalendarJump queues every pool each time the calendar is set anew, until ctx ends.
+func (r *Reconciler) onCalendarJump(ctx context.Context, queue workqueue.TypedRateLimitingInterface[ctrl.Request]) error {
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-r.CalendarChanged:
+				pools := &v1alpha1.NodePoolList{}
+				if err := r.Client.List(ctx, pools); err != nil {
+					log.FromContext(ctx).Error(err, "Listing the pools after the calendar changed")
+					continue
+				}
+				for _, req := range requestsFor(pools.Items) {
+					queue.Add(req)
+				}
+			}
+		}
+	}()
+	return nil
 }
 
 // poolsOfClass maps a node class to the pools that use it.
