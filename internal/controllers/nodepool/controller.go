@@ -149,6 +149,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	class, err := nodeclass.Get(ctx, r.Client, pool.Spec.Template.NodeClassRef)
 	switch {
+	case obs.stopped == ReasonKillSwitch:
+		// Removing needs no node class: the switch works even when it is gone.
+		if err := r.removeAll(ctx, claims.Items); err != nil {
+			return ctrl.Result{}, err
+		}
 	case apierrors.IsNotFound(err):
 		obs.classMissing = true
 	case err != nil:
@@ -164,27 +169,21 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.markDrift(ctx, claims.Items, hash); err != nil {
 			return ctrl.Result{}, err
 		}
-		switch obs.stopped {
-		case ReasonKillSwitch:
-			if err := r.removeAll(ctx, claims.Items); err != nil {
-				return ctrl.Result{}, err
-			}
-		case ReasonPaused:
-		default:
-			if err := r.scale(ctx, pool, class, hash, &obs); err != nil {
-				return ctrl.Result{}, err
-			}
-			obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
+		if obs.stopped == ReasonPaused {
+			break
 		}
+		if err := r.scale(ctx, pool, class, hash, &obs); err != nil {
+			return ctrl.Result{}, err
+		}
+		obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
 	}
 	recordMetrics(pool, writeStatus(pool, obs))
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
-	}
-	if windowErr != nil && meta.IsStatusConditionTrue(pool.Status.Conditions, v1alpha1.ConditionDegraded) &&
-		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
-		log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
+		if windowErr != nil {
+			log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
+		}
 	}
 	// A window opening or closing, or a standby claim expiring, changes the plan then;
 	// nothing else would bring the pool here at that moment.

@@ -37,9 +37,10 @@ type plan struct {
 
 // planStandby keeps the standby claims (those asked to be standby, warming ones
 // included) between target and ceiling: a shortfall below target is created in one pass
-// within limits, and an excess above ceiling removed, the oldest first. The ceiling leaves room for running nodes given back to the pool. Every claim
-// of the pool counts against the limits; a claim not launched yet counts as perNode, the
-// capacity of the node a new claim would get.
+// within limits, and an excess above ceiling removed, the oldest first. The ceiling
+// leaves room for running nodes given back to the pool. Every claim of the pool counts
+// against the limits; a claim not launched yet counts as perNode, the capacity of the
+// node a new claim would get.
 //
 // Stale standby claims are replaced: fresh ones are created for the target as if the
 // stale ones were not there, and each stale one is removed once a fresh one stands by in
@@ -69,19 +70,11 @@ func planStandby(target, ceiling int32, members []member, limits *v1alpha1.Limit
 	// Above the cap on nodes (a window may lower it, to 0 at night), standby claims go
 	// first, stale ones first; running nodes are disruption's to give back.
 	if limits != nil && limits.Nodes != nil && live > int(*limits.Nodes) {
-		over := live - int(*limits.Nodes)
-		var p plan
-		for _, m := range append(append([]member(nil), stale...), fresh...)[:min(over, len(stale)+len(fresh))] {
-			p.remove = append(p.remove, m.name)
-		}
-		return p
+		standby := namesOf(stale, fresh)
+		return plan{remove: standby[:min(live-int(*limits.Nodes), len(standby))]}
 	}
 	if excess := len(fresh) - int(ceiling); excess > 0 {
-		var p plan
-		for _, m := range append(stale, fresh[:excess]...) {
-			p.remove = append(p.remove, m.name)
-		}
-		return p
+		return plan{remove: namesOf(stale, fresh[:excess])}
 	}
 	// A stale claim that never stood by (it expired while warming up) is still coming:
 	// it is counted as coming, or a pool whose nodes expire faster than they warm up
@@ -109,10 +102,19 @@ func planStandby(target, ceiling int32, members []member, limits *v1alpha1.Limit
 	// beyond it go now, and so do those whose place the limits cannot give a fresh one.
 	keep := min(max(int(target)-ready, 0), len(stale))
 	keep = max(keep-(want-p.create), 0)
-	for _, m := range stale[:len(stale)-keep] {
-		p.remove = append(p.remove, m.name)
-	}
+	p.remove = namesOf(stale[:len(stale)-keep])
 	return p
+}
+
+// namesOf lists the names of the members of each group in turn.
+func namesOf(groups ...[]member) []string {
+	var names []string
+	for _, g := range groups {
+		for _, m := range g {
+			names = append(names, m.name)
+		}
+	}
+	return names
 }
 
 // oldestFirst sorts members by creation, then name.
