@@ -228,3 +228,16 @@ func TestAnUnknownTimeZoneKeepsTheSpecTargets(t *testing.T) {
 		t.Fatalf("no %s Event on the pool", nodepool.ReasonInvalidWindow)
 	}
 }
+
+// The kill switch works when the pool's node class is gone: nothing it does needs one.
+func TestTheKillSwitchWorksWithoutTheNodeClass(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("web", 2, nil)
+	f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	if err := f.Env.Client.Delete(f.Ctx, &v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}); err != nil {
+		t.Fatal(err)
+	}
+	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.KillSwitch = true })
+	f.Eventually("every claim of the pool is gone", func() bool { return len(f.Claims("web")) == 0 })
+	f.CheckInvariants()
+}
