@@ -32,10 +32,13 @@ var Phases = []NodeClaimPhase{
 
 // Condition types of a NodeClaim.
 const (
-	ConditionLaunched       = "Launched"
-	ConditionRegistered     = "Registered"
-	ConditionInitialized    = "Initialized"
-	ConditionWarmedUp       = "WarmedUp"
+	ConditionLaunched    = "Launched"
+	ConditionRegistered  = "Registered"
+	ConditionInitialized = "Initialized"
+	ConditionWarmedUp    = "WarmedUp"
+	// ConditionStarted is False, with the cloud's error code as reason, when the cloud
+	// refused the last start of a standby node (for lack of capacity or quota).
+	ConditionStarted        = "Started"
 	ConditionDrifted        = "Drifted"
 	ConditionEmpty          = "Empty"
 	ConditionConsolidatable = "Consolidatable"
@@ -47,4 +50,7 @@ const (
 	ConditionReady = "Ready"
 	// ConditionDegraded: something keeps the pool from its target; the reason says what.
 	ConditionDegraded = "Degraded"
+	// ConditionBudgetsValid: every disruption budget of the pool can be read and its
+	// schedule fires; False says which does not and what Stratos does about it.
+	ConditionBudgetsValid = "BudgetsValid"
 )

@@ -142,8 +142,10 @@ type NodeClaimStatus struct {
 	// +optional
 	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
 
-	// TemplateHash is the hash of the pool template and node class at launch; a different
-	// current hash means the claim has drifted.
+	// TemplateHash is the hash of what the claim was made from: the pool template when
+	// the claim was created (its labels, taints and requirements are copied then) and
+	// the node class it launched with. A different hash of the pool's current template
+	// and node class means the claim has drifted.
 	// +optional
 	TemplateHash string `json:"templateHash,omitempty"`
 

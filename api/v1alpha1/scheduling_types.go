@@ -93,3 +93,13 @@ type NodeClassReference struct {
 // +kubebuilder:validation:MaxLength=63
 // +kubebuilder:validation:XValidation:rule="size(self) == 0 || self.matches('^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')",message="label values must be at most 63 letters, digits, '-', '_' or '.', starting and ending with a letter or digit"
 type LabelValue string
+
+// CoreRequirements returns requirements as Kubernetes node-selector requirements, the
+// form the node-affinity helpers of k8s.io/component-helpers match nodes with.
+func CoreRequirements(requirements []NodeSelectorRequirement) []corev1.NodeSelectorRequirement {
+	out := make([]corev1.NodeSelectorRequirement, 0, len(requirements))
+	for _, r := range requirements {
+		out = append(out, r.Core())
+	}
+	return out
+}

@@ -29,6 +29,10 @@ const (
 // StandbyTaint is the taint on warming and standby Nodes.
 var StandbyTaint = corev1.Taint{Key: TaintStandbyKey, Effect: corev1.TaintEffectNoSchedule}
 
+// AnnotationTemplateHash on a NodeClaim is the hash of the pool template it was created
+// from; with the node class it launched with it tells whether the claim has drifted.
+const AnnotationTemplateHash = Group + "/template-hash"
+
 // Annotations users put on pods and Nodes.
 const (
 	// AnnotationDoNotDisrupt on a pod or a Node blocks voluntary disruption of its Node.

@@ -69,3 +69,38 @@ func TestHashChangesWithTemplateAndClassOnly(t *testing.T) {
 		t.Error("changing the node class must change the hash")
 	}
 }
+
+// A claim is made of the template when it is created and of the node class when it
+// launches: a template change between the two is drift; a class change before the
+// launch is not, since the launch reads the new class.
+func TestClaimHashDescribesWhatTheClaimWasMadeFrom(t *testing.T) {
+	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Zones: []string{"fake-1a"}}}
+	claim := NewClaim(pool(), v1alpha1.DesiredStandby)
+	if claim.Annotations[v1alpha1.AnnotationTemplateHash] != TemplateHash(pool()) {
+		t.Fatalf("a new claim must carry the hash of its template, got %v", claim.Annotations)
+	}
+	current, _ := Hash(pool(), class)
+	if got, _ := ClaimHash(claim, pool(), class); got != current {
+		t.Fatalf("a claim launched from the current template and class has hash %s, want %s", got, current)
+	}
+
+	changed := pool()
+	changed.Spec.Template.Labels["team"] = "b"
+	now, _ := Hash(changed, class)
+	if got, _ := ClaimHash(claim, changed, class); got == now {
+		t.Fatal("a claim created before a template change and launched after it must count as drifted")
+	}
+
+	rezoned := class.DeepCopy()
+	rezoned.Spec.Zones = []string{"fake-1b"}
+	now, _ = Hash(pool(), rezoned)
+	if got, _ := ClaimHash(claim, pool(), rezoned); got != now {
+		t.Fatal("a claim launched with the new node class has not drifted")
+	}
+
+	legacy := claim.DeepCopy()
+	delete(legacy.Annotations, v1alpha1.AnnotationTemplateHash)
+	if got, _ := ClaimHash(legacy, pool(), class); got != current {
+		t.Fatal("a claim without the annotation is taken as made from the current template")
+	}
+}

@@ -92,8 +92,13 @@ var (
 
 	Disruptions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_disruptions_total",
-		Help: "Nodes voluntarily disrupted, by pool, reason (Empty) and action (standby: given back to the warm pool; terminate).",
+		Help: "Nodes voluntarily disrupted, by pool, reason (Empty, Underutilized, Drifted, Expired) and action (standby: given back to the warm pool; terminate).",
 	}, []string{"nodepool", "reason", "action"})
+
+	ControllerPanics = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_controller_panics_total",
+		Help: "Passes of a singleton loop (provisioning, disruption) that panicked and were recovered; the loop carries on with the next pass.",
+	}, []string{"controller"})
 )
 
 // All lists every Stratos metric.
@@ -102,7 +107,7 @@ var All = []prometheus.Collector{
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
 	PoolNodes, PoolStandbyTarget,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions,
-	Disruptions,
+	Disruptions, ControllerPanics,
 }
 
 func init() {

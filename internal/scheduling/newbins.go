@@ -59,6 +59,9 @@ func (s *solver) tryNew(p *podInfo, b *bin, soft bool) bool {
 	}
 	if p.needsZone {
 		s.keepZones(b.pool, candidates, zoneBit(s.chooseZone(p, b.pool, candidates)))
+		if candidates.empty() {
+			return false // no offering has a zone the pod could count in
+		}
 	}
 	if !s.reserve(b, candidates) {
 		return false

@@ -72,8 +72,8 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 	for _, it := range types {
 		ti := instanceType{name: it.Name, allocatable: fromList(it.Allocatable()), capacity: fromList(it.Capacity), first: len(ps.offerings)}
 		for _, o := range it.Offerings {
-			if !o.Available {
-				continue
+			if !o.Available || o.Zone == "" {
+				continue // nothing to buy, or nowhere to place a node bought
 			}
 			labels := it.Labels(o)
 			for k, v := range tmpl.Labels {

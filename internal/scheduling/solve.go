@@ -2,10 +2,13 @@ package scheduling
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
 // solver is one simulation.
@@ -27,6 +30,9 @@ type solver struct {
 // when they can be, and dropped for a pod that cannot be placed with them.
 func Solve(in Input) Result {
 	s := newSolver(in)
+	if len(s.topo.zones) > MaxZones {
+		return s.refuseAll(fmt.Sprintf("the simulation handles at most %d zones and the cluster and pools span %d", MaxZones, len(s.topo.zones)))
+	}
 	var unschedulable []*podInfo
 	for _, p := range s.pods {
 		if s.place(p, true) || (len(p.soft) > 0 && s.place(p, false)) {
@@ -112,16 +118,11 @@ func newSolver(in Input) *solver {
 func (s *solver) addClaimBin(kind binKind, c Claim, daemonSets []*corev1.Pod) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: c.Claim.Name, Labels: c.Labels}, Spec: corev1.NodeSpec{Taints: c.Taints}}
 	free := fromList(c.Allocatable)
-	if !slices.ContainsFunc(c.Pods, isDaemonSetPod) {
+	if !slices.ContainsFunc(c.Pods, podutil.OwnedByDaemonSet) {
 		overhead := daemonSetOverhead(daemonSets, node)
 		free.sub(&overhead)
 	}
 	s.addFixedBin(kind, c.Claim.Name, node, free, c.Pods, c.PricePerHour)
-}
-
-func isDaemonSetPod(pod *corev1.Pod) bool {
-	owner := metav1.GetControllerOf(pod)
-	return owner != nil && owner.Kind == "DaemonSet"
 }
 
 // addFixedBin adds a node or claim with the pods already on it.

@@ -9,9 +9,11 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	nodeutil "k8s.io/component-helpers/node/util"
 	"k8s.io/utils/clock"
@@ -22,6 +24,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -74,16 +77,16 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 	types := catalog{}
 	current := map[string]*v1alpha1.NodePool{}
 	hashes := map[string]string{}
-	liveClaims := map[string][]*v1alpha1.NodeClaim{}
-	for _, cs := range snap.Claims {
-		liveClaims[cs.Claim.Spec.NodePool] = append(liveClaims[cs.Claim.Spec.NodePool], cs.Claim)
+	poolClaims := map[string][]*v1alpha1.NodeClaim{}
+	for _, claim := range snap.All {
+		poolClaims[claim.Spec.NodePool] = append(poolClaims[claim.Spec.NodePool], claim)
 	}
 	for i := range pools.Items {
 		pool := &pools.Items[i]
 		if !pool.DeletionTimestamp.IsZero() || pool.Spec.Paused || pool.Spec.KillSwitch {
 			continue // nothing of the pool is launched or started
 		}
-		sp, hash, err := b.schedulingPool(ctx, pool, liveClaims[pool.Name], types)
+		sp, hash, err := b.schedulingPool(ctx, pool, poolClaims[pool.Name], types)
 		if err != nil {
 			log.FromContext(ctx).Error(err, "Leaving a pool out of this decision", "nodepool", pool.Name)
 			continue
@@ -96,16 +99,17 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 			in.Nodes = append(in.Nodes, scheduling.Node{Node: withoutLaggingTaints(ns.Node), Pods: ns.Pods})
 		}
 	}
+	now := b.Clock.Now()
 	for _, cs := range snap.Claims {
 		c, ok := schedulingClaim(cs, types)
 		if !ok {
 			continue
 		}
 		pool := current[cs.Claim.Spec.NodePool]
-		if c.Standby && pool == nil {
-			continue // its pool is paused, stopped by its kill switch, or gone
+		if c.Standby && (pool == nil || StartRefusedRecently(cs.Claim, now)) {
+			continue // its pool is paused, stopped by its kill switch, or gone; or the cloud just refused to start it
 		}
-		if c.Standby && claimtemplate.Stale(pool, cs.Claim, hashes[pool.Name], b.Clock.Now()) != "" {
+		if c.Standby && claimtemplate.Stale(pool, cs.Claim, hashes[pool.Name], now) != "" {
 			c.Rank += StaleRank
 		}
 		in.Claims = append(in.Claims, c)
@@ -113,11 +117,12 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 	for _, ds := range snap.DaemonSets {
 		in.DaemonSets = append(in.DaemonSets, daemonSetPod(ds))
 	}
-	return in, nil
+	return in, in.Validate()
 }
 
 // schedulingPool is a pool with the instance types its class offers within its
-// requirements, and what its limits leave; and the hash of its current template.
+// requirements, and what its limits leave given all of its claims; and the hash of its
+// current template.
 func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, types catalog) (scheduling.Pool, string, error) {
 	class, err := nodeclass.Get(ctx, b.Client, pool.Spec.Template.NodeClassRef)
 	if err != nil {
@@ -131,46 +136,46 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, cl
 	if err != nil {
 		return scheduling.Pool{}, "", fmt.Errorf("listing instance types: %w", err)
 	}
-	var requirements []corev1.NodeSelectorRequirement
-	for _, r := range pool.Spec.Template.Requirements {
-		requirements = append(requirements, r.Core())
-	}
-	sp := scheduling.Pool{Pool: pool, NodesLeft: -1}
+	requirements := v1alpha1.CoreRequirements(pool.Spec.Template.Requirements)
+	sp := scheduling.Pool{Pool: pool}
+	zones := map[string]bool{}
 	for _, it := range offered {
 		types[it.Name] = it
 		narrowed := *it
 		narrowed.Offerings = nil
 		for _, o := range it.Offerings {
+			if o.Zone == "" {
+				return sp, "", fmt.Errorf("the cloud offers instance type %s without a zone", it.Name)
+			}
 			if ok, err := cloudprovider.Satisfies(it, o, requirements); err == nil && ok {
 				narrowed.Offerings = append(narrowed.Offerings, o)
+				zones[o.Zone] = true
 			}
 		}
 		if len(narrowed.Offerings) > 0 {
 			sp.InstanceTypes = append(sp.InstanceTypes, &narrowed)
 		}
 	}
+	if len(zones) > scheduling.MaxZones {
+		return sp, "", fmt.Errorf("the pool's instance types are offered in %d zones; the scheduling simulation handles at most %d: narrow the pool's zones with a requirement", len(zones), scheduling.MaxZones)
+	}
 	// The active window may cap the nodes; windows that cannot be read leave the spec's.
-	if targets, _ := windows.For(pool, windows.Calendar(b.Calendar, b.Clock).Now()); targets.MaxNodes != nil {
-		sp.NodesLeft = max(int(*targets.MaxNodes)-len(claims), 0)
-	}
-	if limits := pool.Spec.Limits; limits != nil {
-		var cpu, memory int64
-		for _, c := range claims {
-			capacity := c.Status.Capacity
-			if capacity == nil {
-				capacity = c.Spec.Resources.Requests
-			}
-			cpu += capacity.Cpu().MilliValue()
-			memory += capacity.Memory().Value()
-		}
-		if limits.CPU != nil {
-			sp.CPULeft = ptr.To(limits.CPU.MilliValue() - cpu)
-		}
-		if limits.Memory != nil {
-			sp.MemoryLeft = ptr.To(limits.Memory.Value() - memory)
-		}
-	}
+	targets, _ := windows.For(pool, windows.Calendar(b.Calendar, b.Clock).Now())
+	left := limits.Remaining(pool.Spec.Limits, targets.MaxNodes, claims, limits.Cheapest(offered))
+	sp.NodesLeft, sp.CPULeft, sp.MemoryLeft = left.Nodes, left.CPU, left.Memory
 	return sp, hash, nil
+}
+
+// StartRetryBackoff is how long a standby claim whose start the cloud refused (for lack
+// of capacity or quota) is not offered to pods again: the capacity seldom comes back
+// within seconds, and pods are better served by other standby nodes or a launch.
+const StartRetryBackoff = 3 * time.Minute
+
+// StartRefusedRecently reports whether the cloud refused to start the claim within
+// StartRetryBackoff of now.
+func StartRefusedRecently(claim *v1alpha1.NodeClaim, now time.Time) bool {
+	started := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionStarted)
+	return started != nil && started.Status == metav1.ConditionFalse && now.Sub(started.LastTransitionTime.Time) < StartRetryBackoff
 }
 
 // schedulingClaim is a claim provisioning may place pods on: one asked to run that does

@@ -18,6 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
 // Cluster is the picture. It is safe for concurrent use.
@@ -30,6 +31,8 @@ type Cluster struct {
 	podNode     map[types.UID]string
 	pending     map[types.UID]*corev1.Pod
 	claims      map[string]*v1alpha1.NodeClaim
+	// writes are this process's claim writes the informer does not show yet.
+	writes      map[string]observedWrite
 	daemonSets  map[types.NamespacedName]*appsv1.DaemonSet
 	nominations map[types.UID]nomination
 	// version grows whenever something that could make an unschedulable pod fit
@@ -57,6 +60,7 @@ func New(clk clock.PassiveClock) *Cluster {
 		podNode:     map[types.UID]string{},
 		pending:     map[types.UID]*corev1.Pod{},
 		claims:      map[string]*v1alpha1.NodeClaim{},
+		writes:      map[string]observedWrite{},
 		daemonSets:  map[types.NamespacedName]*appsv1.DaemonSet{},
 		nominations: map[types.UID]nomination{},
 	}
@@ -129,12 +133,40 @@ func (c *Cluster) updateNode(obj any, deleted bool) {
 }
 
 func (c *Cluster) updateClaim(obj any, deleted bool) {
-	if claim, ok := obj.(*v1alpha1.NodeClaim); ok {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.version++
-		store(c.claims, claim.Name, claim, deleted)
+	claim, ok := obj.(*v1alpha1.NodeClaim)
+	if !ok {
+		return
 	}
+	c.mu.Lock()
+	c.version++
+	store(c.claims, claim.Name, claim, deleted)
+	c.confirmWriteLocked(claim.Name, claim.ResourceVersion, deleted)
+	gone := claim
+	if deleted {
+		gone = nil
+	}
+	lapsed := c.nominationsLapseLocked(claim.Name, gone)
+	notify := c.onPending
+	c.mu.Unlock()
+	if lapsed && notify != nil {
+		notify()
+	}
+}
+
+// nominationsLapseLocked reports whether pods are nominated to the named claim that it,
+// as it is now (nil: gone), no longer holds: asked back to standby, or being deleted.
+// Provisioning is told then, so that the pods are planned again in the next batch
+// instead of waiting for a resync. The caller holds the lock.
+func (c *Cluster) nominationsLapseLocked(name string, claim *v1alpha1.NodeClaim) bool {
+	if claim != nil && claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+		return false
+	}
+	for _, n := range c.nominations {
+		if n.claim == name {
+			return true
+		}
+	}
+	return false
 }
 
 func (c *Cluster) updateDaemonSet(obj any, deleted bool) {
@@ -171,7 +203,7 @@ func (c *Cluster) updatePod(obj any, deleted bool) {
 	}
 	var notify func()
 	switch {
-	case deleted || finished(pod):
+	case deleted || podutil.Finished(pod):
 		delete(c.nominations, pod.UID)
 	case pod.Spec.NodeName != "":
 		if c.podsByNode[pod.Spec.NodeName] == nil {
@@ -188,8 +220,4 @@ func (c *Cluster) updatePod(obj any, deleted bool) {
 	if notify != nil {
 		notify()
 	}
-}
-
-func finished(pod *corev1.Pod) bool {
-	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
 }

@@ -2,9 +2,9 @@ package state
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
 // Provisionable reports whether provisioning should find capacity for a pod: kube-scheduler
@@ -15,10 +15,7 @@ func Provisionable(pod *corev1.Pod) bool {
 	if pod.Spec.NodeName != "" || !pod.DeletionTimestamp.IsZero() || pod.Status.NominatedNodeName != "" {
 		return false
 	}
-	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror || pod.Annotations[v1alpha1.AnnotationDoNotProvision] == "true" {
-		return false
-	}
-	if owner := metav1.GetControllerOf(pod); owner != nil && owner.Kind == "DaemonSet" {
+	if podutil.Mirror(pod) || podutil.OwnedByDaemonSet(pod) || pod.Annotations[v1alpha1.AnnotationDoNotProvision] == "true" {
 		return false
 	}
 	for _, c := range pod.Status.Conditions {
@@ -33,11 +30,5 @@ func Provisionable(pod *corev1.Pod) bool {
 // drained: anything but a DaemonSet's pod (its controller would only put it back), a
 // mirror pod (the kubelet's), or a pod that finished.
 func Workload(pod *corev1.Pod) bool {
-	if _, mirror := pod.Annotations[corev1.MirrorPodAnnotationKey]; mirror {
-		return false
-	}
-	if owner := metav1.GetControllerOf(pod); owner != nil && owner.Kind == "DaemonSet" {
-		return false
-	}
-	return pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed
+	return !podutil.Mirror(pod) && !podutil.OwnedByDaemonSet(pod) && !podutil.Finished(pod)
 }

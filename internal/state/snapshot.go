@@ -13,12 +13,20 @@ import (
 // Snapshot is the picture at one moment. It shares objects with the cache: treat them
 // as read-only.
 type Snapshot struct {
-	// Nodes that do not belong to a claim, or whose claim runs, with their pods (and
-	// those nominated to their claim, until kube-scheduler binds them).
+	// All is every claim, those being deleted included, with this process's writes the
+	// informer does not show yet. Limits and budgets count from it.
+	All []*v1alpha1.NodeClaim
+	// Nodes that pods may use now and keep using: those that belong to no claim, and
+	// those whose claim runs and is asked to go on running. Each comes with its pods,
+	// and those nominated to its claim until kube-scheduler binds them.
 	Nodes []NodeState
-	// Claims not being deleted that do not run yet, with the pods on their Node and
-	// those nominated to them.
+	// Claims not being deleted that do not serve as Nodes: those coming, standing by, or
+	// running but asked back to standby, with the pods on their Node and those
+	// nominated to them.
 	Claims []ClaimState
+	// Leaving are the workload pods bound to Nodes that are going away: their claim is
+	// asked back to standby or is being deleted. Each will need room elsewhere.
+	Leaving []*corev1.Pod
 	// Pending are the pods waiting for capacity that no live claim was nominated for.
 	Pending []*corev1.Pod
 	// DaemonSets of the cluster.
@@ -26,8 +34,9 @@ type Snapshot struct {
 	// Version changes whenever a pool, node class, Node or claim does.
 	Version uint64
 	// NextLapse is when the first nomination held now lapses because its claim has run
-	// for BindGrace (zero when none will): the pod waits for capacity again then, and
-	// provisioning should look at it.
+	// for BindGrace, or when a write the informer has not shown is forgotten (zero when
+	// neither will happen): pods may wait for capacity again then, and provisioning
+	// should look at them.
 	NextLapse time.Time
 }
 
@@ -54,6 +63,19 @@ type ClaimState struct {
 	Pods, Nominated []*corev1.Pod
 }
 
+// servesPods reports whether a claim's Node is one pods may use and keep using: the
+// claim runs, is asked to go on running and is not being deleted. A claim asked back to
+// standby or deleted drains its Node; counting the Node as room in the moment before
+// the drain cordons it would place pods on a node that is going away.
+func servesPods(claim *v1alpha1.NodeClaim) bool {
+	return claim.DeletionTimestamp.IsZero() && claim.Status.Phase == v1alpha1.PhaseRunning && claim.Spec.DesiredState == v1alpha1.DesiredRunning
+}
+
+// leaving reports whether a claim's Node is going away with the pods bound to it.
+func leaving(claim *v1alpha1.NodeClaim) bool {
+	return !claim.DeletionTimestamp.IsZero() || claim.Spec.DesiredState == v1alpha1.DesiredStandby
+}
+
 // Snapshot takes the picture, dropping the nominations that no longer hold (see
 // holds). A pod nominated to a claim that runs counts on the claim's Node for BindGrace,
 // so that its room is not given away before kube-scheduler binds it there.
@@ -61,10 +83,11 @@ func (c *Cluster) Snapshot() Snapshot {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
-	s := Snapshot{Version: c.version}
+	claims, writeExpires := c.claimsLocked(now)
+	s := Snapshot{Version: c.version, NextLapse: writeExpires}
 	nominated := map[string][]*corev1.Pod{}
 	for uid, n := range c.nominations {
-		claim := c.claims[n.claim]
+		claim := claims[n.claim]
 		pod := c.pending[uid]
 		lapse, ok := holds(n, claim, now)
 		if !ok || pod == nil {
@@ -78,12 +101,19 @@ func (c *Cluster) Snapshot() Snapshot {
 	}
 	claimNodes := map[string]bool{}
 	onNode := map[string][]*corev1.Pod{}
-	for _, claim := range c.claims {
+	for _, claim := range claims {
+		s.All = append(s.All, claim)
+		node := c.nodes[claim.Status.NodeName]
+		if node != nil {
+			claimNodes[node.Name] = true
+			if leaving(claim) {
+				s.Leaving = append(s.Leaving, workloads(c.podsByNode[node.Name])...)
+			}
+		}
 		if !claim.DeletionTimestamp.IsZero() {
 			continue
 		}
-		node := c.nodes[claim.Status.NodeName]
-		if claim.Status.Phase == v1alpha1.PhaseRunning && node != nil {
+		if node != nil && servesPods(claim) {
 			onNode[node.Name] = nominated[claim.Name] // the Node is one like the others now
 			continue
 		}
@@ -91,15 +121,15 @@ func (c *Cluster) Snapshot() Snapshot {
 		if node != nil {
 			cs.Node = node
 			cs.Pods = podList(c.podsByNode[node.Name])
-			claimNodes[node.Name] = true
 		}
 		s.Claims = append(s.Claims, cs)
 	}
 	for name, node := range c.nodes {
-		if claimNodes[name] {
-			continue // a claim's Node that does not run yet is the claim's
+		pods, serving := onNode[name]
+		if claimNodes[name] && !serving {
+			continue // a claim's Node that does not serve pods is the claim's
 		}
-		s.Nodes = append(s.Nodes, NodeState{Node: node, Pods: append(podList(c.podsByNode[name]), onNode[name]...)})
+		s.Nodes = append(s.Nodes, NodeState{Node: node, Pods: append(podList(c.podsByNode[name]), pods...)})
 	}
 	for uid, pod := range c.pending {
 		if _, ok := c.nominations[uid]; !ok {
@@ -153,16 +183,13 @@ func podList(pods map[types.UID]*corev1.Pod) []*corev1.Pod {
 	return out
 }
 
-// ObserveWrite records a claim this process just created or changed, so that the next
-// snapshot sees the write before the informer brings it: a decision made on a picture
-// without its own latest writes would take the same capacity twice. A claim the
-// informer already moved past the write is left as the informer has it.
-func (c *Cluster) ObserveWrite(claim *v1alpha1.NodeClaim, previousResourceVersion string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	current := c.claims[claim.Name]
-	if current == nil || current.ResourceVersion == previousResourceVersion {
-		c.claims[claim.Name] = claim
-		c.version++
+// workloads lists the workload pods among pods.
+func workloads(pods map[types.UID]*corev1.Pod) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, pod := range pods {
+		if Workload(pod) {
+			out = append(out, pod)
+		}
 	}
+	return out
 }

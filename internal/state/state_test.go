@@ -82,7 +82,7 @@ func TestNominationsHoldUntilBoundExpiredOrClaimGone(t *testing.T) {
 	c.Nominate("c1", []*corev1.Pod{pod}, time.Minute)
 
 	s := c.Snapshot()
-	if len(s.Pending) != 0 || len(s.Claims) != 1 || len(s.Claims[0].Nominated) != 1 || !s.NextLapse.IsZero() {
+	if len(s.Pending) != 0 || len(s.Claims) != 1 || len(s.Claims[0].Nominated) != 1 || !s.NextLapse.Equal(epoch.Add(WriteConfirmTimeout)) {
 		t.Fatalf("a nominated pod must wait on its claim: %+v", s)
 	}
 
@@ -159,12 +159,119 @@ func TestObserveWriteDoesNotUndoANewerInformerCopy(t *testing.T) {
 	mine := informer.DeepCopy()
 	mine.ResourceVersion = "6"
 	c.ObserveWrite(mine, "5") // written on top of 5: the informer is past it
-	if c.claims["c1"].ResourceVersion != "7" {
+	if s := c.Snapshot(); s.All[0].ResourceVersion != "7" {
 		t.Fatal("an older write replaced the informer's newer copy")
 	}
+	mine = mine.DeepCopy()
 	mine.ResourceVersion = "8"
 	c.ObserveWrite(mine, "7")
-	if c.claims["c1"].ResourceVersion != "8" {
+	if s := c.Snapshot(); s.All[0].ResourceVersion != "8" {
 		t.Fatal("a write on top of the cached copy must show at once")
+	}
+}
+
+// A claim this process created that the informer never shows (created and deleted
+// while the watch was down) counts for WriteConfirmTimeout, then no longer: its pods
+// wait for capacity again, and provisioning is told when.
+func TestAWriteTheInformerNeverShowsIsForgotten(t *testing.T) {
+	clk := testingclock.NewFakeClock(epoch)
+	c := New(clk)
+	pod := unschedulable("web")
+	c.updatePod(pod, false)
+	c.ObserveWrite(runningClaim("phantom", v1alpha1.PhaseLaunching), "")
+	c.Nominate("phantom", []*corev1.Pod{pod}, time.Hour)
+
+	s := c.Snapshot()
+	if len(s.Claims) != 1 || len(s.Pending) != 0 || len(s.All) != 1 {
+		t.Fatalf("a claim just written counts at once: %+v", s)
+	}
+	if want := epoch.Add(WriteConfirmTimeout); !s.NextLapse.Equal(want) {
+		t.Fatalf("NextLapse = %v, want the write's bound %v", s.NextLapse, want)
+	}
+	version := s.Version
+	clk.SetTime(epoch.Add(WriteConfirmTimeout))
+	s = c.Snapshot()
+	if len(s.Claims) != 0 || len(s.All) != 0 || len(s.Pending) != 1 {
+		t.Fatalf("an unconfirmed write must be forgotten after its bound: %+v", s)
+	}
+	if s.Version == version {
+		t.Error("forgetting a claim must change the version, so that waiting pods are looked at again")
+	}
+}
+
+// A write the informer shows is the informer's from then on: the bound does not apply.
+func TestAConfirmedWriteOutlivesTheBound(t *testing.T) {
+	clk := testingclock.NewFakeClock(epoch)
+	c := New(clk)
+	claim := runningClaim("c1", v1alpha1.PhaseLaunching)
+	c.ObserveWrite(claim, "")
+	c.updateClaim(claim, false)
+	clk.Step(2 * WriteConfirmTimeout)
+	if s := c.Snapshot(); len(s.All) != 1 {
+		t.Fatalf("a claim the informer shows must stay: %+v", s)
+	}
+}
+
+// A patch the informer has not shown yet wins over the informer's older copy, and a
+// deletion this process made counts as a deletion at once.
+func TestWritesOnTopOfTheInformerShowAtOnce(t *testing.T) {
+	c := New(testingclock.NewFakeClock(epoch))
+	claim := runningClaim("c1", v1alpha1.PhaseRunning)
+	claim.Status.NodeName = "n1"
+	c.updateClaim(claim, false)
+	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
+	pod := unschedulable("web")
+	pod.Spec.NodeName = "n1"
+	c.updatePod(pod, false)
+	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Leaving) != 0 {
+		t.Fatalf("a running claim's Node serves pods: %+v", s)
+	}
+
+	given := claim.DeepCopy()
+	given.Spec.DesiredState = v1alpha1.DesiredStandby
+	given.ResourceVersion = "2"
+	c.ObserveWrite(given, "1")
+	s := c.Snapshot()
+	if len(s.Nodes) != 0 || len(s.Leaving) != 1 || s.Leaving[0].Name != "web" {
+		t.Fatalf("a Node given back is no room, and its pods are leaving: %+v", s)
+	}
+	// The informer's copy of the write confirms it; an older copy does not undo it.
+	c.updateClaim(claim, false)
+	if s := c.Snapshot(); len(s.Nodes) != 0 {
+		t.Fatal("an informer event older than the write undid it")
+	}
+
+	c.ObserveDeletion(given)
+	s = c.Snapshot()
+	if len(s.Nodes) != 0 || len(s.Claims) != 0 || len(s.All) != 1 || s.All[0].DeletionTimestamp.IsZero() || len(s.Leaving) != 1 {
+		t.Fatalf("a claim deleted by this process is being deleted at once: %+v", s)
+	}
+}
+
+// Provisioning is told when a claim that pods are nominated to is asked back to standby
+// or deleted, so that they are planned again in the next batch.
+func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
+	c := New(testingclock.NewFakeClock(epoch))
+	pod := unschedulable("web")
+	c.updatePod(pod, false)
+	claim := runningClaim("c1", v1alpha1.PhaseStandby)
+	c.updateClaim(claim, false)
+	c.Nominate("c1", []*corev1.Pod{pod}, time.Hour)
+	told := 0
+	c.OnPending(func() { told++ })
+
+	c.updateClaim(claim, false)
+	if told != 0 {
+		t.Fatal("an unchanged claim must not wake provisioning")
+	}
+	back := claim.DeepCopy()
+	back.Spec.DesiredState = v1alpha1.DesiredStandby
+	c.updateClaim(back, false)
+	if told != 1 {
+		t.Fatalf("provisioning told %d times, want once when the claim went back to standby", told)
+	}
+	c.updateClaim(back, true)
+	if told != 2 {
+		t.Fatalf("provisioning told %d times, want again when the claim was deleted", told)
 	}
 }

@@ -24,6 +24,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
+
+	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
 const (
@@ -162,7 +164,7 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 	if !pod.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, s.finishDeletion(ctx, pod, host)
 	}
-	if pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed {
+	if podutil.Finished(pod) {
 		s.forget(req.NamespacedName)
 		return reconcile.Result{}, nil
 	}

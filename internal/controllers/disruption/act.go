@@ -24,7 +24,8 @@ type decision struct {
 // act reads the candidate again from the API server and, if it still runs the same
 // workload and may still be disrupted, gives it back to the warm pool or removes it. It
 // reports whether it acted; a candidate that changed meanwhile is left alone, with an
-// Event. Acting takes one node from the pool's budget.
+// Event. Acting takes one node from the pool's budget, and the pass's picture is taken
+// anew with the write in it, so that the decisions after this one see it.
 func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d decision) (bool, error) {
 	claim := &v1alpha1.NodeClaim{}
 	if err := c.APIReader.Get(ctx, client.ObjectKeyFromObject(cand.claim), claim); err != nil {
@@ -34,7 +35,10 @@ func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d de
 	if err := c.APIReader.List(ctx, pods, client.MatchingFields{"spec.nodeName": cand.node.Name}); err != nil {
 		return false, err
 	}
-	fresh := candidate{claim: claim, node: cand.node, pods: pods.Items}
+	fresh := candidate{claim: claim, node: cand.node}
+	for i := range pods.Items {
+		fresh.pods = append(fresh.pods, &pods.Items[i])
+	}
 	if !runningForPods(claim) || claim.Status.NodeName != cand.node.Name || fresh.workloadKey() != cand.workloadKey() || fresh.blocked() != "" {
 		c.event(claim, ReasonDisruptionAborted, "The node changed since it was chosen to go (%s); not disrupting it", d.reason)
 		return false, nil
@@ -47,15 +51,20 @@ func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d de
 		if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return false, client.IgnoreNotFound(ignoreConflict(err))
 		}
+		c.State.ObserveWrite(claim, base.ResourceVersion)
 		pp.standby++
-	} else if err := c.Client.Delete(ctx, claim, client.Preconditions{ResourceVersion: &claim.ResourceVersion}); err != nil {
-		return false, client.IgnoreNotFound(ignoreConflict(err))
+	} else {
+		if err := c.Client.Delete(ctx, claim, client.Preconditions{ResourceVersion: &claim.ResourceVersion}); err != nil {
+			return false, client.IgnoreNotFound(ignoreConflict(err))
+		}
+		c.State.ObserveDeletion(claim)
 	}
 	c.event(claim, string(d.reason), "%s", d.why)
 	metrics.Disruptions.WithLabelValues(pp.pool.Name, string(d.reason), action).Inc()
 	pp.budget.take()
 	pp.running--
 	delete(c.settle, claim.Name)
+	c.refresh(pp.pass)
 	return true, nil
 }
 

@@ -9,6 +9,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
+	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -16,18 +18,52 @@ import (
 type candidate struct {
 	claim *v1alpha1.NodeClaim
 	node  *corev1.Node
-	pods  []corev1.Pod
+	pods  []*corev1.Pod
+	// awaited counts the pods provisioning placed on the claim that are not bound yet.
+	awaited int
 	// stale says why the claim should be replaced (Drifted, Expired), or is "".
 	stale v1alpha1.DisruptionReason
+}
+
+// candidates are the pool's claims that run, asked to, with a Node, and the pods on it,
+// as the pass's picture shows them.
+func candidates(snap state.Snapshot, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, hash string, now time.Time) []candidate {
+	nodes := make(map[string]state.NodeState, len(snap.Nodes))
+	for _, ns := range snap.Nodes {
+		nodes[ns.Node.Name] = ns
+	}
+	var out []candidate
+	for _, claim := range claims {
+		ns, ok := nodes[claim.Status.NodeName]
+		if !runningForPods(claim) || !ok {
+			continue
+		}
+		cand := candidate{claim: claim, node: ns.Node, stale: claimtemplate.Stale(pool, claim, hash, now)}
+		for _, pod := range ns.Pods {
+			if pod.Spec.NodeName == ns.Node.Name {
+				cand.pods = append(cand.pods, pod)
+			} else {
+				cand.awaited++ // nominated to the claim, not bound yet
+			}
+		}
+		out = append(out, cand)
+	}
+	return out
+}
+
+// runningForPods reports whether a claim runs, asked to, with a Node.
+func runningForPods(claim *v1alpha1.NodeClaim) bool {
+	return claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1alpha1.DesiredRunning &&
+		claim.Status.Phase == v1alpha1.PhaseRunning && claim.Status.NodeName != ""
 }
 
 // workloads are the pods bound to the candidate's Node that disrupting it would move:
 // not DaemonSet or mirror pods, not finished ones.
 func (c candidate) workloads() []*corev1.Pod {
 	var out []*corev1.Pod
-	for i := range c.pods {
-		if state.Workload(&c.pods[i]) {
-			out = append(out, &c.pods[i])
+	for _, pod := range c.pods {
+		if state.Workload(pod) {
+			out = append(out, pod)
 		}
 	}
 	return out
@@ -52,9 +88,8 @@ func (c candidate) blocked() string {
 	if c.node.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" {
 		return "the Node is annotated " + v1alpha1.AnnotationDoNotDisrupt
 	}
-	for i := range c.pods {
-		pod := &c.pods[i]
-		if pod.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed {
+	for _, pod := range c.pods {
+		if pod.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" && !podutil.Finished(pod) {
 			return "pod " + pod.Namespace + "/" + pod.Name + " is annotated " + v1alpha1.AnnotationDoNotDisrupt
 		}
 	}

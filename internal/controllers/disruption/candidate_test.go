@@ -13,7 +13,11 @@ import (
 )
 
 func nodeWith(pods ...corev1.Pod) candidate {
-	return candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}, node: &corev1.Node{}, pods: pods}
+	c := candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}, node: &corev1.Node{}}
+	for i := range pods {
+		c.pods = append(c.pods, &pods[i])
+	}
+	return c
 }
 
 var daemonPod = corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "ds", OwnerReferences: []metav1.OwnerReference{{Kind: "DaemonSet", Name: "agent", Controller: ptr.To(true)}}}}
@@ -78,26 +82,27 @@ func TestDoNotDisruptOnTheNodeOrARunningPod(t *testing.T) {
 
 func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 	deleted := metav1.Now()
-	claim := func(desired v1alpha1.DesiredState, phase v1alpha1.NodeClaimPhase, deleting bool) v1alpha1.NodeClaim {
-		c := v1alpha1.NodeClaim{Spec: v1alpha1.NodeClaimSpec{DesiredState: desired}, Status: v1alpha1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
+	claim := func(desired v1alpha1.DesiredState, phase v1alpha1.NodeClaimPhase, deleting bool) *v1alpha1.NodeClaim {
+		c := &v1alpha1.NodeClaim{Spec: v1alpha1.NodeClaimSpec{DesiredState: desired}, Status: v1alpha1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
 		if deleting {
 			c.DeletionTimestamp = &deleted
 		}
 		return c
 	}
-	n := census([]v1alpha1.NodeClaim{
+	n := census([]*v1alpha1.NodeClaim{
 		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
 		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
+		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseRunning, false),    // just asked back, not draining yet
 		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseDraining, false),   // giving back
 		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseTerminating, true), // a running node going away
 		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseStandby, false),    // warm
 		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseTerminating, true), // an excess standby going away
 		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseWarmingUp, false),  // warming
 	})
-	if n.total != 4 || n.disrupting != 2 || n.standby != 3 {
-		t.Fatalf("total %d, disrupting %d, standby %d; want 4, 2, 3", n.total, n.disrupting, n.standby)
+	if n.total != 5 || n.disrupting != 3 || n.standby != 4 {
+		t.Fatalf("total %d, disrupting %d, standby %d; want 5, 3, 4", n.total, n.disrupting, n.standby)
 	}
-	if n.live != 5 || n.running != 2 {
-		t.Fatalf("live %d, running %d; want 5, 2", n.live, n.running)
+	if n.live != 6 || n.running != 2 {
+		t.Fatalf("live %d, running %d; want 6, 2", n.live, n.running)
 	}
 }

@@ -19,18 +19,32 @@ import (
 // cluster's other running nodes, simulated with kube-scheduler's predicates on the
 // current state with those nodes removed. It first looks for the most nodes that can go
 // together (their pods fitting on fewer), cheapest to disrupt first, then for any single
-// one. Only nodes that exist count as room: consolidation never starts or launches a node,
-// so it cannot cause the start/stop churn it exists to avoid, and the pods waiting now
-// are placed in the same simulation, so a node they need is never freed.
+// one. Only nodes that exist and stay count as room: consolidation never starts or
+// launches a node, so it cannot cause the start/stop churn it exists to avoid; nodes
+// being given back or replaced are no room. The pods waiting now and those on nodes
+// going away are placed in the same simulation, so a node they need is never freed. A
+// pool waits while pods it would serve are pending: its nodes may be what they wait for.
 func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candidate) error {
+	if len(busy) == 0 {
+		return nil
+	}
+	in, err := c.simulationInput(ctx, pp.pass)
+	if err != nil {
+		return err
+	}
+	if waiting := c.podsWaitingFor(pp, in); waiting > 0 {
+		log.FromContext(ctx).V(1).Info("Not consolidating while pods of the pool are pending", "nodepool", pp.pool.Name, "pods", waiting)
+		return nil
+	}
+	needing := pp.needingRoom()
 	var movable []candidate
 	for _, cand := range busy {
 		why := cand.blocked()
 		if why == "" {
 			why = cand.unmovable()
 		}
-		if why == "" && neededBy(cand, pp.snap.Pending) {
-			why = "pods waiting now would be placed on it"
+		if why == "" && neededBy(cand, needing) {
+			why = "pods waiting for room would be placed on it"
 		}
 		if why != "" {
 			log.FromContext(ctx).V(1).Info("Not consolidating a node", "nodeclaim", cand.claim.Name, "because", why)
@@ -42,12 +56,8 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 	if allowed <= 0 {
 		return nil
 	}
-	in, err := c.simulationInput(ctx, pp.pass)
-	if err != nil {
-		return err
-	}
 	c.cheapestToDisruptFirst(movable)
-	r := newRoom(in, pp.snap.Pending)
+	r := newRoom(in, needing)
 	chosen := r.largestFitting(movable[:allowed])
 	if len(chosen) == 0 {
 		for _, cand := range movable {
@@ -74,6 +84,56 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 		}
 	}
 	return nil
+}
+
+// podsWaitingFor counts the pods pending for the pool: nominated to one of its claims and
+// not bound yet, or waiting for capacity that the pool's nodes, claims or template would
+// give them.
+func (c *Controller) podsWaitingFor(pp *poolPass, in scheduling.Input) int {
+	waiting := 0
+	ours := map[string]bool{}
+	for _, claim := range pp.claimsOf(pp.pool.Name) {
+		ours[claim.Name] = true
+	}
+	own := scheduling.Input{Pods: pp.snap.Pending, DaemonSets: in.DaemonSets}
+	for _, cs := range pp.snap.Claims {
+		if ours[cs.Claim.Name] {
+			waiting += len(cs.Nominated)
+		}
+	}
+	for _, n := range in.Nodes {
+		if n.Node.Labels[v1alpha1.LabelNodePool] != pp.pool.Name {
+			continue
+		}
+		own.Nodes = append(own.Nodes, n)
+		for _, pod := range n.Pods {
+			if pod.Spec.NodeName == "" {
+				waiting++ // nominated to the node's claim, not bound yet
+			}
+		}
+	}
+	if len(pp.snap.Pending) == 0 {
+		return waiting
+	}
+	for _, cl := range in.Claims {
+		if ours[cl.Claim.Name] {
+			own.Claims = append(own.Claims, cl)
+		}
+	}
+	for _, sp := range in.Pools {
+		if sp.Pool.Name == pp.pool.Name {
+			own.Pools = append(own.Pools, sp)
+		}
+	}
+	r := scheduling.Solve(own)
+	waiting += len(r.Existing) + len(r.InFlight)
+	for _, s := range r.Starts {
+		waiting += len(s.Pods)
+	}
+	for _, l := range r.Launches {
+		waiting += len(l.Pods)
+	}
+	return waiting
 }
 
 // cheapestToDisruptFirst orders candidates by the pods a disruption moves, then by the

@@ -25,7 +25,7 @@ func cluster(loads ...[]int64) (scheduling.Input, []candidate) {
 			Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110")}}}
 		cand := candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claim-" + name}}, node: node}
 		for j, milli := range load {
-			cand.pods = append(cand.pods, corev1.Pod{
+			cand.pods = append(cand.pods, &corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", name, j), Namespace: "default", UID: k8stypes.UID(fmt.Sprintf("%s-%d", name, j)),
 					OwnerReferences: []metav1.OwnerReference{{Kind: "ReplicaSet", Name: "web", Controller: ptr.To(true)}}},
 				Spec: corev1.PodSpec{NodeName: name, Containers: []corev1.Container{{Name: "app", Resources: corev1.ResourceRequirements{

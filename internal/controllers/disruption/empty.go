@@ -22,7 +22,7 @@ func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []ca
 			log.FromContext(ctx).V(1).Info("Not disrupting an empty node", "nodeclaim", cand.claim.Name, "because", why)
 			continue
 		}
-		if neededBy(cand, pp.snap.Pending) {
+		if neededBy(cand, pp.needingRoom()) {
 			log.FromContext(ctx).V(1).Info("Not disrupting an empty node that waiting pods need", "nodeclaim", cand.claim.Name)
 			continue
 		}

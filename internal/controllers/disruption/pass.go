@@ -7,13 +7,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
-	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
+	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -24,7 +23,10 @@ import (
 const defaultConsolidateAfter = 30 * time.Second
 
 // pass is what one pass over the pools shares: the moment, the cluster's picture, and
-// the simulation's input, built when first needed.
+// the simulation's input, built when first needed. Every decision that writes takes the
+// picture anew (the state shows this process's writes at once), so that each decision
+// sees the ones before it: a node given back is no room, its pods need room, a claim
+// started or launched for a replacement is taken.
 type pass struct {
 	now   time.Time
 	snap  state.Snapshot
@@ -41,21 +43,49 @@ func (p *pass) wakeAt(t time.Time) {
 	}
 }
 
-// simulationInput is the cluster as the scheduling simulation sees it, for this pass.
+// needingRoom are the pods that need room on the nodes that stay: those waiting for
+// capacity now, and those on nodes going away.
+func (p *pass) needingRoom() []*corev1.Pod {
+	return append(append([]*corev1.Pod(nil), p.snap.Pending...), p.snap.Leaving...)
+}
+
+// refresh takes the cluster's picture anew after a decision wrote.
+func (c *Controller) refresh(p *pass) {
+	p.snap, p.input = c.State.Snapshot(), nil
+}
+
+// simulationInput is the cluster as the scheduling simulation sees it now. Nodes being
+// replaced are going and offer no room; their pods are on the claims replacing them.
 func (c *Controller) simulationInput(ctx context.Context, p *pass) (scheduling.Input, error) {
 	if p.input == nil {
 		in, err := simulation.Builder{Client: c.Client, Cloud: c.Cloud, Clock: c.Clock, Calendar: c.Calendar}.Input(ctx, p.snap, nil)
 		if err != nil {
 			return in, err
 		}
+		in.Nodes = withoutNodes(in.Nodes, c.replacedNodes())
+		c.holdReplacements(&in)
 		p.input = &in
 	}
 	return *p.input, nil
 }
 
+// withoutNodes is nodes without the named ones.
+func withoutNodes(nodes []scheduling.Node, names map[string]bool) []scheduling.Node {
+	out := make([]scheduling.Node, 0, len(nodes))
+	for _, n := range nodes {
+		if !names[n.Node.Name] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 // Pass looks at every pool once, gives back, terminates or replaces the nodes whose time
-// came, and returns when the next candidate's wait ends (zero when none waits).
-func (c *Controller) Pass(ctx context.Context) (time.Time, error) {
+// came, and returns when the next candidate's wait ends (zero when none waits). A panic
+// of the pass is recovered, logged with the input's size and counted.
+func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
+	var size recovery.Size
+	defer recovery.Recover(ctx, "disruption", &size, &err)
 	if c.settle == nil {
 		c.settle, c.replacing = settling{}, map[string]*replacement{}
 	}
@@ -64,14 +94,18 @@ func (c *Controller) Pass(ctx context.Context) (time.Time, error) {
 		return time.Time{}, err
 	}
 	p := &pass{now: c.Clock.Now(), snap: c.State.Snapshot()}
+	size = recovery.Size{"pools", len(pools.Items), "claims", len(p.snap.All), "nodes", len(p.snap.Nodes), "pending", len(p.snap.Pending)}
 	live := map[string]bool{}
+	for _, claim := range p.snap.All {
+		live[claim.Name] = true
+	}
 	var errs []error
 	for i := range pools.Items {
 		pool := &pools.Items[i]
 		if !pool.DeletionTimestamp.IsZero() {
 			continue
 		}
-		errs = append(errs, c.passPool(ctx, p, pool, live))
+		errs = append(errs, c.passPool(ctx, p, pool))
 	}
 	c.settle.forgetAllBut(live)
 	for name := range c.replacing {
@@ -106,17 +140,21 @@ func (pp *poolPass) giveBack(cand candidate) bool {
 // (empty or under-used) without going below the active window's running minimum.
 func (pp *poolPass) idleMayGo() int { return pp.running - pp.minRunning }
 
+// claimsOf are the pool's claims in the pass's picture, those being deleted included.
+func (p *pass) claimsOf(pool string) []*v1alpha1.NodeClaim {
+	var out []*v1alpha1.NodeClaim
+	for _, claim := range p.snap.All {
+		if claim.Spec.NodePool == pool {
+			out = append(out, claim)
+		}
+	}
+	return out
+}
+
 // passPool handles one pool: stale nodes are replaced, then empty nodes, then (under
 // WhenUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
 // workload has not changed for consolidateAfter, as far as the budgets allow.
-func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodePool, seen map[string]bool) error {
-	claims := &v1alpha1.NodeClaimList{}
-	if err := c.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodePool: pool.Name}); err != nil {
-		return err
-	}
-	for i := range claims.Items {
-		seen[claims.Items[i].Name] = true
-	}
+func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodePool) error {
 	if pool.Spec.Paused || pool.Spec.KillSwitch {
 		return nil // paused: nothing changes; kill switch: the pool controller removes all
 	}
@@ -128,11 +166,8 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	if err != nil {
 		return err
 	}
-	candidates, err := c.candidates(ctx, pool, claims.Items, hash, p.now)
-	if err != nil {
-		return err
-	}
-	n := census(claims.Items)
+	claims := p.claimsOf(pool.Name)
+	n := census(claims)
 	pp := &poolPass{pass: p, pool: pool, standby: n.standby, ceiling: int(targets.MaxStandby), running: n.running, minRunning: int(targets.MinRunning),
 		overCap: targets.MaxNodes != nil && n.live > int(*targets.MaxNodes),
 		budget:  &budget{budgets: pool.Spec.Disruption.Budgets, total: n.total, disrupting: n.disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
@@ -143,12 +178,13 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	}
 	protected := c.replacements()
 	var stale, empty, busy []candidate
-	for _, cand := range candidates {
+	for _, cand := range candidates(p.snap, pool, claims, hash, p.now) {
 		if expires := claimtemplate.ExpiresAt(pool, cand.claim); expires.After(p.now) {
 			p.wakeAt(expires)
 		}
-		if protected[cand.claim.Name] {
-			// A replacement waits for the pods of the node it replaces: it is not idle.
+		if protected[cand.claim.Name] || cand.awaited > 0 {
+			// Pods are on their way to the node: a replacement waits for the pods of the
+			// node it replaces, a node provisioning chose waits for its pods to bind.
 			delete(c.settle, cand.claim.Name)
 			continue
 		}
@@ -196,36 +232,6 @@ func (c *Controller) templateHash(ctx context.Context, pool *v1alpha1.NodePool) 
 	return claimtemplate.Hash(pool, class)
 }
 
-// candidates are the pool's running claims with their Node and its pods.
-func (c *Controller) candidates(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, hash string, now time.Time) ([]candidate, error) {
-	var out []candidate
-	for i := range claims {
-		claim := &claims[i]
-		if !runningForPods(claim) {
-			continue
-		}
-		node := &corev1.Node{}
-		if err := c.Client.Get(ctx, client.ObjectKey{Name: claim.Status.NodeName}, node); err != nil {
-			if client.IgnoreNotFound(err) == nil {
-				continue
-			}
-			return nil, err
-		}
-		pods := &corev1.PodList{}
-		if err := c.Client.List(ctx, pods, client.MatchingFields{indexes.PodNodeName: node.Name}); err != nil {
-			return nil, err
-		}
-		out = append(out, candidate{claim: claim, node: node, pods: pods.Items, stale: claimtemplate.Stale(pool, claim, hash, now)})
-	}
-	return out, nil
-}
-
-// runningForPods reports whether a claim runs, asked to, with a Node.
-func runningForPods(claim *v1alpha1.NodeClaim) bool {
-	return claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1alpha1.DesiredRunning &&
-		claim.Status.Phase == v1alpha1.PhaseRunning && claim.Status.NodeName != ""
-}
-
 // counts are what a pool's claims add up to for disruption.
 type counts struct {
 	// total run or are being disrupted (what budget percentages are of); disrupting
@@ -237,13 +243,13 @@ type counts struct {
 }
 
 // census counts a pool's claims.
-func census(claims []v1alpha1.NodeClaim) counts {
+func census(claims []*v1alpha1.NodeClaim) counts {
 	var n counts
-	for i := range claims {
-		claim := &claims[i]
+	for _, claim := range claims {
 		deleting := !claim.DeletionTimestamp.IsZero()
+		givingBack := claim.Status.Phase == v1alpha1.PhaseRunning && claim.Spec.DesiredState == v1alpha1.DesiredStandby
 		switch {
-		case claim.Status.Phase == v1alpha1.PhaseDraining,
+		case claim.Status.Phase == v1alpha1.PhaseDraining, givingBack,
 			deleting && claim.Spec.DesiredState == v1alpha1.DesiredRunning && claim.Status.NodeName != "":
 			n.total++
 			n.disrupting++
@@ -264,16 +270,12 @@ func census(claims []v1alpha1.NodeClaim) counts {
 	return n
 }
 
-// neededBy reports whether pods waiting for capacity now would be placed on the
-// candidate's Node: freeing it would only make provisioning start another.
-func neededBy(cand candidate, pending []*corev1.Pod) bool {
-	if len(pending) == 0 {
+// neededBy reports whether pods that need room would be placed on the candidate's
+// Node: freeing it would only make provisioning start another.
+func neededBy(cand candidate, needing []*corev1.Pod) bool {
+	if len(needing) == 0 {
 		return false
 	}
-	pods := make([]*corev1.Pod, 0, len(cand.pods))
-	for i := range cand.pods {
-		pods = append(pods, &cand.pods[i])
-	}
-	result := scheduling.Solve(scheduling.Input{Pods: pending, Nodes: []scheduling.Node{{Node: cand.node, Pods: pods}}})
+	result := scheduling.Solve(scheduling.Input{Pods: needing, Nodes: []scheduling.Node{{Node: cand.node, Pods: cand.pods}}})
 	return len(result.Existing) > 0
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -14,13 +15,47 @@ import (
 	"github.com/stratos-sh/stratos/internal/simulation"
 )
 
-// replacement is a stale claim being replaced: the claims that will hold its pods, and
-// whether it was deleted once they ran.
+// replacement is a stale claim being replaced: its Node, the claims that will hold its
+// pods and which pods each holds, and whether it was deleted once they ran.
 type replacement struct {
 	pool   string
+	node   string
 	reason v1alpha1.DisruptionReason
 	by     []string
+	holds  map[string][]*corev1.Pod
 	done   bool
+}
+
+// replacedNodes names the Nodes whose replacements are under way: they are going, so
+// they are no room for other nodes' pods.
+func (c *Controller) replacedNodes() map[string]bool {
+	out := map[string]bool{}
+	for _, r := range c.replacing {
+		if !r.done {
+			out[r.node] = true
+		}
+	}
+	return out
+}
+
+// holdReplacements puts the pods of each node being replaced on the claims that replace
+// it, in a simulation's input: that room is taken, and a later decision must not count
+// it for other pods.
+func (c *Controller) holdReplacements(in *scheduling.Input) {
+	held := map[string][]*corev1.Pod{}
+	for _, r := range c.replacing {
+		if r.done {
+			continue
+		}
+		for claim, pods := range r.holds {
+			held[claim] = append(held[claim], pods...)
+		}
+	}
+	for i := range in.Claims {
+		if pods := held[in.Claims[i].Claim.Name]; len(pods) > 0 {
+			in.Claims[i].Pods = append(append([]*corev1.Pod(nil), in.Claims[i].Pods...), pods...)
+		}
+	}
 }
 
 // replacements names the claims replacing others: they are not idle while the pods of
@@ -114,19 +149,21 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, why: state + " and its pods fit on the other nodes; draining and terminating it"})
 		return err
 	}
-	by, err := c.startReplacements(ctx, pp, in, result)
-	if err != nil {
-		return err
+	by, holds, err := c.startReplacements(ctx, pp, in, result)
+	if len(by) > 0 {
+		c.replacing[cand.claim.Name] = &replacement{pool: pp.pool.Name, node: cand.node.Name, reason: cand.stale, by: by, holds: holds}
+		pp.budget.take()
+		c.event(cand.claim, string(cand.stale), "%s; replacing it with %s before it drains", state, strings.Join(by, ", "))
+		c.refresh(pp.pass)
 	}
-	c.replacing[cand.claim.Name] = &replacement{pool: pp.pool.Name, reason: cand.stale, by: by}
-	pp.budget.take()
-	c.event(cand.claim, string(cand.stale), "%s; replacing it with %s before it drains", state, strings.Join(by, ", "))
-	return nil
+	return err
 }
 
 // startReplacements asks the standby claims the simulation chose to run and creates the
-// claims it launches, and names them with the claims in flight it counted on.
-func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in scheduling.Input, result scheduling.Result) ([]string, error) {
+// claims it launches, and names them with the claims in flight it counted on, with the
+// pods each will hold. What it wrote is returned even when a later write fails, so that
+// the claims started are known to be taken.
+func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in scheduling.Input, result scheduling.Result) ([]string, map[string][]*corev1.Pod, error) {
 	claims := map[string]*v1alpha1.NodeClaim{}
 	for _, sc := range in.Claims {
 		claims[sc.Claim.Name] = sc.Claim
@@ -136,33 +173,35 @@ func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in sch
 		pools[sp.Pool.Name] = sp.Pool
 	}
 	var by []string
-	seen := map[string]bool{}
-	for _, claim := range result.InFlight {
-		if !seen[claim] {
-			seen[claim] = true
+	holds := map[string][]*corev1.Pod{}
+	for pod, claim := range result.InFlight {
+		if _, seen := holds[claim]; !seen {
 			by = append(by, claim)
 		}
+		holds[claim] = append(holds[claim], pod)
 	}
 	for _, s := range result.Starts {
 		claim := claims[s.Claim].DeepCopy()
 		base := claim.DeepCopy()
 		claim.Spec.DesiredState = v1alpha1.DesiredRunning
 		if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return nil, fmt.Errorf("starting standby claim %s as a replacement: %w", s.Claim, err)
+			return by, holds, fmt.Errorf("starting standby claim %s as a replacement: %w", s.Claim, err)
 		}
-		by = append(by, s.Claim)
+		c.State.ObserveWrite(claim, base.ResourceVersion)
+		by, holds[s.Claim] = append(by, s.Claim), s.Pods
 	}
 	for _, l := range result.Launches {
 		claim := simulation.LaunchClaim(pools[l.Pool], l)
 		if err := controllerutil.SetControllerReference(pools[l.Pool], claim, c.Client.Scheme()); err != nil {
-			return nil, err
+			return by, holds, err
 		}
 		if err := c.Client.Create(ctx, claim); err != nil {
-			return nil, fmt.Errorf("launching a replacement in pool %s: %w", l.Pool, err)
+			return by, holds, fmt.Errorf("launching a replacement in pool %s: %w", l.Pool, err)
 		}
-		by = append(by, claim.Name)
+		c.State.ObserveWrite(claim, "")
+		by, holds[claim.Name] = append(by, claim.Name), l.Pods
 	}
-	return by, nil
+	return by, holds, nil
 }
 
 // replacementsReady reports whether every claim replacing a node runs, or whether one
@@ -187,12 +226,7 @@ func (c *Controller) replacementsReady(ctx context.Context, r *replacement) (rea
 // would make a poor replacement.
 func withoutNode(in scheduling.Input, node string) scheduling.Input {
 	out := in
-	out.Nodes = nil
-	for _, n := range in.Nodes {
-		if n.Node.Name != node {
-			out.Nodes = append(out.Nodes, n)
-		}
-	}
+	out.Nodes = withoutNodes(in.Nodes, map[string]bool{node: true})
 	out.Claims = nil
 	for _, cl := range in.Claims {
 		if !cl.Standby || cl.Rank < simulation.StaleRank {

@@ -106,7 +106,7 @@ func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim
 		}
 		return nil, nil, err
 	}
-	hash, err := claimtemplate.Hash(pool, class)
+	hash, err := claimtemplate.ClaimHash(claim, pool, class)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -136,10 +136,7 @@ func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, clas
 		taints = append(taints, v1alpha1.StandbyTaint)
 		images = pool.Spec.Standby.Warmup.Images
 	}
-	var requirements []corev1.NodeSelectorRequirement
-	for _, req := range claim.Spec.Requirements {
-		requirements = append(requirements, req.Core())
-	}
+	requirements := v1alpha1.CoreRequirements(claim.Spec.Requirements)
 	return &cloudprovider.CreateRequest{
 		ClientToken:  string(claim.UID),
 		NodeClass:    class,

@@ -2,6 +2,7 @@ package nodeclaim
 
 import (
 	"slices"
+	"strings"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -40,10 +41,13 @@ func shapeNode(node *corev1.Node, claim *v1alpha1.NodeClaim, phase v1alpha1.Node
 	node.Labels[v1alpha1.LabelState] = string(phase)
 
 	if registering {
-		if node.Annotations == nil && len(claim.Annotations) > 0 {
-			node.Annotations = map[string]string{}
-		}
 		for k, v := range claim.Annotations {
+			if strings.HasPrefix(k, v1alpha1.Group+"/") {
+				continue // Stratos's own bookkeeping of the claim, not the template's
+			}
+			if node.Annotations == nil {
+				node.Annotations = map[string]string{}
+			}
 			node.Annotations[k] = v
 		}
 		for _, t := range append(append([]v1alpha1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {

@@ -13,6 +13,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
 	"k8s.io/utils/clock"
@@ -24,9 +25,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/budgets"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/windows"
@@ -141,6 +144,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	before := pool.DeepCopy()
 	targets, windowErr := windows.For(pool, windows.Calendar(r.Calendar, r.Clock).Now())
 	obs := observation{target: targets.MinStandby, targets: targets, windowErr: windowErr, claims: claims.Items}
+	obs.budgetBlocking, obs.budgetErr = budgets.Check(pool.Spec.Disruption.Budgets, r.Clock.Now())
 	switch {
 	case pool.Spec.KillSwitch:
 		obs.stopped = ReasonKillSwitch
@@ -185,6 +189,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
 		}
 	}
+	if valid := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionBudgetsValid); valid.Status == metav1.ConditionFalse &&
+		!meta.IsStatusConditionFalse(before.Status.Conditions, v1alpha1.ConditionBudgetsValid) {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, valid.Reason, "Disrupt", valid.Message)
+	}
 	// A window opening or closing, or a standby claim expiring, changes the plan then;
 	// nothing else would bring the pool here at that moment.
 	var result ctrl.Result
@@ -209,17 +217,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	return result, nil
 }
 
-// scale creates and deletes standby claims according to the plan.
+// scale carries out one plan for the pool: the running minimum, the warm pool's
+// creations and its removals, all within the limits as the limits package counts them.
 func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, hash string, obs *observation) error {
-	perNode, err := r.nodeSize(ctx, pool, class)
+	estimate, perNode, err := r.sizing(ctx, pool, class)
 	if err != nil {
 		return err
 	}
 	now := r.Clock.Now()
 	members := make([]member, 0, len(obs.claims))
+	claims := make([]*v1alpha1.NodeClaim, 0, len(obs.claims))
 	staleBecause := map[string]v1alpha1.DisruptionReason{}
 	for i := range obs.claims {
 		c := &obs.claims[i]
+		claims = append(claims, c)
 		staleBecause[c.Name] = claimtemplate.Stale(pool, c, hash, now)
 		members = append(members, member{
 			name:     c.Name,
@@ -227,13 +238,15 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 			ready:    c.Status.Phase == v1alpha1.PhaseStandby,
 			deleting: !c.DeletionTimestamp.IsZero(),
 			stale:    staleBecause[c.Name] != "",
+			phase:    c.Status.Phase,
 			created:  c.CreationTimestamp.Time,
-			capacity: c.Status.Capacity,
 		})
 	}
-	p := planStandby(obs.target, obs.targets.MaxStandby, members, effectiveLimits(pool, obs.targets), perNode)
+	left := limits.Remaining(pool.Spec.Limits, obs.targets.MaxNodes, claims, estimate)
+	g := goal{target: obs.target, ceiling: obs.targets.MaxStandby, minRunning: obs.targets.MinRunning, maxNodes: obs.targets.MaxNodes}
+	p := planPool(g, members, left, perNode)
 	obs.limited = p.limited
-	if err := r.startMinimum(ctx, pool, obs); err != nil {
+	if err := r.runMinimum(ctx, pool, p, obs); err != nil {
 		return err
 	}
 	for range p.create {
@@ -278,16 +291,6 @@ func (r *Reconciler) createClaim(ctx context.Context, pool *v1alpha1.NodePool, d
 	return nil
 }
 
-// effectiveLimits are the pool's limits with the active window's cap on nodes.
-func effectiveLimits(pool *v1alpha1.NodePool, targets windows.Targets) *v1alpha1.Limits {
-	limits := &v1alpha1.Limits{}
-	if pool.Spec.Limits != nil {
-		limits = pool.Spec.Limits.DeepCopy()
-	}
-	limits.Nodes = targets.MaxNodes
-	return limits
-}
-
 // removeAll deletes every claim of the pool that is not going already: the kill switch.
 // The lifecycle controller drains each node within the pool's drainTimeout.
 func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim) error {
@@ -303,26 +306,24 @@ func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim)
 	return nil
 }
 
-// nodeSize is the capacity of the node a new claim of the pool would most likely get:
-// the cheapest instance type the node class offers that meets the pool's requirements.
-// Limits on cpu and memory count claims not launched yet at this size.
-func (r *Reconciler) nodeSize(ctx context.Context, pool *v1alpha1.NodePool, class client.Object) (corev1.ResourceList, error) {
+// sizing returns, for pools with limits on cpu or memory, how the limits package sizes
+// the claims not launched yet, and the capacity of the node a new claim of the pool would
+// most likely get: the cheapest instance type the node class offers that meets the
+// pool's requirements. Without such limits, or without an offering, both are nil and
+// only the node cap counts.
+func (r *Reconciler) sizing(ctx context.Context, pool *v1alpha1.NodePool, class client.Object) (limits.Estimate, corev1.ResourceList, error) {
 	if pool.Spec.Limits == nil || (pool.Spec.Limits.CPU == nil && pool.Spec.Limits.Memory == nil) {
-		return nil, nil
+		return nil, nil, nil
 	}
 	types, err := r.Cloud.InstanceTypes(ctx, class)
 	if err != nil {
-		return nil, fmt.Errorf("listing instance types: %w", err)
+		return nil, nil, fmt.Errorf("listing instance types: %w", err)
 	}
-	var requirements []corev1.NodeSelectorRequirement
-	for _, req := range pool.Spec.Template.Requirements {
-		requirements = append(requirements, req.Core())
-	}
-	t, _, ok, err := cloudprovider.CheapestOffering(types, requirements)
+	t, _, ok, err := cloudprovider.CheapestOffering(types, v1alpha1.CoreRequirements(pool.Spec.Template.Requirements))
 	if err != nil || !ok {
-		return nil, err // no estimate: only limits.nodes can be checked
+		return nil, nil, err
 	}
-	return t.Capacity, nil
+	return limits.Cheapest(types), t.Capacity, nil
 }
 
 // finalize deletes every claim of a deleted pool and releases the pool once they are gone.

@@ -1,14 +1,13 @@
 package nodepool
 
 import (
-	"fmt"
 	"sort"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/limits"
 )
 
 // member is what planning needs to know of one claim of a pool.
@@ -20,61 +19,86 @@ type member struct {
 	// stale is set for a claim launched from an older template, or expired: it is
 	// replaced rather than kept.
 	stale   bool
+	phase   v1alpha1.NodeClaimPhase
 	created time.Time
-	// capacity is the instance's, once launched; nil before.
-	capacity corev1.ResourceList
 }
 
-// plan is what the pool controller does in one pass.
+// goal is what the pool aims for now: its spec with the active window's overrides.
+type goal struct {
+	// target is the warm pool's size and ceiling how many standby nodes it keeps.
+	target, ceiling int32
+	// minRunning is how many nodes run at least, pods or not.
+	minRunning int32
+	// maxNodes is the cap on the pool's claims in force (limits.nodes or the window's
+	// maxNodes); nil when none.
+	maxNodes *int32
+}
+
+// plan is everything the pool controller does in one pass, decided at once so that no
+// part of it can push the pool past its limits: the running minimum comes first, the
+// warm pool gets what the limits leave.
 type plan struct {
+	// start are the standby claims to ask to run for the running minimum, and launch
+	// how many claims to create asked to run for the rest of it.
+	start  []string
+	launch int
 	// create is how many standby claims to create.
 	create int
 	// remove are the standby claims to delete, in order.
 	remove []string
-	// limited says which limit kept create below the shortfall, if one did.
+	// limited says which limit kept the plan below what the pool aims for, if one did.
 	limited string
 }
 
-// planStandby keeps the standby claims (those asked to be standby, warming ones
-// included) between target and ceiling: a shortfall below target is created in one pass
-// within limits, and an excess above ceiling removed, the oldest first. The ceiling
-// leaves room for running nodes given back to the pool. Every claim of the pool counts
-// against the limits; a claim not launched yet counts as perNode, the capacity of the
-// node a new claim would get.
+// planPool decides one pass. The running minimum starts standby claims, the readiest
+// first, and launches the rest within the limits. The standby claims left are kept
+// between target and ceiling: a shortfall below target is created in one pass within
+// what the limits still leave, an excess above ceiling removed, the oldest first. left
+// is what the limits leave given every claim of the pool; perNode is the capacity of the
+// node a new claim would most likely get (nil when unknown: only the node cap counts).
 //
 // Stale standby claims are replaced: fresh ones are created for the target as if the
 // stale ones were not there, and each stale one is removed once a fresh one stands by in
 // its place, so the warm pool never runs short while its replacements warm up. When the
 // limits leave no room for the replacements, stale claims are removed first to make it.
-func planStandby(target, ceiling int32, members []member, limits *v1alpha1.Limits, perNode corev1.ResourceList) plan {
+func planPool(g goal, members []member, left limits.Left, perNode corev1.ResourceList) plan {
 	var fresh, stale []member
-	live, ready := 0, 0
+	live, running := 0, 0
 	for _, m := range members {
 		if m.deleting {
 			continue
 		}
 		live++
 		switch {
-		case m.standby && m.stale:
+		case !m.standby:
+			running++
+		case m.stale:
 			stale = append(stale, m)
-		case m.standby:
+		default:
 			fresh = append(fresh, m)
-			if m.ready {
-				ready++
-			}
 		}
 	}
-	ceiling = max(ceiling, target)
+	var p plan
+	fresh, stale = p.startForMinimum(int(g.minRunning)-running, fresh, stale, &left, perNode)
+	ceiling := max(g.ceiling, g.target)
 	oldestFirst(stale)
 	oldestFirst(fresh)
 	// Above the cap on nodes (a window may lower it, to 0 at night), standby claims go
 	// first, stale ones first; running nodes are disruption's to give back.
-	if limits != nil && limits.Nodes != nil && live > int(*limits.Nodes) {
+	if g.maxNodes != nil && live > int(*g.maxNodes) {
 		standby := namesOf(stale, fresh)
-		return plan{remove: standby[:min(live-int(*limits.Nodes), len(standby))]}
+		p.remove = standby[:min(live-int(*g.maxNodes), len(standby))]
+		return p
 	}
 	if excess := len(fresh) - int(ceiling); excess > 0 {
-		return plan{remove: namesOf(stale, fresh[:excess])}
+		p.remove = namesOf(stale, fresh[:excess])
+		return p
+	}
+	ready := 0
+	for _, m := range fresh {
+		if m.ready {
+			ready++
+		}
 	}
 	// A stale claim that never stood by (it expired while warming up) is still coming:
 	// it is counted as coming, or a pool whose nodes expire faster than they warm up
@@ -85,25 +109,83 @@ func planStandby(target, ceiling int32, members []member, limits *v1alpha1.Limit
 			coming++
 		}
 	}
-	want := max(int(target)-len(fresh)-coming, 0)
-	p := plan{create: want}
-	if limits != nil && want > 0 {
-		if limits.Nodes != nil {
-			p.limit(int(*limits.Nodes)-live, fmt.Sprintf("limits.nodes (%d)", *limits.Nodes))
-		}
-		for name, limit := range map[corev1.ResourceName]*resource.Quantity{corev1.ResourceCPU: limits.CPU, corev1.ResourceMemory: limits.Memory} {
-			if limit == nil {
-				continue
-			}
-			p.limit(room(*limit, name, members, perNode), fmt.Sprintf("limits.%s (%s)", name, limit.String()))
-		}
-	}
+	want := max(int(g.target)-len(fresh)-coming, 0)
+	p.create = p.within(want, left, perNode)
 	// Stale claims hold the warm pool's ready count while fresh ones warm up; those
 	// beyond it go now, and so do those whose place the limits cannot give a fresh one.
-	keep := min(max(int(target)-ready, 0), len(stale))
+	keep := min(max(int(g.target)-ready, 0), len(stale))
 	keep = max(keep-(want-p.create), 0)
 	p.remove = namesOf(stale[:len(stale)-keep])
 	return p
+}
+
+// startForMinimum plans the running minimum's share: short more nodes must run. It
+// starts the readiest standby claims, fresh before stale among equals, and launches
+// the rest within what left allows, which it spends. It returns the standby claims not
+// started.
+func (p *plan) startForMinimum(short int, fresh, stale []member, left *limits.Left, perNode corev1.ResourceList) ([]member, []member) {
+	if short <= 0 {
+		return fresh, stale
+	}
+	standby := append(append([]member(nil), fresh...), stale...)
+	sort.SliceStable(standby, func(a, b int) bool {
+		x, y := standby[a], standby[b]
+		if rx, ry := readiness(x.phase), readiness(y.phase); rx != ry {
+			return rx < ry
+		}
+		if x.stale != y.stale {
+			return !x.stale
+		}
+		return x.name < y.name
+	})
+	started := map[string]bool{}
+	for _, m := range standby[:min(short, len(standby))] {
+		p.start = append(p.start, m.name)
+		started[m.name] = true
+	}
+	p.launch = p.within(short-len(p.start), *left, perNode)
+	for range p.launch {
+		left.Take(perNode)
+	}
+	notStarted := func(ms []member) []member {
+		var out []member
+		for _, m := range ms {
+			if !started[m.name] {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	return notStarted(fresh), notStarted(stale)
+}
+
+// within is how many of want new claims the limits allow; it remembers the limit that
+// cut the number, if one did.
+func (p *plan) within(want int, left limits.Left, perNode corev1.ResourceList) int {
+	if want <= 0 {
+		return 0
+	}
+	n, why := left.Fit(perNode)
+	if n < want {
+		if p.limited == "" {
+			p.limited = why
+		}
+		return n
+	}
+	return want
+}
+
+// readiness orders standby claims to start for a running minimum: stopped ones start at
+// once, warming ones soon, the rest later.
+func readiness(phase v1alpha1.NodeClaimPhase) int {
+	switch phase {
+	case v1alpha1.PhaseStandby:
+		return 0
+	case v1alpha1.PhaseWarmingUp:
+		return 1
+	default:
+		return 2
+	}
 }
 
 // namesOf lists the names of the members of each group in turn.
@@ -126,38 +208,4 @@ func oldestFirst(members []member) {
 		}
 		return x.name < y.name
 	})
-}
-
-// limit lowers create to at most n and remembers why.
-func (p *plan) limit(n int, why string) {
-	n = max(n, 0)
-	if n < p.create {
-		p.create = n
-		p.limited = why
-	}
-}
-
-// room is how many more nodes of size perNode fit under limit for resource name.
-func room(limit resource.Quantity, name corev1.ResourceName, members []member, perNode corev1.ResourceList) int {
-	size, ok := perNode[name]
-	if !ok || size.IsZero() {
-		return int(^uint(0) >> 1) // nothing known to count against the limit
-	}
-	used := resource.Quantity{}
-	for _, m := range members {
-		if m.deleting {
-			continue
-		}
-		if c, ok := m.capacity[name]; ok {
-			used.Add(c)
-		} else {
-			used.Add(size)
-		}
-	}
-	left := limit.DeepCopy()
-	left.Sub(used)
-	if left.Sign() <= 0 {
-		return 0
-	}
-	return int(left.MilliValue() / size.MilliValue())
 }

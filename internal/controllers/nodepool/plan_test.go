@@ -8,9 +8,11 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/limits"
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -25,6 +27,32 @@ func standbyMembers(n int) []member {
 
 func size(cpu, memory string) corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}
+}
+
+// planStandby plans a pool with no running minimum under limits l (whose nodes is the
+// node cap in force). capacity gives the launched members' capacity; the others count
+// as perNode, as the limits package's estimate would size them.
+func planStandby(target, ceiling int32, members []member, l *v1alpha1.Limits, perNode corev1.ResourceList, capacity ...map[string]corev1.ResourceList) plan {
+	return planWith(goal{target: target, ceiling: ceiling}, members, l, perNode, capacity...)
+}
+
+func planWith(g goal, members []member, l *v1alpha1.Limits, perNode corev1.ResourceList, capacity ...map[string]corev1.ResourceList) plan {
+	if l != nil {
+		g.maxNodes = l.Nodes
+	}
+	var claims []*v1alpha1.NodeClaim
+	for _, m := range members {
+		c := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: m.name}}
+		if m.deleting {
+			c.DeletionTimestamp = &metav1.Time{Time: epoch}
+		}
+		if len(capacity) > 0 {
+			c.Status.Capacity = capacity[0][m.name]
+		}
+		claims = append(claims, c)
+	}
+	left := limits.Remaining(l, g.maxNodes, claims, func(*v1alpha1.NodeClaim) corev1.ResourceList { return perNode })
+	return planPool(g, members, left, perNode)
 }
 
 func TestPlanCreatesTheWholeShortfallAtOnce(t *testing.T) {
@@ -66,16 +94,16 @@ func TestPlanRespectsTheNodeLimitCountingEveryClaim(t *testing.T) {
 
 func TestPlanRespectsCPUAndMemoryLimits(t *testing.T) {
 	perNode := size("2", "8Gi")
-	launched := member{name: "big", capacity: size("4", "16Gi")}
-	members := []member{launched, {name: "pending", standby: true}} // pending counts as perNode
+	launched := map[string]corev1.ResourceList{"big": size("4", "16Gi")}
+	members := []member{{name: "big"}, {name: "pending", standby: true}} // pending counts as perNode
 	cpu := resource.MustParse("10")
-	p := planStandby(10, 10, members, &v1alpha1.Limits{CPU: &cpu}, perNode)
+	p := planStandby(10, 10, members, &v1alpha1.Limits{CPU: &cpu}, perNode, launched)
 	// 10 - (4 + 2) = 4 CPUs left: two more 2-CPU nodes.
 	if p.create != 2 || p.limited != "limits.cpu (10)" {
 		t.Fatalf("plan = %+v, want 2 creations limited by cpu", p)
 	}
 	memory := resource.MustParse("40Gi")
-	p = planStandby(10, 10, members, &v1alpha1.Limits{Memory: &memory}, perNode)
+	p = planStandby(10, 10, members, &v1alpha1.Limits{Memory: &memory}, perNode, launched)
 	// 40Gi - 24Gi = 16Gi: two 8Gi nodes.
 	if p.create != 2 || p.limited != "limits.memory (40Gi)" {
 		t.Fatalf("plan = %+v, want 2 creations limited by memory", p)
@@ -165,5 +193,42 @@ func TestPlanRemovesStandbyAboveTheNodeCap(t *testing.T) {
 	p := planStandby(2, 2, members, &v1alpha1.Limits{Nodes: ptr.To[int32](0)}, nil)
 	if p.create != 0 || !slices.Equal(p.remove, []string{"stale0", "fresh0", "fresh1"}) {
 		t.Fatalf("plan = %+v, want every standby claim removed, the stale one first", p)
+	}
+}
+
+// The running minimum and the warm pool share the node cap in one plan: a window that
+// wants 2 nodes running and 3 standby under a cap of 4 gets 2 launched and 2 standby,
+// not 5 claims that disruption would then have to terminate.
+func TestPlanKeepsTheRunningMinimumAndTheWarmPoolWithinTheCap(t *testing.T) {
+	p := planWith(goal{target: 3, ceiling: 3, minRunning: 2}, nil, &v1alpha1.Limits{Nodes: ptr.To[int32](4)}, nil)
+	if p.launch != 2 || p.create != 2 || p.limited != "limits.nodes (4)" {
+		t.Fatalf("plan = %+v, want 2 launched for the minimum and 2 standby, limited by the cap", p)
+	}
+	// Under cpu limits the same: 4 CPUs of 1-CPU nodes.
+	cpu := resource.MustParse("4")
+	p = planWith(goal{target: 3, ceiling: 3, minRunning: 2}, nil, &v1alpha1.Limits{CPU: &cpu}, size("1", "4Gi"))
+	if p.launch != 2 || p.create != 2 || p.limited != "limits.cpu (4)" {
+		t.Fatalf("plan = %+v, want 2 launched and 2 standby within limits.cpu", p)
+	}
+}
+
+// The running minimum starts the readiest standby claims, fresh before stale, and the
+// warm pool refills in the same plan.
+func TestPlanStartsTheReadiestStandbyForTheMinimum(t *testing.T) {
+	members := []member{
+		{name: "warming", standby: true, phase: v1alpha1.PhaseWarmingUp, created: epoch},
+		{name: "stale", standby: true, stale: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
+		{name: "ready", standby: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
+	}
+	p := planWith(goal{target: 3, ceiling: 3, minRunning: 2}, members, nil, nil)
+	if !slices.Equal(p.start, []string{"ready", "stale"}) || p.launch != 0 {
+		t.Fatalf("plan = %+v, want the two stopped claims started, the fresh one first", p)
+	}
+	if p.create != 2 {
+		t.Fatalf("plan = %+v, want the warm pool refilled with 2 claims", p)
+	}
+	running := []member{{name: "r1"}, {name: "r2"}}
+	if p := planWith(goal{target: 1, ceiling: 1, minRunning: 2}, running, nil, nil); len(p.start) != 0 || p.launch != 0 || p.create != 1 {
+		t.Fatalf("plan = %+v, want the minimum met already and one standby created", p)
 	}
 }

@@ -30,6 +30,10 @@ type observation struct {
 	windowErr error
 	// stopped names why the pool makes no change now (paused, kill switch), or is "".
 	stopped string
+	// budgetErr says which disruption budgets do not do what they say, and
+	// budgetBlocking whether one cannot be read (see budgets.Check).
+	budgetErr      error
+	budgetBlocking bool
 }
 
 // Condition reasons of a pool.
@@ -43,6 +47,10 @@ const (
 	ReasonInvalidWindow     = "InvalidWindow"
 	ReasonPaused            = "Paused"
 	ReasonKillSwitch        = "KillSwitch"
+	// ReasonInvalidBudget: a budget cannot be read, and no node of the pool is disrupted.
+	ReasonInvalidBudget = "InvalidBudget"
+	// ReasonBudgetNeverActive: a budget's schedule never fires, and the budget never applies.
+	ReasonBudgetNeverActive = "BudgetNeverActive"
 )
 
 // writeStatus sets the pool's counts, resources and conditions from what was observed,
@@ -103,7 +111,22 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	ready.ObservedGeneration, degraded.ObservedGeneration = pool.Generation, pool.Generation
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
 	meta.SetStatusCondition(&pool.Status.Conditions, degraded)
+	meta.SetStatusCondition(&pool.Status.Conditions, budgetsCondition(pool, obs))
 	return byPhase
+}
+
+// budgetsCondition says whether every disruption budget does what it says.
+func budgetsCondition(pool *v1alpha1.NodePool, obs observation) metav1.Condition {
+	c := metav1.Condition{Type: v1alpha1.ConditionBudgetsValid, Status: metav1.ConditionTrue, Reason: ReasonAsExpected,
+		Message: "every disruption budget can be read and its schedule fires", ObservedGeneration: pool.Generation}
+	switch {
+	case obs.budgetErr == nil:
+	case obs.budgetBlocking:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonInvalidBudget, obs.budgetErr.Error()
+	default:
+		c.Status, c.Reason, c.Message = metav1.ConditionFalse, ReasonBudgetNeverActive, obs.budgetErr.Error()
+	}
+	return c
 }
 
 // nodeCounts is the status form of counts by phase.

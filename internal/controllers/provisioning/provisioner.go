@@ -18,6 +18,7 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -114,13 +115,17 @@ func (p *Provisioner) resync(ctx context.Context) {
 	}
 }
 
-// Provision makes one decision for the pods waiting now.
-func (p *Provisioner) Provision(ctx context.Context) error {
+// Provision makes one decision for the pods waiting now. A panic of the decision is
+// recovered, logged with the input's size and counted; the next batch runs as usual.
+func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	started := time.Now()
 	defer func() { metrics.ProvisioningDuration.Observe(time.Since(started).Seconds()) }()
+	var size recovery.Size
+	defer recovery.Recover(ctx, "provisioning", &size, &err)
 	snap := p.State.Snapshot()
 	p.wakeAt(snap.NextLapse)
 	pods := p.toSimulate(snap)
+	size = recovery.Size{"pods", len(pods), "nodes", len(snap.Nodes), "claims", len(snap.Claims)}
 	if len(pods) == 0 {
 		return nil
 	}
@@ -128,6 +133,7 @@ func (p *Provisioner) Provision(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	size = append(size, "pools", len(in.Pools), "daemonSets", len(in.DaemonSets))
 	simulated := time.Now()
 	result := scheduling.Solve(in)
 	metrics.SimulationDuration.Observe(time.Since(simulated).Seconds())

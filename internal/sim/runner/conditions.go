@@ -10,6 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
@@ -56,7 +57,7 @@ func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
 		switch {
 		case isRunning(pod):
 			v.podsRunning++
-		case pod.DeletionTimestamp == nil && pod.Status.Phase != corev1.PodSucceeded && pod.Status.Phase != corev1.PodFailed:
+		case pod.DeletionTimestamp == nil && !podutil.Finished(pod):
 			v.podsPending++
 		}
 	}

@@ -1,6 +1,8 @@
-package disruption
+package budgets
 
 import (
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -39,7 +41,7 @@ func TestBudgetsAllowTheLeastOfTheActiveOnes(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			got, err := allowed(c.budgets, c.reason, c.total, c.now)
+			got, err := Allowed(c.budgets, c.reason, c.total, c.now)
 			if err != nil || got != c.want {
 				t.Fatalf("allowed = %d, %v; want %d", got, err, c.want)
 			}
@@ -53,8 +55,33 @@ func TestAnUnreadableBudgetAllowsNothing(t *testing.T) {
 		{Nodes: "5", Schedule: ptr.To("not a cron"), Duration: &v1alpha1.Duration{Duration: time.Hour}},
 		{Nodes: "5", Schedule: ptr.To("0 9 * * *"), Duration: &v1alpha1.Duration{Duration: time.Hour}, TimeZone: &bad},
 	} {
-		if n, err := allowed([]v1alpha1.Budget{b}, v1alpha1.DisruptionEmpty, 30, time.Now()); err == nil || n != 0 {
+		if n, err := Allowed([]v1alpha1.Budget{b}, v1alpha1.DisruptionEmpty, 30, time.Now()); err == nil || n != 0 {
 			t.Errorf("budget %+v: allowed %d, err %v; want 0 and an error", b, n, err)
 		}
+	}
+}
+
+// A schedule that never fires is never active, so it restricts nothing, and Check names
+// it. On main before the fix it counted as always active and blocked disruption forever.
+func TestAScheduleThatNeverFiresNeverApplies(t *testing.T) {
+	never := v1alpha1.Budget{Nodes: "0", Schedule: ptr.To("0 0 30 2 *"), Duration: &v1alpha1.Duration{Duration: time.Hour}}
+	now := time.Date(2026, 11, 23, 9, 30, 0, 0, time.UTC)
+	if active, err := Active(never, now); active || err != nil {
+		t.Fatalf("Active = %v, %v; want never active", active, err)
+	}
+	if n, err := Allowed([]v1alpha1.Budget{never, {Nodes: "5"}}, v1alpha1.DisruptionEmpty, 30, now); n != 5 || err != nil {
+		t.Fatalf("Allowed = %d, %v; want the other budget's 5", n, err)
+	}
+	blocking, err := Check([]v1alpha1.Budget{{Nodes: "5"}, never}, now)
+	if !errors.Is(err, ErrNeverFires) || !strings.Contains(err.Error(), "budget 1") || blocking {
+		t.Fatalf("Check = %v (blocking %v), want budget 1 named as never firing, not blocking", err, blocking)
+	}
+	leap := v1alpha1.Budget{Nodes: "0", Schedule: ptr.To("0 0 29 2 *"), Duration: &v1alpha1.Duration{Duration: time.Hour}}
+	if _, err := Check([]v1alpha1.Budget{leap}, now); err != nil {
+		t.Fatalf("the 29th of February fires every leap year: %v", err)
+	}
+	unreadable := v1alpha1.Budget{Nodes: "1", Schedule: ptr.To("not a cron"), Duration: &v1alpha1.Duration{Duration: time.Hour}}
+	if blocking, err := Check([]v1alpha1.Budget{unreadable, never}, now); err == nil || !blocking {
+		t.Fatalf("Check = %v (blocking %v), want an unreadable schedule reported as blocking", err, blocking)
 	}
 }

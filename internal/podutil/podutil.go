@@ -1,0 +1,28 @@
+// Package podutil answers the questions about a pod that several parts of Stratos ask —
+// whether it finished, whether a DaemonSet or the kubelet owns it — so that they all
+// answer them the same way.
+package podutil
+
+import (
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+)
+
+// Finished reports whether the pod's containers ended for good: it succeeded or failed.
+// A finished pod holds no capacity and never comes back.
+func Finished(pod *corev1.Pod) bool {
+	return pod.Status.Phase == corev1.PodSucceeded || pod.Status.Phase == corev1.PodFailed
+}
+
+// OwnedByDaemonSet reports whether a DaemonSet controls the pod: its controller places
+// it on every matching node, so neither provisioning nor a drain moves it.
+func OwnedByDaemonSet(pod *corev1.Pod) bool {
+	owner := metav1.GetControllerOf(pod)
+	return owner != nil && owner.Kind == "DaemonSet"
+}
+
+// Mirror reports whether the pod is a static pod's mirror, which the kubelet owns.
+func Mirror(pod *corev1.Pod) bool {
+	_, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]
+	return ok
+}

@@ -1,0 +1,67 @@
+package disruption_test
+
+import (
+	"testing"
+	"time"
+
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/state"
+	"github.com/stratos-sh/stratos/test/stack"
+)
+
+// idleOnRealTime makes a pool's nodes consolidatable after an hour: the fixture's own
+// disruption controller, on the real clock, never gets to them, and the test's, on a
+// clock it moves, decides alone.
+func idleOnRealTime(p *v1alpha1.NodePool) {
+	underutilized(2)(p)
+	p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Hour}
+}
+
+// Two pools whose nodes could each absorb the other's pods: one pass of disruption
+// gives back one of them, not both. Every decision of a pass sees the ones before it —
+// the node given back is no room, and its pods need room — so the second pool's node
+// keeps running for the first one's pods. On main before the fix, the pass shared one
+// simulation input across pools, and both nodes went, leaving their pods nowhere.
+func TestOnePassDoesNotConsolidateOntoRoomItIsFreeing(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("left", 1, idleOnRealTime)
+	f.Pool("right", 1, idleOnRealTime)
+	nodes := map[string]*v1alpha1.NodeClaim{}
+	for _, pool := range []string{"left", "right"} {
+		claim := f.WaitForPhase(pool, 1, v1alpha1.PhaseStandby)[0]
+		loaded(f, pool+"-app", claim.Status.NodeName, 0.3, nil)
+		nodes[pool] = start(f, []v1alpha1.NodeClaim{claim})[0]
+	}
+
+	clk := testingclock.NewFakeClock(time.Now())
+	d := stack.NewDisruption(t, f.Env, f.Cloud, clk)
+	d.WaitFor(t, "both nodes run their pod", func(s state.Snapshot) bool {
+		loadedNodes := 0
+		for _, n := range s.Nodes {
+			if len(n.Pods) == 1 {
+				loadedNodes++
+			}
+		}
+		return loadedNodes == 2
+	})
+	if _, err := d.Pass(f.Ctx); err != nil { // first sight of both nodes' workload
+		t.Fatal(err)
+	}
+	clk.Step(2 * time.Hour)
+	if _, err := d.Pass(f.Ctx); err != nil { // both have been settled for consolidateAfter
+		t.Fatal(err)
+	}
+
+	given := 0
+	for _, claim := range nodes {
+		if f.Claim(claim.Name).Spec.DesiredState == v1alpha1.DesiredStandby {
+			given++
+		}
+	}
+	if given != 1 {
+		t.Fatalf("one pass gave back %d of the two nodes, want exactly 1: the other keeps running for its pods", given)
+	}
+	f.CheckInvariants()
+}
