@@ -70,7 +70,10 @@ type Budget struct {
 
 	// Schedule is a cron expression (minute hour day-of-month month day-of-week, or a
 	// macro such as @daily) at which the budget becomes active for duration. Unset means
-	// always active.
+	// always active. A schedule that never fires (such as 0 0 30 2 *, the 30th of
+	// February) makes the budget never active; the pool's BudgetsValid condition says
+	// so. A schedule or time zone Stratos cannot read stops every disruption of the pool
+	// until it is fixed, with the same condition.
 	// +optional
 	// +kubebuilder:validation:MaxLength=128
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(@(annually|yearly|monthly|weekly|daily|midnight|hourly)|[^ ]+ [^ ]+ [^ ]+ [^ ]+ [^ ]+)$')",message="schedule must be a cron expression with five fields, such as '0 9 * * mon-fri', or a macro such as @daily"

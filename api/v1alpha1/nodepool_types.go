@@ -37,8 +37,12 @@ type NodePoolSpec struct {
 	// +required
 	Template NodeClaimTemplate `json:"template"`
 
-	// Limits cap the pool, counted over every claim of the pool, standby included.
-	// Unset limits do not cap.
+	// Limits cap the pool. They count every claim of the pool that is not being
+	// deleted, whatever its phase (launching, warming, standby, running, draining), by
+	// its instance's capacity once the Node reports it and before then by the capacity
+	// of the cheapest instance type the claim may launch as. Provisioning, the warm
+	// pool, a window's running minimum and replacements of drifted or expired nodes all
+	// stay within them. Unset limits do not cap.
 	// +optional
 	Limits *Limits `json:"limits,omitempty"`
 
@@ -125,20 +129,22 @@ type NodeClaimTemplate struct {
 	NodeClassRef NodeClassReference `json:"nodeClassRef"`
 }
 
-// Limits cap a pool. Every claim counts, whatever its phase.
+// Limits cap a pool. Every claim not being deleted counts, whatever its phase.
 type Limits struct {
-	// Nodes is the largest number of claims the pool may have. Unset: no node limit.
+	// Nodes is the largest number of claims the pool may have. An active window's
+	// maxNodes replaces it while the window is open. Unset: no node limit.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Nodes *int32 `json:"nodes,omitempty"`
 
-	// CPU is the largest sum of the CPU capacity of the pool's nodes. Unset: no CPU limit.
+	// CPU is the largest sum of the CPU capacity (not allocatable) of the pool's nodes.
+	// Unset: no CPU limit.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="cpu limit must not be negative"
 	CPU *resource.Quantity `json:"cpu,omitempty"`
 
-	// Memory is the largest sum of the memory capacity of the pool's nodes. Unset: no
-	// memory limit.
+	// Memory is the largest sum of the memory capacity (not allocatable) of the pool's
+	// nodes. Unset: no memory limit.
 	// +optional
 	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="memory limit must not be negative"
 	Memory *resource.Quantity `json:"memory,omitempty"`

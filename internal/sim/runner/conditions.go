@@ -21,14 +21,33 @@ type view struct {
 	// claims counts NodeClaims by pool and phase.
 	claims map[string]map[string]int
 	capacityCounts
+	// costly answers the counts that read more than the cache's pods, Nodes and claims;
+	// it is only asked when a condition needs them. Nil in a view for the timeline.
+	costly costlyCounts
 }
 
-// claimsInPhase counts the claims in a phase, of one pool or of all when pool is empty.
+// costlyCounts are the counts of a condition that read Events, the audit log or every
+// pod's latency.
+type costlyCounts interface {
+	podsWithEvent(reason string) int
+	evictions() int
+	// podLatency is the q-th percentile (0 to 100) of the latencies of the scenario's pods
+	// that run, in scenario seconds rounded up.
+	podLatency(q float64) int
+}
+
+// claimsInPhase counts the claims in a phase (any phase when it is empty), of one pool
+// or of all when pool is empty.
 func (v *view) claimsInPhase(pool, phase string) int {
 	n := 0
 	for p, phases := range v.claims {
-		if pool == "" || p == pool {
-			n += phases[phase]
+		if pool != "" && p != pool {
+			continue
+		}
+		for ph, count := range phases {
+			if phase == "" || ph == phase {
+				n += count
+			}
 		}
 	}
 	return n
@@ -111,8 +130,17 @@ func holds(c *scenario.Condition, v *view) (bool, string) {
 
 // count is the view's value of one count of a condition.
 func (v *view) count(c scenario.NamedCount) int {
-	if c.Claims != nil {
+	switch {
+	case c.Claims != nil:
 		return v.claimsInPhase(c.Claims.Pool, c.Claims.Phase)
+	case c.Event != nil:
+		return v.costly.podsWithEvent(c.Event.Reason)
+	case c.Name == "evictions":
+		return v.costly.evictions()
+	case c.Name == "podLatencyP99":
+		return v.costly.podLatency(99)
+	case c.Name == "podLatencyMax":
+		return v.costly.podLatency(100)
 	}
 	return map[string]int{
 		"podsRunning": v.podsRunning, "podsPending": v.podsPending, "readyNodes": v.readyNodes,

@@ -11,10 +11,26 @@ import (
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
+// fixedCounts answers the costly counts with set values.
+type fixedCounts struct {
+	events           map[string]int
+	evicted, p99, mx int
+}
+
+func (f fixedCounts) podsWithEvent(reason string) int { return f.events[reason] }
+func (f fixedCounts) evictions() int                  { return f.evicted }
+func (f fixedCounts) podLatency(q float64) int {
+	if q < 100 {
+		return f.p99
+	}
+	return f.mx
+}
+
 func TestHolds(t *testing.T) {
 	v := &view{
 		podsRunning: 40, podsPending: 2, readyNodes: 7, capacityCounts: capacityCounts{startedFromStandby: 5, launchedCold: 2},
 		claims: map[string]map[string]int{"a": {"Standby": 3, "Running": 4}, "b": {"Standby": 2}},
+		costly: fixedCounts{events: map[string]int{"NoNodePoolFits": 6}, evicted: 1, p99: 48, mx: 61},
 	}
 	cases := []struct {
 		name string
@@ -28,6 +44,10 @@ func TestHolds(t *testing.T) {
 		{"at most fails", scenario.Condition{PodsPending: &scenario.Count{AtMost: ptr.To(0)}}, false, "podsPending is 2, want ≤ 0"},
 		{"claims of all pools", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Count: scenario.Count{Equals: ptr.To(5)}}}}, true, ""},
 		{"claims of one pool", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Pool: "b", Count: scenario.Count{Equals: ptr.To(3)}}}}, false, "claims Standby of pool b is 2, want = 3"},
+		{"claims in any phase", scenario.Condition{Claims: []scenario.ClaimCount{{Pool: "a", Count: scenario.Count{Equals: ptr.To(6)}}}}, false, "claims of pool a is 7, want = 6"},
+		{"pods with an Event", scenario.Condition{PodEvents: []scenario.EventCount{{Reason: "NoNodePoolFits", Count: scenario.Count{AtLeast: ptr.To(6)}}}}, true, ""},
+		{"evictions", scenario.Condition{Evictions: &scenario.Count{Equals: ptr.To(0)}}, false, "evictions is 1, want = 0"},
+		{"latencies", scenario.Condition{PodLatencyP99: &scenario.Count{AtMost: ptr.To(50)}, PodLatencyMax: &scenario.Count{AtMost: ptr.To(60)}}, false, "podLatencyMax is 61, want ≤ 60"},
 		{"every count must hold", scenario.Condition{
 			StartedFromStandby: &scenario.Count{Equals: ptr.To(5)},
 			LaunchedCold:       &scenario.Count{Equals: ptr.To(0)},

@@ -42,15 +42,17 @@ var warmingPhases = map[v1alpha1.NodeClaimPhase]bool{
 // Unschedulable and Running; standby claims asked to start; claims created to run pods.
 // Event handlers run in the informers' goroutines, so everything is behind a lock.
 type observer struct {
-	mu       sync.Mutex
-	pods     map[string]*podTimes
+	mu   sync.Mutex
+	pods map[string]*podTimes
+	// names are the workload pods seen, as namespace/name.
+	names    map[string]bool
 	capacity capacityCounts
 	// warmInstances are the instances of the claims started from standby.
 	warmInstances map[string]bool
 }
 
 func newObserver() *observer {
-	return &observer{pods: map[string]*podTimes{}, warmInstances: map[string]bool{}}
+	return &observer{pods: map[string]*podTimes{}, names: map[string]bool{}, warmInstances: map[string]bool{}}
 }
 
 func (o *observer) podHandler() toolscache.ResourceEventHandler {
@@ -69,6 +71,7 @@ func (o *observer) observePod(obj any) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	key := pod.Namespace + "/" + pod.Name + "/" + string(pod.UID)
+	o.names[pod.Namespace+"/"+pod.Name] = true
 	t, seen := o.pods[key]
 	if !seen {
 		t = &podTimes{created: now}
@@ -126,6 +129,13 @@ func (o *observer) startedFromStandby(instanceID string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.warmInstances[instanceID]
+}
+
+// seenPod reports whether a workload pod named namespace/name was seen.
+func (o *observer) seenPod(namespacedName string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.names[namespacedName]
 }
 
 // podTimes returns a copy of what was seen of every workload pod.

@@ -42,7 +42,7 @@ func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
 	case st.Wait != nil:
 		return r.wait(ctx, &st.Wait.Condition, r.wall(st.Wait.Timeout.Duration))
 	case st.Expect != nil:
-		v, err := look(ctx, r.client, r.observer)
+		v, err := r.look(ctx)
 		if err != nil {
 			return err
 		}
@@ -77,11 +77,20 @@ func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
 	return fmt.Errorf("the step has no action")
 }
 
+// look reads the view a condition is evaluated on, costly counts included.
+func (r *run) look(ctx context.Context) (*view, error) {
+	v, err := look(ctx, r.client, r.observer)
+	if v != nil {
+		v.costly = costly{ctx: ctx, r: r}
+	}
+	return v, err
+}
+
 // wait polls the condition until it holds or timeout (wall time) passes.
 func (r *run) wait(ctx context.Context, c *scenario.Condition, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		v, err := look(ctx, r.client, r.observer)
+		v, err := r.look(ctx)
 		if err != nil {
 			return err
 		}

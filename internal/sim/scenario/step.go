@@ -63,6 +63,21 @@ type Condition struct {
 	StartedFromStandby *Count `json:"startedFromStandby,omitempty"`
 	TakenWhileWarming  *Count `json:"takenWhileWarming,omitempty"`
 	LaunchedCold       *Count `json:"launchedCold,omitempty"`
+	// Evictions counts, since the scenario began, the pods the operator evicted.
+	Evictions *Count `json:"evictions,omitempty"`
+	// PodLatencyP99 and PodLatencyMax bound, in scenario seconds rounded up, the time
+	// from creation to Running and Ready of the scenario's pods that run so far.
+	PodLatencyP99 *Count `json:"podLatencyP99,omitempty"`
+	PodLatencyMax *Count `json:"podLatencyMax,omitempty"`
+	// PodEvents counts the scenario's pods that have an Event with a reason, such as
+	// NoNodePoolFits.
+	PodEvents []EventCount `json:"podEvents,omitempty"`
+}
+
+// EventCount counts the scenario's pods that have at least one Event with Reason.
+type EventCount struct {
+	Reason string `json:"reason"`
+	Count  `json:",inline"`
 }
 
 // NamedCount is one count of a condition, named as in the scenario file.
@@ -71,8 +86,9 @@ type NamedCount struct {
 	Name string
 	// Want bounds the count.
 	Want *Count
-	// Claims is set for a claims entry.
+	// Claims is set for a claims entry, Event for a podEvents entry.
 	Claims *ClaimCount
+	Event  *EventCount
 }
 
 // Counts lists the counts the condition sets, in the order of the file format.
@@ -85,6 +101,9 @@ func (c *Condition) Counts() []NamedCount {
 		{Name: "startedFromStandby", Want: c.StartedFromStandby},
 		{Name: "takenWhileWarming", Want: c.TakenWhileWarming},
 		{Name: "launchedCold", Want: c.LaunchedCold},
+		{Name: "evictions", Want: c.Evictions},
+		{Name: "podLatencyP99", Want: c.PodLatencyP99},
+		{Name: "podLatencyMax", Want: c.PodLatencyMax},
 	} {
 		if n.Want != nil {
 			counts = append(counts, n)
@@ -93,10 +112,17 @@ func (c *Condition) Counts() []NamedCount {
 	for i := range c.Claims {
 		claims := &c.Claims[i]
 		name := "claims " + claims.Phase
+		if claims.Phase == "" {
+			name = "claims"
+		}
 		if claims.Pool != "" {
 			name += " of pool " + claims.Pool
 		}
 		counts = append(counts, NamedCount{Name: name, Want: &claims.Count, Claims: claims})
+	}
+	for i := range c.PodEvents {
+		event := &c.PodEvents[i]
+		counts = append(counts, NamedCount{Name: "pods with a " + event.Reason + " Event", Want: &event.Count, Event: event})
 	}
 	return counts
 }
@@ -109,10 +135,10 @@ type Count struct {
 }
 
 // ClaimCount counts the NodeClaims in a phase (Launching, Registering, Initializing,
-// WarmingUp, Stopping, Standby, Starting, Running, Draining, Terminating), of one pool
-// or all.
+// WarmingUp, Stopping, Standby, Starting, Running, Draining, Terminating), or in any
+// phase when it is unset, of one pool or all.
 type ClaimCount struct {
-	Phase string `json:"phase"`
+	Phase string `json:"phase,omitempty"`
 	Pool  string `json:"pool,omitempty"`
 	Count `json:",inline"`
 }

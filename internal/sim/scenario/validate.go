@@ -94,7 +94,10 @@ func (c *Condition) validate() error {
 	}
 	var errs []error
 	for _, count := range counts {
-		if count.Claims != nil && !isClaimPhase(count.Claims.Phase) {
+		if count.Event != nil && count.Event.Reason == "" {
+			errs = append(errs, fmt.Errorf("%s: reason is required", count.Name))
+		}
+		if count.Claims != nil && count.Claims.Phase != "" && !isClaimPhase(count.Claims.Phase) {
 			errs = append(errs, fmt.Errorf("%s: phase %q is not one of %v", count.Name, count.Claims.Phase, v1alpha1.Phases))
 		}
 		errs = append(errs, prefix(count.Name, count.Want.validate()))

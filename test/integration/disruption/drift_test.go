@@ -12,6 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -159,4 +161,40 @@ func replacementIn(t *testing.T, note string) string {
 	}
 	name, _, _ := strings.Cut(after, " ")
 	return strings.TrimSuffix(name, ",")
+}
+
+// A claim is made of its pool's template when it is created: if the template changes
+// before the claim launches, the node comes up with the old labels and has drifted. Here
+// the cloud refuses launches while the template changes; once it launches, the claim is
+// marked Drifted and replaced by one with the new label. On main before the fix the hash
+// was taken at launch, matched the new template, and the old node stayed for good.
+func TestATemplateChangeBeforeTheLaunchIsDrift(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Cloud.SetFaults(fake.Faults{Errors: map[string]fake.ErrorFault{cloudprovider.OpCreate: {Probability: 1}}})
+	f.Pool("web", 1, nil)
+	var early v1alpha1.NodeClaim
+	f.Eventually("the claim fails to launch", func() bool {
+		claims := f.Claims("web")
+		if len(claims) != 1 {
+			return false
+		}
+		early = claims[0]
+		launched := meta.FindStatusCondition(early.Status.Conditions, v1alpha1.ConditionLaunched)
+		return launched != nil && launched.Status == metav1.ConditionFalse
+	})
+	changeTemplate(f, "web")
+	f.Cloud.SetFaults(fake.Faults{})
+
+	f.Eventually("the claim made from the old template is marked Drifted", func() bool {
+		return gone(f, early.Name) || meta.IsStatusConditionTrue(f.Claim(early.Name).Status.Conditions, v1alpha1.ConditionDrifted)
+	})
+	f.Eventually("a node with the new label replaces it", func() bool {
+		for _, c := range f.Claims("web") {
+			if c.Name != early.Name && c.Status.Phase == v1alpha1.PhaseStandby && f.Node(c.Status.NodeName).Labels["example.com/release"] == "2" {
+				return gone(f, early.Name)
+			}
+		}
+		return false
+	})
+	f.CheckInvariants()
 }

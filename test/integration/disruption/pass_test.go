@@ -1,6 +1,7 @@
 package disruption_test
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -64,4 +65,46 @@ func TestOnePassDoesNotConsolidateOntoRoomItIsFreeing(t *testing.T) {
 		t.Fatalf("one pass gave back %d of the two nodes, want exactly 1: the other keeps running for its pods", given)
 	}
 	f.CheckInvariants()
+}
+
+// A panic in a disruption pass (here in a provider's instance types, which
+// consolidation's simulation reads) is returned as the pass's error and counted; the
+// next pass decides as usual.
+func TestDisruptionRecoversFromAPanic(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("web", 2, idleOnRealTime)
+	for i, claim := range f.WaitForPhase("web", 2, v1alpha1.PhaseStandby) {
+		loaded(f, fmt.Sprintf("web-%d", i), claim.Status.NodeName, 0.2, nil)
+		start(f, []v1alpha1.NodeClaim{claim})
+	}
+	cloud := &stack.PanickingCatalog{Cloud: f.Cloud}
+	cloud.Panics.Store(1)
+	clk := testingclock.NewFakeClock(time.Now())
+	d := stack.NewDisruption(t, f.Env, cloud, clk)
+	d.WaitFor(t, "both nodes run their pod", func(s state.Snapshot) bool {
+		return len(s.Nodes) == 2 && len(s.Nodes[0].Pods)+len(s.Nodes[1].Pods) == 2
+	})
+	if _, err := d.Pass(f.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(2 * time.Hour)
+	before := stack.RecoveredPanics(t, "disruption")
+	if _, err := d.Pass(f.Ctx); err == nil || !cloud.Panicked() {
+		t.Fatalf("the pass that met the panic returned %v; want the panic as its error", err)
+	}
+	if got := stack.RecoveredPanics(t, "disruption") - before; got != 1 {
+		t.Fatalf("stratos_controller_panics_total{controller=disruption} rose by %v, want 1", got)
+	}
+	if _, err := d.Pass(f.Ctx); err != nil {
+		t.Fatalf("the pass after the panic: %v", err)
+	}
+	f.Eventually("the next pass consolidates the two nodes into one", func() bool {
+		given := 0
+		for _, c := range f.Claims("web") {
+			if c.Spec.DesiredState == v1alpha1.DesiredStandby {
+				given++
+			}
+		}
+		return given >= 1
+	})
 }

@@ -241,3 +241,35 @@ func TestTheKillSwitchWorksWithoutTheNodeClass(t *testing.T) {
 	f.Eventually("every claim of the pool is gone", func() bool { return len(f.Claims("web")) == 0 })
 	f.CheckInvariants()
 }
+
+// One plan per pass keeps the running minimum and the warm pool within the node cap: a
+// window that keeps 2 nodes running over a warm pool of 3 under a cap of 4 makes exactly
+// 4 claims, 2 asked to run and 2 standby, and never a fifth that would be launched only
+// to be removed. On main before the fix, standby planning and the running minimum each
+// kept to the cap alone and together made 5 claims, and the next pass removed one.
+func TestTheRunningMinimumAndTheWarmPoolShareTheCap(t *testing.T) {
+	f, _ := withCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	f.Pool("web", 3, func(p *v1alpha1.NodePool) {
+		p.Spec.Limits = &v1alpha1.Limits{Nodes: ptr.To[int32](4)}
+		p.Spec.Windows = []v1alpha1.Window{{Name: "always-two", MinRunning: ptr.To[int32](2)}}
+	})
+	f.Eventually("two nodes run and two stand by", func() bool {
+		running, standby := 0, 0
+		for _, c := range f.Claims("web") {
+			switch {
+			case c.Spec.DesiredState == v1alpha1.DesiredRunning && c.Status.Phase == v1alpha1.PhaseRunning:
+				running++
+			case c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby:
+				standby++
+			}
+		}
+		return running == 2 && standby == 2
+	})
+	if created := f.Op.Writes.Counts()["create NodeClaim"]; created != 4 {
+		t.Fatalf("the pool created %d claims under a cap of 4, want 4 and no churn", created)
+	}
+	if c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded); c == nil || c.Reason != nodepool.ReasonLimitReached {
+		t.Fatalf("Degraded = %+v, want LimitReached: the cap keeps the warm pool below its target", c)
+	}
+	f.CheckInvariants()
+}

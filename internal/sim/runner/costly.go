@@ -1,0 +1,64 @@
+package runner
+
+import (
+	"context"
+	"math"
+
+	corev1 "k8s.io/api/core/v1"
+	eventsv1 "k8s.io/api/events/v1"
+
+	"github.com/stratos-sh/stratos/internal/sim/report"
+)
+
+// costly answers the counts of a condition that read more than the cache's pods, Nodes
+// and claims, at the moment a condition asks.
+type costly struct {
+	ctx context.Context
+	r   *run
+}
+
+// podsWithEvent counts the scenario's pods that have an Event with reason.
+func (c costly) podsWithEvent(reason string) int {
+	events := &eventsv1.EventList{}
+	if err := c.r.client.List(c.ctx, events); err != nil {
+		return 0
+	}
+	pods := map[string]bool{}
+	for _, e := range events.Items {
+		if e.Reason == reason && e.Regarding.Kind == "Pod" {
+			pods[e.Regarding.Namespace+"/"+e.Regarding.Name] = true
+		}
+	}
+	n := 0
+	for key := range pods {
+		if c.r.observer.seenPod(key) {
+			n++
+		}
+	}
+	return n
+}
+
+// evictions counts the evictions the operator asked for, from the API server's audit
+// log: a pod it evicted and that its Deployment replaced leaves no other trace.
+func (c costly) evictions() int {
+	return auditedWrites(c.r.opts.WorkDir + "/audit.log")["create " + string(corev1.ResourcePods) + "/eviction"]
+}
+
+// podLatency is a percentile of the latencies of the pods that run so far.
+func (c costly) podLatency(q float64) int {
+	var latencies []float64
+	for _, t := range c.r.observer.podTimes() {
+		if !t.running.IsZero() {
+			latencies = append(latencies, t.running.Sub(t.created).Seconds()*c.r.scale)
+		}
+	}
+	if len(latencies) == 0 {
+		return 0
+	}
+	p := report.Percentiles(latencies)
+	value := p.Max
+	if q < 100 {
+		value = p.P99
+	}
+	return int(math.Ceil(value))
+}

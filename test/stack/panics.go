@@ -1,0 +1,54 @@
+package stack
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+)
+
+// PanickingCatalog is a fake cloud whose instance-type listing panics Panics times, as a
+// provider bug would, then answers as the cloud does.
+type PanickingCatalog struct {
+	*fake.Cloud
+	Panics atomic.Int32
+}
+
+// InstanceTypes panics while Panics is positive, counting it down.
+func (c *PanickingCatalog) InstanceTypes(ctx context.Context, class client.Object) ([]*cloudprovider.InstanceType, error) {
+	if c.Panics.Add(-1) >= 0 {
+		panic("a provider bug")
+	}
+	return c.Cloud.InstanceTypes(ctx, class)
+}
+
+// Panicked reports whether every panic was spent.
+func (c *PanickingCatalog) Panicked() bool { return c.Panics.Load() <= 0 }
+
+// RecoveredPanics reads stratos_controller_panics_total for a loop from this process's
+// metrics.
+func RecoveredPanics(t testing.TB, loop string) float64 {
+	t.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() != "stratos_controller_panics_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if l.GetName() == "controller" && l.GetValue() == loop {
+					return m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return 0
+}
