@@ -25,12 +25,12 @@ import (
 type Cluster struct {
 	clock clock.PassiveClock
 
-	mu          sync.RWMutex
-	nodes       map[string]*corev1.Node
-	podsByNode  map[string]map[types.UID]*corev1.Pod
-	podNode     map[types.UID]string
-	pending     map[types.UID]*corev1.Pod
-	claims      map[string]*v1alpha1.NodeClaim
+	mu         sync.RWMutex
+	nodes      map[string]*corev1.Node
+	podsByNode map[string]map[types.UID]*corev1.Pod
+	podNode    map[types.UID]string
+	pending    map[types.UID]*corev1.Pod
+	claims     map[string]*v1alpha1.NodeClaim
 	// writes are this process's claim writes the informer does not show yet.
 	writes      map[string]observedWrite
 	daemonSets  map[types.NamespacedName]*appsv1.DaemonSet

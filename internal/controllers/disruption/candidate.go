@@ -23,6 +23,8 @@ type candidate struct {
 	awaited int
 	// stale says why the claim should be replaced (Drifted, Expired), or is "".
 	stale v1alpha1.DisruptionReason
+	// settled is set once the node's workload has not changed for consolidateAfter.
+	settled bool
 }
 
 // candidates are the pool's claims that run, asked to, with a Node, and the pods on it,

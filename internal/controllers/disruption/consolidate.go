@@ -19,7 +19,11 @@ import (
 // cluster's other running nodes, simulated with kube-scheduler's predicates on the
 // current state with those nodes removed. It first looks for the most nodes that can go
 // together (their pods fitting on fewer), cheapest to disrupt first, then for any single
-// one. Only nodes that exist and stay count as room: consolidation never starts or
+// one. The choice is made over every busy node, settled or not, and carried out once
+// every node chosen has settled: which node goes is a matter of the cluster's state, not
+// of which node happened to settle first. (A node that started a moment after the
+// others, with a small pod, is the one to give back, not a busy node whose pod would
+// fit on it.) Only nodes that exist and stay count as room: consolidation never starts or
 // launches a node, so it cannot cause the start/stop churn it exists to avoid; nodes
 // being given back or replaced are no room. The pods waiting now and those on nodes
 // going away are placed in the same simulation, so a node they need is never freed. A
@@ -65,6 +69,12 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 				chosen = []candidate{cand}
 				break
 			}
+		}
+	}
+	for _, cand := range chosen {
+		if !cand.settled {
+			log.FromContext(ctx).V(1).Info("Consolidation waits for the node it chose to settle", "nodepool", pp.pool.Name, "nodeclaim", cand.claim.Name)
+			return nil // the pass wakes when it settles
 		}
 	}
 	for _, cand := range chosen {

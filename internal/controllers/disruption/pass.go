@@ -189,22 +189,20 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 			continue
 		}
 		since := c.settle.observe(cand, p.now)
-		settled := !p.now.Before(since.Add(after))
-		if !settled {
+		cand.settled = !p.now.Before(since.Add(after))
+		if !cand.settled {
 			p.wakeAt(since.Add(after))
 		}
 		// A stale node is replaced; once it has been empty for consolidateAfter it may
 		// also go as an empty one, within the budget for Empty.
-		if cand.stale != "" && !(settled && cand.empty()) {
+		switch {
+		case cand.stale != "" && !(cand.settled && cand.empty()):
 			stale = append(stale, cand)
-			continue
-		}
-		if !settled {
-			continue
-		}
-		if cand.empty() {
+		case cand.empty() && cand.settled:
 			empty = append(empty, cand)
-		} else {
+		case !cand.empty():
+			// Consolidation weighs busy nodes whether or not they have settled, and acts
+			// once its choice has: see consolidate.
 			busy = append(busy, cand)
 		}
 	}

@@ -41,7 +41,7 @@ func (c costly) podsWithEvent(reason string) int {
 // evictions counts the evictions the operator asked for, from the API server's audit
 // log: a pod it evicted and that its Deployment replaced leaves no other trace.
 func (c costly) evictions() int {
-	return auditedWrites(c.r.opts.WorkDir + "/audit.log")["create " + string(corev1.ResourcePods) + "/eviction"]
+	return auditedWrites(c.r.opts.WorkDir + "/audit.log")["create "+string(corev1.ResourcePods)+"/eviction"]
 }
 
 // podLatency is a percentile of the latencies of the pods that run so far.

@@ -78,7 +78,6 @@ func TestDisruptionRecoversFromAPanic(t *testing.T) {
 		start(f, []v1alpha1.NodeClaim{claim})
 	}
 	cloud := &stack.PanickingCatalog{Cloud: f.Cloud}
-	cloud.Panics.Store(1)
 	clk := testingclock.NewFakeClock(time.Now())
 	d := stack.NewDisruption(t, f.Env, cloud, clk)
 	d.WaitFor(t, "both nodes run their pod", func(s state.Snapshot) bool {
@@ -88,6 +87,7 @@ func TestDisruptionRecoversFromAPanic(t *testing.T) {
 		t.Fatal(err)
 	}
 	clk.Step(2 * time.Hour)
+	cloud.Panics.Store(1)
 	before := stack.RecoveredPanics(t, "disruption")
 	if _, err := d.Pass(f.Ctx); err == nil || !cloud.Panicked() {
 		t.Fatalf("the pass that met the panic returned %v; want the panic as its error", err)
