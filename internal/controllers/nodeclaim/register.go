@@ -59,7 +59,10 @@ func (r *Lifecycle) initialize(ctx context.Context, claim *v1alpha1.NodeClaim) (
 	recordCapacity(claim, node)
 	if why := notInitialized(node, claim); why != "" {
 		r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionFalse, "NotInitialized", why)
-		return r.checkWarmupTimeout(ctx, claim, node)
+		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+			return r.checkWarmupTimeout(ctx, claim, node)
+		}
+		return r.checkInitializationTimeout(ctx, claim, why)
 	}
 	r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "Node is Ready with its network up and its startup taints gone")
 	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {

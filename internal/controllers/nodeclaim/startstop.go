@@ -97,14 +97,20 @@ func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
 			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped before its Node was Ready")
 		}
-		return false, r.poll(), r.Cloud.Start(ctx, instance.ID)
 	case cloudprovider.StateRunning:
 		if node != nil && readySince(node, claim.Status.LastPhaseChangeTime.Time) {
 			message := fmt.Sprintf("Node Ready %.1fs after the start; it takes pods", r.since(claim.Status.LastPhaseChangeTime.Time).Seconds())
 			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonStarted, message)
 		}
 	}
-	// The Node's Ready wakes the claim; the poll covers an instance still pending.
+	if r.startTimedOut(claim) {
+		return false, ctrl.Result{}, r.removeForStartTimeout(ctx, claim)
+	}
+	if instance.State == cloudprovider.StateStopped {
+		return false, r.poll(), r.Cloud.Start(ctx, instance.ID)
+	}
+	// The Node's Ready wakes the claim; the poll covers an instance still pending and
+	// the start timeout.
 	return false, r.poll(), nil
 }
 
