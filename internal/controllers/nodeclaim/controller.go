@@ -7,6 +7,7 @@ package nodeclaim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -99,6 +100,17 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		if patchErr := r.Client.Status().Patch(ctx, claim, client.MergeFrom(before)); patchErr != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(patchErr)
 		}
+	}
+	return r.settle(ctx, result, err)
+}
+
+// settle turns a step's reason to wait into a requeue, so that waiting is neither
+// logged as a failure nor retried with backoff: an instance the cloud does not show yet
+// is asked about again at the next poll.
+func (r *Lifecycle) settle(ctx context.Context, result ctrl.Result, err error) (ctrl.Result, error) {
+	if errors.Is(err, errNotVisibleYet) {
+		log.FromContext(ctx).V(1).Info("The cloud does not show the instance yet; asking again")
+		return r.poll(), nil
 	}
 	return result, err
 }

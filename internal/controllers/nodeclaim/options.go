@@ -22,6 +22,12 @@ type Options struct {
 	// long after the start: a standby node that cannot come back is broken, and the pool
 	// warms a fresh one. Defaults to 3m, about ten times a start's usual 12-15s.
 	StartTimeout time.Duration
+	// InstanceVisibilityGrace is how long after its launch a NotFound for an instance
+	// means that the cloud does not show it yet rather than that it is gone: EC2's API is
+	// eventually consistent, and DescribeInstances may not know an instance for a while
+	// after RunInstances made it. The lifecycle controller polls such a claim and garbage
+	// collection leaves it alone until the grace has passed. Defaults to 2m.
+	InstanceVisibilityGrace time.Duration
 	// PollInterval is how often a claim waiting on the cloud (a stop, a termination, a
 	// failed launch) checks it again. Node and pod changes wake claims at once.
 	// Defaults to 2s.
@@ -50,6 +56,7 @@ func (o Options) WithDefaults() Options {
 	set(&o.RegistrationTimeout, 15*time.Minute)
 	set(&o.InitializationTimeout, 10*time.Minute)
 	set(&o.StartTimeout, 3*time.Minute)
+	set(&o.InstanceVisibilityGrace, 2*time.Minute)
 	set(&o.PollInterval, 2*time.Second)
 	set(&o.ResyncInterval, 5*time.Minute)
 	set(&o.GCInterval, time.Minute)

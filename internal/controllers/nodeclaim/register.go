@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -30,11 +29,7 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 		return false, ctrl.Result{}, err
 	}
 	if node == nil {
-		launched := claim.CreationTimestamp.Time
-		if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionLaunched); c != nil {
-			launched = c.LastTransitionTime.Time
-		}
-		left := r.Options.RegistrationTimeout - r.since(launched)
+		left := r.Options.RegistrationTimeout - r.since(launchedAt(claim))
 		if left <= 0 {
 			return false, ctrl.Result{}, r.removeClaim(ctx, claim, ReasonRegistrationTimeout,
 				fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout))
