@@ -67,6 +67,15 @@ func (r *Lifecycle) removeClaim(ctx context.Context, claim *v1alpha1.NodeClaim, 
 	return client.IgnoreNotFound(r.Client.Delete(ctx, claim))
 }
 
+// removeForTimeout removes a claim a timeout ran out on, unless its pool is paused: a
+// paused pool's timeouts wait, and apply once it is resumed.
+func (r *Lifecycle) removeForTimeout(ctx context.Context, claim *v1alpha1.NodeClaim, reason, message string) error {
+	if err := r.hold(ctx, claim, "removing the claim for "+reason); err != nil {
+		return err
+	}
+	return r.removeClaim(ctx, claim, reason, message)
+}
+
 // setCondition sets a claim condition, keeping its transition time when the status stays.
 func (r *Lifecycle) setCondition(claim *v1alpha1.NodeClaim, conditionType string, status metav1.ConditionStatus, reason, message string) {
 	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{

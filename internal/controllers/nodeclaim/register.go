@@ -31,7 +31,7 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	if node == nil {
 		left := r.Options.RegistrationTimeout - r.since(launchedAt(claim))
 		if left <= 0 {
-			return false, ctrl.Result{}, r.removeClaim(ctx, claim, ReasonRegistrationTimeout,
+			return false, ctrl.Result{}, r.removeForTimeout(ctx, claim, ReasonRegistrationTimeout,
 				fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout))
 		}
 		// The Node's creation wakes the claim; the requeue is for the timeout.

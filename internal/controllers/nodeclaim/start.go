@@ -96,13 +96,16 @@ func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	return false, r.poll(), nil
 }
 
-// start asks the cloud to start the claim's instance and records an accepted start in
+// start asks the cloud to start the claim's instance, unless its pool is paused, and records an accepted start in
 // the Started condition. A start refused for lack of capacity or quota is not retried:
 // the claim goes back to standby (refused is true; err then says whether recording the
 // refusal failed), so that provisioning looks elsewhere instead of pods waiting on a
 // start that keeps failing. Other errors, such as throttling, are for the caller to
 // retry with backoff.
 func (r *Lifecycle) start(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node) (refused bool, err error) {
+	if err := r.hold(ctx, claim, "the start"); err != nil {
+		return false, err
+	}
 	err = r.Cloud.Start(ctx, claim.Status.InstanceID)
 	switch {
 	case err == nil:

@@ -23,8 +23,11 @@ const (
 )
 
 // stop parks the Node, moves the claim to Stopping and asks the cloud to stop the
-// instance. A failed call is redone by the Stopping step.
+// instance, unless the claim's pool is paused. A failed call is redone by the Stopping step.
 func (r *Lifecycle) stop(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, reason, message string) error {
+	if err := r.hold(ctx, claim, "the stop"); err != nil {
+		return err
+	}
 	if err := r.transition(ctx, claim, node, v1alpha1.PhaseStopping, reason, message); err != nil {
 		return err
 	}
@@ -41,6 +44,9 @@ func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	case cloudprovider.StateStopped:
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped; standing by")
 	case cloudprovider.StateRunning:
+		if err := r.hold(ctx, claim, "the stop"); err != nil {
+			return false, ctrl.Result{}, err
+		}
 		return false, r.poll(), r.Cloud.Stop(ctx, claim.Status.InstanceID)
 	default:
 		return false, r.poll(), nil
@@ -55,6 +61,9 @@ func (r *Lifecycle) running(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 		return false, ctrl.Result{}, err
 	}
 	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+		if err := r.hold(ctx, claim, "the drain"); err != nil {
+			return false, ctrl.Result{}, err
+		}
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseDraining, ReasonGivingBack, "Asked to stand by; draining the Node")
 	}
 	if instance.State == cloudprovider.StateStopping || instance.State == cloudprovider.StateStopped {
@@ -75,6 +84,9 @@ func (r *Lifecycle) draining(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	}
 	if claim.Spec.DesiredState == v1alpha1.DesiredRunning {
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonGiveBackCanceled, "Asked to run again; the Node takes pods")
+	}
+	if err := r.hold(ctx, claim, "the drain"); err != nil {
+		return false, ctrl.Result{}, err
 	}
 	if node != nil {
 		done, result, err := r.drain(ctx, claim, node, claim.Status.LastPhaseChangeTime.Time)

@@ -31,8 +31,11 @@ func (r *Lifecycle) checkInitializationTimeout(ctx context.Context, claim *v1alp
 		return false, r.requeueWithin(left), nil
 	}
 	message := fmt.Sprintf("Node %s was not initialised within %s of its registration: %s", claim.Status.NodeName, timeout, why)
+	if err := r.removeForTimeout(ctx, claim, ReasonInitializationTimeout, message+"; terminating the instance"); err != nil {
+		return false, ctrl.Result{}, err
+	}
 	r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionFalse, ReasonInitializationTimeout, message)
-	return false, ctrl.Result{}, r.removeClaim(ctx, claim, ReasonInitializationTimeout, message+"; terminating the instance")
+	return false, ctrl.Result{}, nil
 }
 
 // registeredAt is when the claim's Node registered: the Registered condition's time, or
@@ -56,6 +59,6 @@ func (r *Lifecycle) startTimedOut(claim *v1alpha1.NodeClaim) bool {
 // removeForStartTimeout removes a claim whose started instance did not bring its Node
 // back: the instance is broken, its finalizer terminates it and the pool warms a fresh one.
 func (r *Lifecycle) removeForStartTimeout(ctx context.Context, claim *v1alpha1.NodeClaim) error {
-	return r.removeClaim(ctx, claim, ReasonStartTimeout, fmt.Sprintf("Node %s was not Ready again within %s of the start of instance %s; terminating the instance",
+	return r.removeForTimeout(ctx, claim, ReasonStartTimeout, fmt.Sprintf("Node %s was not Ready again within %s of the start of instance %s; terminating the instance",
 		claim.Status.NodeName, r.Options.StartTimeout, claim.Status.InstanceID))
 }
