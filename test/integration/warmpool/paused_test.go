@@ -64,9 +64,7 @@ func TestPausedPoolKeepsAClaimPastItsRegistrationTimeout(t *testing.T) {
 
 	f.setPaused(pool, false)
 	f.waitRemoved(claim.Name)
-	if !f.EventSeen(claim.Name, nodeclaim.ReasonRegistrationTimeout) {
-		t.Errorf("no RegistrationTimeout Event; Events: %v", f.EventReasons(claim.Name))
-	}
+	f.waitEvent(claim.Name, nodeclaim.ReasonRegistrationTimeout)
 }
 
 // A paused pool's standby node asked to run is not started; it starts once the pool is
@@ -149,9 +147,7 @@ func TestWhatAPausedPoolStillDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitRemoved(claims[0].Name)
-	if !f.EventSeen(claims[0].Name, nodeclaim.ReasonInstanceGone) {
-		t.Errorf("no InstanceGone Event; Events: %v", f.EventReasons(claims[0].Name))
-	}
+	f.waitEvent(claims[0].Name, nodeclaim.ReasonInstanceGone)
 
 	if err := f.Env.Client.Delete(f.Ctx, &claims[1]); err != nil {
 		t.Fatal(err)

@@ -82,9 +82,7 @@ func TestStartRefusedForCapacityReturnsTheClaimToStandby(t *testing.T) {
 		c := f.Claim(claim.Name)
 		return c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby && refused(c)
 	})
-	if !f.EventSeen(claim.Name, string(cloudprovider.CodeInsufficientCapacity)) {
-		t.Errorf("no InsufficientCapacity Event on the claim; Events: %v", f.EventReasons(claim.Name))
-	}
+	f.waitEvent(claim.Name, string(cloudprovider.CodeInsufficientCapacity))
 	askedToRun := false
 	for _, v := range versions() {
 		askedToRun = askedToRun || v.Spec.DesiredState == v1alpha1.DesiredRunning

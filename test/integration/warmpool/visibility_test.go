@@ -77,9 +77,7 @@ func TestInstanceStillNotFoundAfterTheGraceIsGone(t *testing.T) {
 	if waited := goneAt.Sub(launchedAt(t, &claim)); waited < grace {
 		t.Errorf("the claim was removed %s after its launch, within the %s grace", waited, grace)
 	}
-	if !f.EventSeen(claim.Name, nodeclaim.ReasonInstanceGone) {
-		t.Errorf("no InstanceGone Event; Events: %v", f.EventReasons(claim.Name))
-	}
+	f.waitEvent(claim.Name, nodeclaim.ReasonInstanceGone)
 	f.Eventually("the pool launches a replacement", func() bool {
 		claims := f.Claims("lost")
 		return len(claims) == 1 && claims[0].Name != claim.Name

@@ -26,13 +26,18 @@ func (f *fixture) waitRemoved(name string) time.Time {
 	return time.Now()
 }
 
+// waitEvent waits until the object has an Event with reason: Events are recorded
+// asynchronously, after the change they tell of.
+func (f *fixture) waitEvent(name, reason string) {
+	f.T.Helper()
+	f.Eventually(name+" has a "+reason+" Event", func() bool { return f.EventSeen(name, reason) })
+}
+
 // assertRemovedFor checks what a claim removed for reason leaves: the Event, the
 // terminations metric and a terminated instance.
 func (f *fixture) assertRemovedFor(claim *v1alpha1.NodeClaim, reason string) {
 	f.T.Helper()
-	if !f.EventSeen(claim.Name, reason) {
-		f.T.Errorf("no %s Event on claim %s; Events: %v", reason, claim.Name, f.EventReasons(claim.Name))
-	}
+	f.waitEvent(claim.Name, reason)
 	if n := terminations(f.T, claim.Spec.NodePool, reason); n != 1 {
 		f.T.Errorf("stratos_nodeclaims_terminated_total{nodepool=%q,reason=%q} = %v, want 1", claim.Spec.NodePool, reason, n)
 	}
