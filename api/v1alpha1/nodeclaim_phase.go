@@ -36,8 +36,11 @@ const (
 	ConditionRegistered  = "Registered"
 	ConditionInitialized = "Initialized"
 	ConditionWarmedUp    = "WarmedUp"
-	// ConditionStarted is False, with the cloud's error code as reason, when the cloud
-	// refused the last start of a standby node (for lack of capacity or quota).
+	// ConditionStarted is False when the cloud refused the last start of the claim's
+	// instance for lack of capacity or quota (the reason is the cloud's error code, such
+	// as InsufficientCapacity) and the claim went back to standby; its
+	// LastTransitionTime is the time of that refusal, renewed at each one. True once a
+	// start is accepted.
 	ConditionStarted        = "Started"
 	ConditionDrifted        = "Drifted"
 	ConditionEmpty          = "Empty"

@@ -153,7 +153,9 @@ type NodeClaimStatus struct {
 	// +optional
 	LastPhaseChangeTime *metav1.Time `json:"lastPhaseChangeTime,omitempty"`
 
-	// Conditions: Launched, Registered, Initialized, WarmedUp, Drifted, Empty, Consolidatable.
+	// Conditions: Launched, Registered, Initialized, WarmedUp, Started, Drifted, Empty,
+	// Consolidatable. Started is False, with the cloud's error code as its reason, when
+	// the cloud refused the last start for lack of capacity or quota.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -71,8 +71,15 @@ type NodePoolSpec struct {
 	// +kubebuilder:validation:Maximum=100
 	Weight int32 `json:"weight,omitempty"`
 
-	// Paused stops every launch, start, stop and termination for the pool; garbage
-	// collection of leaked instances still runs. Defaults to false.
+	// Paused freezes the pool's capacity as it is. No claim is created, started, given
+	// back or removed for it by provisioning, the pool controller or disruption; its
+	// claims' instances are not launched, started or stopped, drains wait, and no
+	// launch, registration, initialization, warmup or start timeout removes or stops a
+	// claim (one that passes meanwhile applies once the pool is resumed). What needs no
+	// such change goes on: Nodes register and turn Ready, starts and stops under way
+	// complete, and claims follow in their phases. Deleting a claim or the pool, or the
+	// kill switch, still terminates nodes; a claim whose instance is gone is still
+	// removed; garbage collection still terminates leaked instances. Defaults to false.
 	// +optional
 	Paused bool `json:"paused,omitempty"`
 

@@ -49,7 +49,7 @@ var (
 
 	NodeClaimsTerminated = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_nodeclaims_terminated_total",
-		Help: "NodeClaims deleted by Stratos, by pool and reason (such as RegistrationTimeout, WarmupTimeout, InstanceGone, Excess, Drifted, Expired, KillSwitch).",
+		Help: "NodeClaims deleted by Stratos, by pool and reason (such as RegistrationTimeout, InitializationTimeout, WarmupTimeout, StartTimeout, InstanceGone, Excess, Drifted, Expired, KillSwitch).",
 	}, []string{"nodepool", "reason"})
 
 	GarbageCollected = prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -33,12 +33,14 @@ type Options struct {
 	KubeAPIQPS   float64
 	KubeAPIBurst int
 
-	BatchIdle           time.Duration
-	BatchMax            time.Duration
-	LaunchTimeout       time.Duration
-	RegistrationTimeout time.Duration
-	GCInterval          time.Duration
-	GCGracePeriod       time.Duration
+	BatchIdle             time.Duration
+	BatchMax              time.Duration
+	LaunchTimeout         time.Duration
+	RegistrationTimeout   time.Duration
+	InitializationTimeout time.Duration
+	StartTimeout          time.Duration
+	GCInterval            time.Duration
+	GCGracePeriod         time.Duration
 
 	LeaderElect                 bool
 	LeaderElectionID            string
@@ -70,6 +72,8 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.DurationVar(&opts.BatchMax, "batch-max-duration", 50*time.Millisecond, "Provisioning decides at the latest this long after the first pod of a batch became unschedulable.")
 	fs.DurationVar(&opts.LaunchTimeout, "launch-timeout", 5*time.Minute, "How long a NodeClaim may fail to get an instance before it is deleted.")
 	fs.DurationVar(&opts.RegistrationTimeout, "registration-timeout", 15*time.Minute, "How long after the launch an instance's Node may take to register before the claim and instance are removed.")
+	fs.DurationVar(&opts.InitializationTimeout, "initialization-timeout", 10*time.Minute, "How long after its Node registered a NodeClaim asked to run may take to be initialised (Ready, network up, startup taints gone) before the claim and instance are removed.")
+	fs.DurationVar(&opts.StartTimeout, "start-timeout", 3*time.Minute, "How long after a standby node's start its Node may take to be Ready again before the claim and instance are removed.")
 	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
 	fs.DurationVar(&opts.GCGracePeriod, "gc-grace-period", 2*time.Minute, "How old a leak must be before garbage collection removes it.")
 	fs.BoolVar(&opts.LeaderElect, "leader-elect", true, "Elect a leader so that only one replica acts; the others wait.")
@@ -139,11 +143,13 @@ var clusterNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?
 func (o *Options) ControllerOptions() ControllerOptions {
 	return ControllerOptions{
 		NodeClaim: nodeclaim.Options{
-			ClusterName:         o.ClusterName,
-			LaunchTimeout:       o.LaunchTimeout,
-			RegistrationTimeout: o.RegistrationTimeout,
-			GCInterval:          o.GCInterval,
-			GCGracePeriod:       o.GCGracePeriod,
+			ClusterName:           o.ClusterName,
+			LaunchTimeout:         o.LaunchTimeout,
+			RegistrationTimeout:   o.RegistrationTimeout,
+			InitializationTimeout: o.InitializationTimeout,
+			StartTimeout:          o.StartTimeout,
+			GCInterval:            o.GCInterval,
+			GCGracePeriod:         o.GCGracePeriod,
 		},
 		Provisioning: provisioning.Options{BatchIdle: o.BatchIdle, BatchMax: o.BatchMax},
 	}
@@ -176,7 +182,8 @@ func (o *Options) Validate() error {
 	for _, d := range []struct {
 		flag  string
 		value time.Duration
-	}{{"--batch-idle-duration", o.BatchIdle}, {"--batch-max-duration", o.BatchMax}, {"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod}} {
+	}{{"--batch-idle-duration", o.BatchIdle}, {"--batch-max-duration", o.BatchMax}, {"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout},
+		{"--initialization-timeout", o.InitializationTimeout}, {"--start-timeout", o.StartTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod}} {
 		if d.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, not %s", d.flag, d.value))
 		}

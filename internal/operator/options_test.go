@@ -60,6 +60,17 @@ func TestDefaults(t *testing.T) {
 	}
 }
 
+func TestLifecycleTimeoutsReachTheNodeClaimController(t *testing.T) {
+	opts, err := Parse(required, env(map[string]string{"STRATOS_START_TIMEOUT": "90s"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claims := opts.ControllerOptions().NodeClaim
+	if claims.InitializationTimeout != 10*time.Minute || claims.StartTimeout != 90*time.Second {
+		t.Fatalf("initialization timeout %s, start timeout %s; want the default 10m and 90s from the environment", claims.InitializationTimeout, claims.StartTimeout)
+	}
+}
+
 func TestEnvironmentFillsWhatTheCommandLineLeavesOut(t *testing.T) {
 	opts, err := Parse([]string{"--cloud-provider=fake", "--kube-api-qps=50"}, env(map[string]string{
 		"STRATOS_CLUSTER_NAME":   "from-env",
@@ -94,6 +105,8 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: append([]string{"--log-level=verbose"}, required...), want: `--log-level "verbose" is not debug, info or error`},
 		{args: append([]string{"--log-format=xml"}, required...), want: `--log-format "xml" is not json or text`},
 		{args: append([]string{"--fake-time-scale=-1"}, required...), want: "--fake-time-scale must be positive"},
+		{args: append([]string{"--initialization-timeout=0s"}, required...), want: "--initialization-timeout must be positive"},
+		{args: required, env: map[string]string{"STRATOS_START_TIMEOUT": "-1m"}, want: "--start-timeout must be positive"},
 		{args: append([]string{"--fake-cloud-endpoint=127.0.0.1:8090"}, required...), want: `--fake-cloud-endpoint "127.0.0.1:8090" must be an http:// or https:// URL`},
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--fake-cloud-endpoint=http://127.0.0.1:8090"}, want: "--fake-cloud-endpoint needs --cloud-provider=fake"},
 		{args: required, env: map[string]string{"STRATOS_KUBE_API_BURST": "lots"}, want: `STRATOS_KUBE_API_BURST="lots"`},

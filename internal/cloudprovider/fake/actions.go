@@ -62,11 +62,26 @@ func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bo
 		if err := c.classFault(inst.faults, op, id); err != nil {
 			return err
 		}
+		if err := c.startCapacityFault(op, inst); err != nil {
+			return err
+		}
 	}
 	if !do(inst, now, c.drawer(inst.physics)) {
 		return cloudprovider.NewError(cloudprovider.CodeInvalidState, op, id, "cannot %s an instance that is %s", strings.ToLower(op), inst.State)
 	}
 	return nil
+}
+
+// startCapacityFault refuses to start a stopped instance whose offering is out of
+// capacity, as EC2's StartInstances answers InsufficientInstanceCapacity: a stopped
+// instance holds no capacity, and a start needs it again in the instance's zone. Starting
+// an instance that runs already needs nothing and is not refused. The caller holds the lock.
+func (c *Cloud) startCapacityFault(op string, inst *instance) error {
+	if op != cloudprovider.OpStart || inst.State != cloudprovider.StateStopped || !c.outOfCapacity(inst.faults, inst.Type, inst.Zone) {
+		return nil
+	}
+	return cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, op, inst.ID,
+		"insufficient capacity to start a %s in %s (injected)", inst.Type, inst.Zone)
 }
 
 // DescribeInstances returns the instances the cloud knows among ids. A node class's Get

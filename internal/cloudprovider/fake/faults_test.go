@@ -152,3 +152,39 @@ func TestNeverRegister(t *testing.T) {
 		t.Errorf("phase %v, want Ready", v.phase)
 	}
 }
+
+// A start needs capacity again, as on EC2: a stopped instance whose offering is out of
+// capacity is refused, alone in its batch; a running one is left running; once capacity
+// is back it starts.
+func TestStartOfAStoppedInstanceOutOfCapacityIsRefused(t *testing.T) {
+	c, clk := newCloud(t, Options{})
+	parked := stopped(t, c, clk, request("parked"))
+	busy := running(t, c, clk, request("busy"))
+	full := Faults{InsufficientCapacity: []Offering{{InstanceType: parked.Type, Zone: parked.Zone}}}
+	c.SetFaults(full)
+	elsewhere := stopped(t, c, clk, request("elsewhere"))
+	if elsewhere.Type == parked.Type && elsewhere.Zone == parked.Zone {
+		t.Fatalf("the launch used the offering out of capacity: %s in %s", elsewhere.Type, elsewhere.Zone)
+	}
+
+	errs, err := c.StartInstances(context.Background(), []string{parked.ID, busy.ID, elsewhere.ID})
+	if err != nil {
+		t.Fatalf("the whole call failed: %v", err)
+	}
+	wantCode(t, errs[parked.ID], cloudprovider.CodeInsufficientCapacity)
+	if errs[busy.ID] != nil || errs[elsewhere.ID] != nil {
+		t.Errorf("instances that need no capacity or have it failed: %v", errs)
+	}
+	wantState(t, c, parked.ID, cloudprovider.StateStopped)
+	wantState(t, c, busy.ID, cloudprovider.StateRunning)
+	wantState(t, c, elsewhere.ID, cloudprovider.StatePending)
+
+	c.SetFaults(Faults{})
+	if err := act(t, c.StartInstances, parked.ID); err != nil {
+		t.Fatalf("start once capacity is back: %v", err)
+	}
+	wantState(t, c, parked.ID, cloudprovider.StatePending)
+	if got := c.Calls()[cloudprovider.OpStart]; got != 2 {
+		t.Errorf("counted %d start calls, want 2", got)
+	}
+}

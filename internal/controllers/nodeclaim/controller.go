@@ -7,7 +7,9 @@ package nodeclaim
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -49,9 +51,14 @@ type Lifecycle struct {
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
 	Options   Options
+
+	// pauseNotes remembers, by claim UID, the pause and held action last told in an
+	// Event, so that a claim waiting on a paused pool says so once.
+	pauseNotes sync.Map
 }
 
-// SetupWithManager watches claims, the Nodes of claims and the pods leaving them.
+// SetupWithManager watches claims, the Nodes of claims, the pods leaving them, and pools
+// resumed after a pause.
 func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 	r.Options = r.Options.WithDefaults()
 	return ctrl.NewControllerManagedBy(mgr).
@@ -59,6 +66,7 @@ func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 		For(&v1alpha1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(nodeToClaim)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToClaim), builder.WithPredicates(podLeaving)).
+		Watches(&v1alpha1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.poolToClaims), builder.WithPredicates(poolResumed)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles}).
 		Complete(r)
 }
@@ -99,6 +107,23 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		if patchErr := r.Client.Status().Patch(ctx, claim, client.MergeFrom(before)); patchErr != nil {
 			return ctrl.Result{}, client.IgnoreNotFound(patchErr)
 		}
+	}
+	return r.settle(ctx, claim, result, err)
+}
+
+// settle turns a step's reason to wait into a requeue, so that waiting is neither
+// logged as a failure nor retried with backoff: an instance the cloud does not show yet
+// is asked about again at the next poll; a step held by its paused pool waits for the
+// pool's resumption, which wakes the claim, and the resync is only a safety net.
+func (r *Lifecycle) settle(ctx context.Context, claim *v1alpha1.NodeClaim, result ctrl.Result, err error) (ctrl.Result, error) {
+	var held *heldError
+	switch {
+	case errors.As(err, &held):
+		r.notePaused(claim, held)
+		return ctrl.Result{RequeueAfter: r.Options.ResyncInterval}, nil
+	case errors.Is(err, errNotVisibleYet):
+		log.FromContext(ctx).V(1).Info("The cloud does not show the instance yet; asking again")
+		return r.poll(), nil
 	}
 	return result, err
 }

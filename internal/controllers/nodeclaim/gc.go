@@ -95,8 +95,9 @@ func (g *GarbageCollector) terminateOrphans(ctx context.Context, instances []*cl
 	return errors.Join(errs...)
 }
 
-// removeClaimsWithoutInstance deletes claims whose instance the cloud has forgotten or
-// is terminating; their finalizer then deletes their Node.
+// removeClaimsWithoutInstance deletes claims whose instance the cloud has forgotten,
+// once it has had the visibility grace to show a fresh one, or is terminating; their
+// finalizer then deletes their Node.
 func (g *GarbageCollector) removeClaimsWithoutInstance(ctx context.Context, instances []*cloudprovider.Instance, claims []v1alpha1.NodeClaim) error {
 	alive := make(map[string]bool, len(instances))
 	for _, instance := range instances {
@@ -108,10 +109,14 @@ func (g *GarbageCollector) removeClaimsWithoutInstance(ctx context.Context, inst
 		if claim.Status.InstanceID == "" || alive[claim.Status.InstanceID] || !claim.DeletionTimestamp.IsZero() {
 			continue
 		}
-		// The list holds only tagged instances: confirm with the instance itself.
+		// The list holds only tagged instances: confirm with the instance itself. The
+		// cloud may not show a fresh instance yet; that is not a loss.
 		instance, err := g.Cloud.Get(ctx, claim.Status.InstanceID)
 		switch {
 		case errors.Is(err, cloudprovider.ErrNotFound):
+			if notVisibleYet(claim, g.Clock.Now(), g.Options.InstanceVisibilityGrace) {
+				continue
+			}
 		case err != nil:
 			errs = append(errs, err)
 			continue

@@ -29,6 +29,9 @@ const (
 // launch asks the cloud for the claim's instance. The claim's UID is the idempotency
 // token: a launch redone after a crash gets the instance the first one made.
 func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	if err := r.hold(ctx, claim, "the launch"); err != nil {
+		return false, ctrl.Result{}, err
+	}
 	req, failure, err := r.createRequest(ctx, claim)
 	if err != nil {
 		return false, ctrl.Result{}, err
@@ -66,7 +69,7 @@ type launchFailure struct {
 // launch timeout has passed.
 func (r *Lifecycle) launchFailed(ctx context.Context, claim *v1alpha1.NodeClaim, failure *launchFailure) ctrl.Result {
 	if left := r.Options.LaunchTimeout - r.since(claim.CreationTimestamp.Time); left <= 0 {
-		if err := r.removeClaim(ctx, claim, ReasonLaunchTimeout, fmt.Sprintf("No instance after %s: %s", r.Options.LaunchTimeout, failure.message)); err != nil {
+		if err := r.removeForTimeout(ctx, claim, ReasonLaunchTimeout, fmt.Sprintf("No instance after %s: %s", r.Options.LaunchTimeout, failure.message)); err != nil {
 			return ctrl.Result{RequeueAfter: r.Options.PollInterval}
 		}
 		return ctrl.Result{}

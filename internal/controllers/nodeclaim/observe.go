@@ -17,7 +17,7 @@ import (
 )
 
 // instanceOf asks the cloud about the claim's instance. gone is true when the cloud has
-// forgotten it or it is terminating or terminated.
+// forgotten it (instance is nil then) or it is terminating or terminated.
 func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, gone bool, err error) {
 	instance, err = r.Cloud.Get(ctx, claim.Status.InstanceID)
 	if errors.Is(err, cloudprovider.ErrNotFound) {
@@ -30,9 +30,13 @@ func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (
 }
 
 // observe asks the cloud about the claim's instance and the cache about its Node. A
-// claim whose instance is gone is removed; ok is false then, and on errors.
+// claim whose instance is gone is removed; ok is false then, and on errors. A freshly
+// launched instance the cloud does not know yet is not gone: err is errNotVisibleYet.
 func (r *Lifecycle) observe(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, node *corev1.Node, ok bool, err error) {
 	instance, gone, err := r.instanceOf(ctx, claim)
+	if gone && instance == nil && notVisibleYet(claim, r.Clock.Now(), r.Options.InstanceVisibilityGrace) {
+		return nil, nil, false, errNotVisibleYet
+	}
 	if err != nil || gone {
 		return nil, nil, false, r.goneOr(ctx, claim, gone, err)
 	}
@@ -61,6 +65,15 @@ func (r *Lifecycle) removeClaim(ctx context.Context, claim *v1alpha1.NodeClaim, 
 	r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, reason, "Delete", message)
 	metrics.NodeClaimsTerminated.WithLabelValues(claim.Spec.NodePool, reason).Inc()
 	return client.IgnoreNotFound(r.Client.Delete(ctx, claim))
+}
+
+// removeForTimeout removes a claim a timeout ran out on, unless its pool is paused: a
+// paused pool's timeouts wait, and apply once it is resumed.
+func (r *Lifecycle) removeForTimeout(ctx context.Context, claim *v1alpha1.NodeClaim, reason, message string) error {
+	if err := r.hold(ctx, claim, "removing the claim for "+reason); err != nil {
+		return err
+	}
+	return r.removeClaim(ctx, claim, reason, message)
 }
 
 // setCondition sets a claim condition, keeping its transition time when the status stays.

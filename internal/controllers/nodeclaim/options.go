@@ -13,6 +13,21 @@ type Options struct {
 	// RegistrationTimeout deletes a claim whose Node has not registered this long after
 	// the launch. Defaults to 15m, as Karpenter's.
 	RegistrationTimeout time.Duration
+	// InitializationTimeout deletes a claim asked to run whose Node registered but is not
+	// initialised (Ready, network up, startup taints gone) this long after registering:
+	// pods wait on it, and only a fresh node helps them. Claims meant for standby have
+	// their pool's warmup timeout instead. Defaults to 10m.
+	InitializationTimeout time.Duration
+	// StartTimeout deletes a claim whose started instance's Node is not Ready again this
+	// long after the start: a standby node that cannot come back is broken, and the pool
+	// warms a fresh one. Defaults to 3m, about ten times a start's usual 12-15s.
+	StartTimeout time.Duration
+	// InstanceVisibilityGrace is how long after its launch a NotFound for an instance
+	// means that the cloud does not show it yet rather than that it is gone: EC2's API is
+	// eventually consistent, and DescribeInstances may not know an instance for a while
+	// after RunInstances made it. The lifecycle controller polls such a claim and garbage
+	// collection leaves it alone until the grace has passed. Defaults to 2m.
+	InstanceVisibilityGrace time.Duration
 	// PollInterval is how often a claim waiting on the cloud (a stop, a termination, a
 	// failed launch) checks it again. Node and pod changes wake claims at once.
 	// Defaults to 2s.
@@ -39,6 +54,9 @@ func (o Options) WithDefaults() Options {
 	}
 	set(&o.LaunchTimeout, 5*time.Minute)
 	set(&o.RegistrationTimeout, 15*time.Minute)
+	set(&o.InitializationTimeout, 10*time.Minute)
+	set(&o.StartTimeout, 3*time.Minute)
+	set(&o.InstanceVisibilityGrace, 2*time.Minute)
 	set(&o.PollInterval, 2*time.Second)
 	set(&o.ResyncInterval, 5*time.Minute)
 	set(&o.GCInterval, time.Minute)

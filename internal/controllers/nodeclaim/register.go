@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -30,13 +29,9 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 		return false, ctrl.Result{}, err
 	}
 	if node == nil {
-		launched := claim.CreationTimestamp.Time
-		if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionLaunched); c != nil {
-			launched = c.LastTransitionTime.Time
-		}
-		left := r.Options.RegistrationTimeout - r.since(launched)
+		left := r.Options.RegistrationTimeout - r.since(launchedAt(claim))
 		if left <= 0 {
-			return false, ctrl.Result{}, r.removeClaim(ctx, claim, ReasonRegistrationTimeout,
+			return false, ctrl.Result{}, r.removeForTimeout(ctx, claim, ReasonRegistrationTimeout,
 				fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout))
 		}
 		// The Node's creation wakes the claim; the requeue is for the timeout.
@@ -59,7 +54,10 @@ func (r *Lifecycle) initialize(ctx context.Context, claim *v1alpha1.NodeClaim) (
 	recordCapacity(claim, node)
 	if why := notInitialized(node, claim); why != "" {
 		r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionFalse, "NotInitialized", why)
-		return r.checkWarmupTimeout(ctx, claim, node)
+		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+			return r.checkWarmupTimeout(ctx, claim, node)
+		}
+		return r.checkInitializationTimeout(ctx, claim, why)
 	}
 	r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "Node is Ready with its network up and its startup taints gone")
 	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {

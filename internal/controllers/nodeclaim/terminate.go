@@ -35,6 +35,7 @@ func (r *Lifecycle) terminate(ctx context.Context, claim *v1alpha1.NodeClaim) (c
 		}
 		return result, err
 	}
+	r.pauseNotes.Delete(claim.UID)
 	base := claim.DeepCopy()
 	controllerutil.RemoveFinalizer(claim, Finalizer)
 	return ctrl.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})))

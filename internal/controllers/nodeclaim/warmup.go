@@ -51,12 +51,15 @@ func (r *Lifecycle) checkWarmupTimeout(ctx context.Context, claim *v1alpha1.Node
 	if left := warmup.Timeout.Duration - r.since(claim.CreationTimestamp.Time); left > 0 {
 		return false, r.requeueWithin(left), nil
 	}
+	if err := r.hold(ctx, claim, "the warmup timeout"); err != nil {
+		return false, ctrl.Result{}, err
+	}
 	message := fmt.Sprintf("Warmup did not finish within %s", warmup.Timeout.Duration)
 	r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonWarmupTimeout, message)
 	if warmup.TimeoutAction == v1alpha1.WarmupTimeoutStop {
 		return true, ctrl.Result{}, r.stop(ctx, claim, node, ReasonWarmupTimeout, message+"; stopping the instance as it is")
 	}
-	return false, ctrl.Result{}, r.removeClaim(ctx, claim, ReasonWarmupTimeout, message+"; terminating the instance")
+	return false, ctrl.Result{}, r.removeForTimeout(ctx, claim, ReasonWarmupTimeout, message+"; terminating the instance")
 }
 
 // warmupOf returns the warmup settings of the claim's pool.

@@ -2,6 +2,7 @@ package warmpool_test
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
 // An instance tagged with the cluster but owned by no claim is terminated after the
@@ -43,7 +45,8 @@ func TestGarbageCollectionTerminatesInstancesWithoutClaim(t *testing.T) {
 // A claim whose instance vanished is removed, its Node with it, and the pool warms a
 // replacement.
 func TestClaimWhoseInstanceVanishedIsRemoved(t *testing.T) {
-	f := newFixture(t, nil)
+	// The standby node is older than this grace for a NotFound: its instance is gone.
+	f := newFixture(t, func(o *nodeclaim.Options) { o.InstanceVisibilityGrace = time.Second })
 	f.Pool("vanish", 1, nil)
 	claim := f.WaitForPhase("vanish", 1, v1alpha1.PhaseStandby)[0]
 	if err := f.Cloud.Vanish(claim.Status.InstanceID); err != nil {

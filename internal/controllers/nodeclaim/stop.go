@@ -23,8 +23,11 @@ const (
 )
 
 // stop parks the Node, moves the claim to Stopping and asks the cloud to stop the
-// instance. A failed call is redone by the Stopping step.
+// instance, unless the claim's pool is paused. A failed call is redone by the Stopping step.
 func (r *Lifecycle) stop(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, reason, message string) error {
+	if err := r.hold(ctx, claim, "the stop"); err != nil {
+		return err
+	}
 	if err := r.transition(ctx, claim, node, v1alpha1.PhaseStopping, reason, message); err != nil {
 		return err
 	}
@@ -41,71 +44,13 @@ func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	case cloudprovider.StateStopped:
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped; standing by")
 	case cloudprovider.StateRunning:
+		if err := r.hold(ctx, claim, "the stop"); err != nil {
+			return false, ctrl.Result{}, err
+		}
 		return false, r.poll(), r.Cloud.Stop(ctx, claim.Status.InstanceID)
 	default:
 		return false, r.poll(), nil
 	}
-}
-
-// standby starts the instance when the claim is asked to run, and follows an instance
-// started outside Stratos.
-func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	if claim.Spec.DesiredState == v1alpha1.DesiredRunning {
-		// Pending pods wait on this start, so it goes first, without describing the
-		// instance: starting a stopped instance is the common case, and starting a
-		// running one does nothing. Any error (still stopping, gone, throttled) falls
-		// back to the full observation below.
-		if err := r.Cloud.Start(ctx, claim.Status.InstanceID); err == nil {
-			node, err := r.nodeOf(ctx, claim)
-			if err != nil {
-				return false, ctrl.Result{}, err
-			}
-			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStarting, "Starting the instance")
-		}
-	}
-	instance, node, ok, err := r.observe(ctx, claim)
-	if !ok {
-		return false, ctrl.Result{}, err
-	}
-	if instance.State == cloudprovider.StateRunning || instance.State == cloudprovider.StatePending {
-		if err := r.followOutside(ctx, claim, v1alpha1.DesiredRunning, ReasonStartedOutside, fmt.Sprintf("Instance %s was started outside Stratos", instance.ID)); err != nil {
-			return false, ctrl.Result{}, err
-		}
-		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStartedOutside, "Following an outside start")
-	}
-	if claim.Spec.DesiredState != v1alpha1.DesiredRunning {
-		return false, r.requeueWithin(r.Options.ResyncInterval), nil
-	}
-	if instance.State != cloudprovider.StateStopped {
-		return false, r.poll(), nil // still stopping
-	}
-	if err := r.Cloud.Start(ctx, instance.ID); err != nil {
-		return false, ctrl.Result{}, fmt.Errorf("starting instance %s: %w", instance.ID, err)
-	}
-	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStarting, "Starting the instance")
-}
-
-// starting waits for the started instance's Node to report Ready again, then lifts the
-// standby taint and the cordon.
-func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	instance, node, ok, err := r.observe(ctx, claim)
-	if !ok {
-		return false, ctrl.Result{}, err
-	}
-	switch instance.State {
-	case cloudprovider.StateStopped:
-		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
-			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped before its Node was Ready")
-		}
-		return false, r.poll(), r.Cloud.Start(ctx, instance.ID)
-	case cloudprovider.StateRunning:
-		if node != nil && readySince(node, claim.Status.LastPhaseChangeTime.Time) {
-			message := fmt.Sprintf("Node Ready %.1fs after the start; it takes pods", r.since(claim.Status.LastPhaseChangeTime.Time).Seconds())
-			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonStarted, message)
-		}
-	}
-	// The Node's Ready wakes the claim; the poll covers an instance still pending.
-	return false, r.poll(), nil
 }
 
 // running gives the node back when the claim is asked to stand by, and follows an
@@ -116,6 +61,9 @@ func (r *Lifecycle) running(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 		return false, ctrl.Result{}, err
 	}
 	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+		if err := r.hold(ctx, claim, "the drain"); err != nil {
+			return false, ctrl.Result{}, err
+		}
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseDraining, ReasonGivingBack, "Asked to stand by; draining the Node")
 	}
 	if instance.State == cloudprovider.StateStopping || instance.State == cloudprovider.StateStopped {
@@ -136,6 +84,9 @@ func (r *Lifecycle) draining(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	}
 	if claim.Spec.DesiredState == v1alpha1.DesiredRunning {
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonGiveBackCanceled, "Asked to run again; the Node takes pods")
+	}
+	if err := r.hold(ctx, claim, "the drain"); err != nil {
+		return false, ctrl.Result{}, err
 	}
 	if node != nil {
 		done, result, err := r.drain(ctx, claim, node, claim.Status.LastPhaseChangeTime.Time)

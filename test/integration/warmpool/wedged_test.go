@@ -1,0 +1,131 @@
+package warmpool_test
+
+import (
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+)
+
+// waitRemoved waits until the claim is gone and returns when that was seen.
+func (f *fixture) waitRemoved(name string) time.Time {
+	f.T.Helper()
+	f.Eventually("claim "+name+" is removed", func() bool {
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: name}, &v1alpha1.NodeClaim{}))
+	})
+	return time.Now()
+}
+
+// waitEvent waits until the object has an Event with reason: Events are recorded
+// asynchronously, after the change they tell of.
+func (f *fixture) waitEvent(name, reason string) {
+	f.T.Helper()
+	f.Eventually(name+" has a "+reason+" Event", func() bool { return f.EventSeen(name, reason) })
+}
+
+// assertRemovedFor checks what a claim removed for reason leaves: the Event, the
+// terminations metric and a terminated instance.
+func (f *fixture) assertRemovedFor(claim *v1alpha1.NodeClaim, reason string) {
+	f.T.Helper()
+	f.waitEvent(claim.Name, reason)
+	if n := terminations(f.T, claim.Spec.NodePool, reason); n != 1 {
+		f.T.Errorf("stratos_nodeclaims_terminated_total{nodepool=%q,reason=%q} = %v, want 1", claim.Spec.NodePool, reason, n)
+	}
+	if i, _ := f.Instance(claim.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
+		f.T.Errorf("the removed claim's instance %s is %q", claim.Status.InstanceID, i.State)
+	}
+}
+
+// terminations reads stratos_nodeclaims_terminated_total for a pool and reason; pools
+// are named after their test, so other tests in the process do not count.
+func terminations(t *testing.T, pool, reason string) float64 {
+	t.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range families {
+		if mf.GetName() != "stratos_nodeclaims_terminated_total" {
+			continue
+		}
+		for _, m := range mf.GetMetric() {
+			labels := map[string]string{}
+			for _, l := range m.GetLabel() {
+				labels[l.GetName()] = l.GetValue()
+			}
+			if labels["nodepool"] == pool && labels["reason"] == reason {
+				return m.GetCounter().GetValue()
+			}
+		}
+	}
+	return 0
+}
+
+// A claim asked to run whose Node keeps a startup taint no agent removes is removed once
+// the initialization timeout has passed since its Node registered.
+func TestClaimThatNeverInitialisesIsRemoved(t *testing.T) {
+	const timeout = 3 * time.Second
+	f := newFixture(t, func(o *nodeclaim.Options) { o.InitializationTimeout = timeout })
+	pool := f.Pool("never-init", 0, func(p *v1alpha1.NodePool) {
+		p.Spec.Template.StartupTaints = []v1alpha1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
+	})
+	// Provisioning's cold launch for pending pods.
+	claim := claimtemplate.NewClaim(pool, v1alpha1.DesiredRunning)
+	f.Create(claim)
+
+	wedged := f.WaitForClaim(claim.Name, v1alpha1.PhaseInitializing)
+	goneAt := f.waitRemoved(claim.Name)
+	if waited := goneAt.Sub(registeredAt(t, wedged)); waited < timeout {
+		t.Errorf("the claim was removed %s after its Node registered, before the %s timeout", waited, timeout)
+	}
+	f.assertRemovedFor(wedged, nodeclaim.ReasonInitializationTimeout)
+	f.CheckInvariants()
+}
+
+func registeredAt(t *testing.T, claim *v1alpha1.NodeClaim) time.Time {
+	t.Helper()
+	for _, c := range claim.Status.Conditions {
+		if c.Type == v1alpha1.ConditionRegistered && c.Status == metav1.ConditionTrue {
+			return c.LastTransitionTime.Time
+		}
+	}
+	t.Fatalf("claim %s has not registered: %+v", claim.Name, claim.Status.Conditions)
+	return time.Time{}
+}
+
+// A standby node whose start never brings its Node back to Ready is removed after the
+// start timeout, and the pool warms a fresh one.
+func TestStartedNodeThatNeverComesBackIsRemoved(t *testing.T) {
+	f := newFixture(t, func(o *nodeclaim.Options) { o.StartTimeout = 3 * time.Second })
+	// The Node is Ready an hour after a start: never, for this test.
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "no-resume"},
+		Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{ResumeDelay: v1alpha1.NewDuration(time.Hour)}}})
+	f.Pool("no-resume", 1, func(p *v1alpha1.NodePool) {
+		p.Spec.Template.NodeClassRef.Name = "no-resume"
+		p.Spec.Standby.Max = ptr.To[int32](2)
+	})
+	claim := f.WaitForPhase("no-resume", 1, v1alpha1.PhaseStandby)[0]
+	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
+
+	starting := f.WaitForClaim(claim.Name, v1alpha1.PhaseStarting)
+	goneAt := f.waitRemoved(claim.Name)
+	if waited := goneAt.Sub(starting.Status.LastPhaseChangeTime.Time); waited < 3*time.Second {
+		t.Errorf("the claim was removed %s after its start, before the timeout", waited)
+	}
+	f.assertRemovedFor(starting, nodeclaim.ReasonStartTimeout)
+	fresh := f.WaitForPhase("no-resume", 1, v1alpha1.PhaseStandby)[0]
+	if fresh.Name == claim.Name {
+		t.Fatal("the broken claim is still the pool's")
+	}
+	f.CheckInvariants()
+}
