@@ -90,7 +90,7 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	case obs.stopped == ReasonKillSwitch:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonKillSwitch, "spec.killSwitch is on: every node of the pool is drained and terminated, and none is made"
 	case obs.stopped == ReasonPaused:
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonPaused, "spec.paused is on: no node of the pool is launched, started, stopped or terminated"
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonPaused, "spec.paused is on: the pool's capacity stays as it is; no claim is created, started, given back or removed, and its launches, stops, drains and timeouts wait"
 	case obs.windowErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidWindow, fmt.Sprintf("the spec's targets hold, as %v", obs.windowErr)
 	case obs.classMissing:
