@@ -146,3 +146,23 @@ func TestQuickstart(t *testing.T) {
 		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.Provisioning.StartCallLatencySeconds.P99*1000,
 		float64(rep.Operator.PeakRSSBytes)/(1<<20), rep.WallSeconds)
 }
+
+// TestLimits runs limits.yaml at five times real time: the pool's limit of 4 nodes holds
+// through a second burst, and the pods left over are told why. Its expectations are
+// counts, not latencies, so the scale does not change them.
+func TestLimits(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "limits.yaml", "--time-scale=5")
+	if !rep.OK {
+		t.Errorf("ok is false: %v", rep.Failures)
+	}
+	if rep.Pods.Created != 42 || rep.Pods.Running != 28 {
+		t.Errorf("pods created %d, running %d; want 42 and the 28 the limit leaves room for", rep.Pods.Created, rep.Pods.Running)
+	}
+	if rep.Nodes.LaunchedCold != 4 || rep.Nodes.Peak != 4 {
+		t.Errorf("launched cold %d, peak %d nodes; want the limit of 4", rep.Nodes.LaunchedCold, rep.Nodes.Peak)
+	}
+	if rep.Invariants != (report.Invariants{}) {
+		t.Errorf("invariants broken: %+v", rep.Invariants)
+	}
+}
