@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
@@ -30,25 +29,8 @@ func (c *PanickingCatalog) InstanceTypes(ctx context.Context, class client.Objec
 // Panicked reports whether every panic was spent.
 func (c *PanickingCatalog) Panicked() bool { return c.Panics.Load() <= 0 }
 
-// RecoveredPanics reads stratos_controller_panics_total for a loop from this process's
-// metrics.
+// RecoveredPanics reads stratos_controller_panics_total for a loop.
 func RecoveredPanics(t testing.TB, loop string) float64 {
 	t.Helper()
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range families {
-		if mf.GetName() != "stratos_controller_panics_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if l.GetName() == "controller" && l.GetValue() == loop {
-					return m.GetCounter().GetValue()
-				}
-			}
-		}
-	}
-	return 0
+	return Counter(t, "stratos_controller_panics_total", map[string]string{"controller": loop})
 }

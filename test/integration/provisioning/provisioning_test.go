@@ -8,7 +8,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
@@ -23,16 +22,7 @@ func xlargeClass(f *stack.Fixture) {
 
 // decisions counts the provisioning decisions this process made so far.
 func decisions(t *testing.T) uint64 {
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range families {
-		if mf.GetName() == "stratos_provisioning_duration_seconds" {
-			return mf.GetMetric()[0].GetHistogram().GetSampleCount()
-		}
-	}
-	return 0
+	return stack.Metric(t, "stratos_provisioning_duration_seconds", nil).GetHistogram().GetSampleCount()
 }
 
 // waitForADecision marks pods Unschedulable again and waits until provisioning decided.

@@ -9,12 +9,12 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // waitRemoved waits until the claim is gone and returns when that was seen.
@@ -50,25 +50,7 @@ func (f *fixture) assertRemovedFor(claim *v1alpha1.NodeClaim, reason string) {
 // are named after their test, so other tests in the process do not count.
 func terminations(t *testing.T, pool, reason string) float64 {
 	t.Helper()
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range families {
-		if mf.GetName() != "stratos_nodeclaims_terminated_total" {
-			continue
-		}
-		for _, m := range mf.GetMetric() {
-			labels := map[string]string{}
-			for _, l := range m.GetLabel() {
-				labels[l.GetName()] = l.GetValue()
-			}
-			if labels["nodepool"] == pool && labels["reason"] == reason {
-				return m.GetCounter().GetValue()
-			}
-		}
-	}
-	return 0
+	return stack.Counter(t, "stratos_nodeclaims_terminated_total", map[string]string{"nodepool": pool, "reason": reason})
 }
 
 // A claim asked to run whose Node keeps a startup taint no agent removes is removed once
