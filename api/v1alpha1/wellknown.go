@@ -24,6 +24,10 @@ const (
 const (
 	// TaintStandbyKey keeps pods off a Node while it warms up and while it is stopped.
 	TaintStandbyKey = Group + "/standby"
+	// TaintReservedKey, with a claim's name as its value, keeps a Node that just started
+	// running for the pods provisioning placed on the claim, which tolerate it, until
+	// kube-scheduler has bound them (a few seconds at most).
+	TaintReservedKey = Group + "/reserved"
 )
 
 // StandbyTaint is the taint on warming and standby Nodes.

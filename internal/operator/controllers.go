@@ -51,7 +51,7 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&nodeclaim.Lifecycle{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts}).SetupWithManager(mgr); err != nil {
+	if err := (&nodeclaim.Lifecycle{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts, Nominations: cluster}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	return mgr.Add(&nodeclaim.GarbageCollector{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts})

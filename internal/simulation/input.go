@@ -242,8 +242,10 @@ func Schedulable(node *corev1.Node) bool {
 }
 
 // laggingTaints follow a Node's Ready condition: kube-controller-manager lifts them
-// shortly after the Node turns Ready, and kube-scheduler places pods once it has.
-var laggingTaints = []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable}
+// shortly after the Node turns Ready, and kube-scheduler places pods once it has. The
+// reservation of a Node that just started running goes within seconds too, and the
+// pods it is for count on the Node already.
+var laggingTaints = []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, v1alpha1.TaintReservedKey}
 
 // withoutLaggingTaints returns a Ready node without the taints that lag its readiness,
 // so that a node that just turned Ready counts as the capacity it is about to be.

@@ -167,6 +167,20 @@ func (c *Cluster) Nominate(claim string, pods []*corev1.Pod, ttl time.Duration) 
 	}
 }
 
+// NominatedTo returns the pods nominated to a claim that still wait for capacity: not
+// bound, and still marked Unschedulable.
+func (c *Cluster) NominatedTo(claim string) []*corev1.Pod {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var pods []*corev1.Pod
+	for uid, n := range c.nominations {
+		if pod := c.pending[uid]; n.claim == claim && pod != nil {
+			pods = append(pods, pod)
+		}
+	}
+	return pods
+}
+
 // Nominated returns the claim a pod is nominated to, if any.
 func (c *Cluster) Nominated(uid types.UID) (string, bool) {
 	c.mu.RLock()

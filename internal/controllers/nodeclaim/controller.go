@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -51,6 +52,9 @@ type Lifecycle struct {
 	Recorder  events.EventRecorder
 	Clock     clock.PassiveClock
 	Options   Options
+	// Nominations are provisioning's: the pods placed on a claim get the room of its Node
+	// first when it starts taking pods. Nil reserves nothing.
+	Nominations Nominations
 
 	// pauseNotes remembers, by claim UID, the pause and held action last told in an
 	// Event, so that a claim waiting on a paused pool says so once.
@@ -159,8 +163,16 @@ func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
 // first (so a crash in between redoes it), then records the phase, an Event and metrics.
 func (r *Lifecycle) transition(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, to v1alpha1.NodeClaimPhase, reason, message string) error {
 	if node != nil {
+		// The pods provisioning placed on the claim get its room before any other pod.
+		reserve := to == v1alpha1.PhaseRunning && r.reserved(claim.Name)
 		registering := claim.Status.Phase == v1alpha1.PhaseRegistering
-		if err := r.patchNode(ctx, node, func(n *corev1.Node) bool { return shapeNode(n, claim, to, registering) }); err != nil {
+		if err := r.patchNode(ctx, node, func(n *corev1.Node) bool {
+			changed := shapeNode(n, claim, to, registering)
+			if reserve && !slices.ContainsFunc(n.Spec.Taints, isReservedTaint) {
+				n.Spec.Taints, changed = append(n.Spec.Taints, reservedTaint(claim.Name)), true
+			}
+			return changed
+		}); err != nil {
 			return fmt.Errorf("preparing Node %s for %s: %w", node.Name, to, err)
 		}
 	}

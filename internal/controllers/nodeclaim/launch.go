@@ -134,9 +134,11 @@ func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, clas
 	for _, t := range append(append([]v1alpha1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {
 		taints = append(taints, t.Core())
 	}
+	// Every Node registers parked: one launched to run pods opens once it runs, with the
+	// room provisioning found on it reserved for its pods (see reserved).
+	taints = append(taints, v1alpha1.StandbyTaint)
 	var images []string
 	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
-		taints = append(taints, v1alpha1.StandbyTaint)
 		images = pool.Spec.Standby.Warmup.Images
 	}
 	requirements := v1alpha1.CoreRequirements(claim.Spec.Requirements)

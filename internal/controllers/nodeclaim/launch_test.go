@@ -40,13 +40,11 @@ func TestCreateRequestOfAStandbyClaim(t *testing.T) {
 	}
 }
 
-func TestCreateRequestOfARunningClaimHasNoStandbyTaintOrWarmup(t *testing.T) {
+func TestCreateRequestOfARunningClaimRegistersParkedWithoutWarmup(t *testing.T) {
 	pool := &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Standby: v1alpha1.Standby{Warmup: v1alpha1.Warmup{Images: []string{"app:1"}}}}}
 	req := buildCreateRequest(testClaim(v1alpha1.DesiredRunning), pool, &v1alpha1.FakeNodeClass{}, "prod")
-	for _, taint := range req.Taints {
-		if taint.Key == v1alpha1.TaintStandbyKey {
-			t.Fatal("a claim meant to run must not register tainted as standby")
-		}
+	if !slices.ContainsFunc(req.Taints, func(t corev1.Taint) bool { return t.Key == v1alpha1.TaintStandbyKey }) {
+		t.Fatal("a claim meant to run must register parked, so that no pod lands before its own have their room")
 	}
 	if len(req.Images) != 0 {
 		t.Errorf("a claim meant to run pulls no warmup images, got %v", req.Images)

@@ -11,14 +11,14 @@ import (
 )
 
 // parked reports whether a claim's Node must be kept free of new pods in phase: while it
-// warms up, stops, stands by, starts and drains, and before it is initialised when it is
-// meant to become standby.
-func parked(phase v1alpha1.NodeClaimPhase, desired v1alpha1.DesiredState) bool {
+// comes up, warms up, stops, stands by, starts and drains. A Node launched to run pods
+// is parked until it runs too, so that it opens only once the room provisioning found on
+// it can be reserved for the pods it found it for (see reserved).
+func parked(phase v1alpha1.NodeClaimPhase) bool {
 	switch phase {
-	case v1alpha1.PhaseWarmingUp, v1alpha1.PhaseStopping, v1alpha1.PhaseStandby, v1alpha1.PhaseStarting, v1alpha1.PhaseDraining:
+	case v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering, v1alpha1.PhaseInitializing, v1alpha1.PhaseWarmingUp,
+		v1alpha1.PhaseStopping, v1alpha1.PhaseStandby, v1alpha1.PhaseStarting, v1alpha1.PhaseDraining:
 		return true
-	case v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering, v1alpha1.PhaseInitializing:
-		return desired == v1alpha1.DesiredStandby
 	default:
 		return false
 	}
@@ -58,7 +58,7 @@ func shapeNode(node *corev1.Node, claim *v1alpha1.NodeClaim, phase v1alpha1.Node
 	switch {
 	case phase == v1alpha1.PhaseTerminating:
 		node.Spec.Unschedulable = true
-	case parked(phase, claim.Spec.DesiredState):
+	case parked(phase):
 		node.Spec.Unschedulable = true
 		addTaint(node, v1alpha1.StandbyTaint)
 	case phase == v1alpha1.PhaseRunning:

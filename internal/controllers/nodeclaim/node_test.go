@@ -23,25 +23,12 @@ func testClaim(desired v1alpha1.DesiredState) *v1alpha1.NodeClaim {
 }
 
 func TestParkedPhases(t *testing.T) {
-	cases := []struct {
-		phase   v1alpha1.NodeClaimPhase
-		desired v1alpha1.DesiredState
-		want    bool
-	}{
-		{v1alpha1.PhaseRegistering, v1alpha1.DesiredStandby, true},
-		{v1alpha1.PhaseRegistering, v1alpha1.DesiredRunning, false},
-		{v1alpha1.PhaseInitializing, v1alpha1.DesiredStandby, true},
-		{v1alpha1.PhaseWarmingUp, v1alpha1.DesiredStandby, true},
-		{v1alpha1.PhaseStopping, v1alpha1.DesiredRunning, true},
-		{v1alpha1.PhaseStandby, v1alpha1.DesiredRunning, true},
-		{v1alpha1.PhaseStarting, v1alpha1.DesiredRunning, true},
-		{v1alpha1.PhaseDraining, v1alpha1.DesiredStandby, true},
-		{v1alpha1.PhaseRunning, v1alpha1.DesiredStandby, false},
-		{v1alpha1.PhaseTerminating, v1alpha1.DesiredStandby, false},
-	}
-	for _, tc := range cases {
-		if got := parked(tc.phase, tc.desired); got != tc.want {
-			t.Errorf("parked(%s, %s) = %v, want %v", tc.phase, tc.desired, got, tc.want)
+	// A Node is open to pods only while its claim runs: one launched to run pods opens
+	// then too, so that the pods it was launched for can have its room reserved first.
+	for _, phase := range v1alpha1.Phases {
+		want := phase != v1alpha1.PhaseRunning && phase != v1alpha1.PhaseTerminating
+		if got := parked(phase); got != want {
+			t.Errorf("parked(%s) = %v, want %v", phase, got, want)
 		}
 	}
 }

@@ -72,6 +72,11 @@ func (r *Lifecycle) running(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 		}
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStopping, ReasonStoppedOutside, "Following an outside stop")
 	}
+	if node != nil {
+		if wait, err := r.liftReservation(ctx, claim, node); err != nil || wait > 0 {
+			return false, ctrl.Result{RequeueAfter: wait}, err
+		}
+	}
 	return false, r.requeueWithin(r.Options.ResyncInterval), nil
 }
 

@@ -30,7 +30,8 @@ const writers = 32
 
 // execute writes a decision in one pass: standby claims asked to run, new claims
 // created, pods nominated to both so the next decision does not count them again, and
-// an Event for each pod nothing can take.
+// an Event for each pod nothing can take. Then, once the claims are written, the pods
+// placed on claims get a toleration of their claim's reservation (see reserve).
 func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r scheduling.Result, version uint64) error {
 	pools := map[string]*v1alpha1.NodePool{}
 	for _, sp := range in.Pools {
@@ -49,11 +50,12 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 			mu.Unlock()
 		}
 	}
+	placed := &placements{}
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Starts), func(i int) {
-		record(p.start(ctx, claims[r.Starts[i].Claim], r.Starts[i].Pods))
+		record(p.start(ctx, claims[r.Starts[i].Claim], r.Starts[i].Pods, placed))
 	})
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Launches), func(i int) {
-		record(p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i]))
+		record(p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i], placed))
 	})
 	byClaim := map[string][]*corev1.Pod{}
 	for pod, claim := range r.InFlight {
@@ -61,7 +63,9 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 	}
 	for claim, pods := range byClaim {
 		p.State.Nominate(claim, pods, p.Options.NominationTTL)
+		placed.add(ctx, "inflight", claim, pods)
 	}
+	go p.reserve(ctx, placed.all())
 	p.reportUnschedulable(r.Unschedulable, version)
 	p.reportExhaustedStandby(pools, in, r)
 	metrics.ProvisioningDecisions.WithLabelValues("existing").Add(float64(len(r.Existing)))
@@ -70,21 +74,25 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 	return errors.Join(errs...)
 }
 
-// start asks a standby claim to run, for pods.
-func (p *Provisioner) start(ctx context.Context, claim *v1alpha1.NodeClaim, pods []*corev1.Pod) error {
+// start asks a standby claim to run, for pods. The pods are nominated first: a claim
+// warming up runs as soon as it is asked, and its Node must find its pods known then
+// (see nodeclaim's reservation). A nomination to a claim the write did not reach lapses
+// by itself, as the claim is not asked to run.
+func (p *Provisioner) start(ctx context.Context, claim *v1alpha1.NodeClaim, pods []*corev1.Pod, placed *placements) error {
+	p.State.Nominate(claim.Name, pods, p.Options.NominationTTL)
 	updated := claim.DeepCopy()
 	updated.Spec.DesiredState = v1alpha1.DesiredRunning
 	if err := p.Client.Patch(ctx, updated, client.MergeFrom(claim)); err != nil {
 		return fmt.Errorf("asking claim %s to run: %w", claim.Name, err)
 	}
 	p.State.ObserveWrite(updated, claim.ResourceVersion)
-	p.State.Nominate(claim.Name, pods, p.Options.NominationTTL)
+	placed.add(ctx, "start", claim.Name, pods)
 	metrics.ProvisioningDecisions.WithLabelValues("start").Add(float64(len(pods)))
 	return nil
 }
 
 // launch creates a claim for pods from their pool's template.
-func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l scheduling.Launch) error {
+func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l scheduling.Launch, placed *placements) error {
 	claim := simulation.LaunchClaim(pool, l)
 	if err := controllerutil.SetControllerReference(pool, claim, p.Client.Scheme()); err != nil {
 		return err
@@ -94,6 +102,7 @@ func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l sch
 	}
 	p.State.ObserveWrite(claim, "")
 	p.State.Nominate(claim.Name, l.Pods, p.Options.NominationTTL)
+	placed.add(ctx, "launch", claim.Name, l.Pods)
 	metrics.ProvisioningDecisions.WithLabelValues("launch").Add(float64(len(l.Pods)))
 	return nil
 }

@@ -11,6 +11,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -47,6 +48,11 @@ func newPod(namespace, name, cpu, memory string) *corev1.Pod {
 // markUnschedulable writes the condition kube-scheduler writes when no node fits.
 func markUnschedulable(f *stack.Fixture, pod *corev1.Pod) {
 	f.T.Helper()
+	// Provisioning writes the pods it places too (their reservation tolerations): read
+	// the pod as it is now, as kube-scheduler would before it writes.
+	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+		f.T.Fatal(err)
+	}
 	pod.Status.Conditions = []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
 		Message: "0/0 nodes are available", LastTransitionTime: metav1.Now(),
