@@ -26,3 +26,13 @@ func Mirror(pod *corev1.Pod) bool {
 	_, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]
 	return ok
 }
+
+// Condition returns the pod's condition of type t, or nil.
+func Condition(pod *corev1.Pod, t corev1.PodConditionType) *corev1.PodCondition {
+	for i := range pod.Status.Conditions {
+		if pod.Status.Conditions[i].Type == t {
+			return &pod.Status.Conditions[i]
+		}
+	}
+	return nil
+}

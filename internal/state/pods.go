@@ -18,12 +18,8 @@ func Provisionable(pod *corev1.Pod) bool {
 	if podutil.Mirror(pod) || podutil.OwnedByDaemonSet(pod) || pod.Annotations[v1alpha1.AnnotationDoNotProvision] == "true" {
 		return false
 	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled {
-			return c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable
-		}
-	}
-	return false
+	scheduled := podutil.Condition(pod, corev1.PodScheduled)
+	return scheduled != nil && scheduled.Status == corev1.ConditionFalse && scheduled.Reason == corev1.PodReasonUnschedulable
 }
 
 // Workload reports whether a pod is workload that a Node must lose before it is empty or

@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"slices"
 	"sort"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/state"
 )
@@ -97,8 +99,10 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 }
 
 // podsWaitingFor counts the pods pending for the pool: nominated to one of its claims and
-// not bound yet, or waiting for capacity that the pool's nodes, claims or template would
-// give them.
+// not bound yet, waiting for capacity that the pool's nodes, claims or template would
+// give them, or bound to one of its nodes within consolidateAfter and not running yet (a
+// pod that does not start for longer, an image that cannot be pulled say, does not hold
+// the pool back).
 func (c *Controller) podsWaitingFor(pp *poolPass, in scheduling.Input) int {
 	waiting := 0
 	ours := map[string]bool{}
@@ -117,8 +121,8 @@ func (c *Controller) podsWaitingFor(pp *poolPass, in scheduling.Input) int {
 		}
 		own.Nodes = append(own.Nodes, n)
 		for _, pod := range n.Pods {
-			if pod.Spec.NodeName == "" {
-				waiting++ // nominated to the node's claim, not bound yet
+			if pod.Spec.NodeName == "" || startingSince(pod, pp.now.Add(-pp.consolidateAfter)) {
+				waiting++ // nominated to the node's claim and not bound yet, or starting
 			}
 		}
 	}
@@ -144,6 +148,15 @@ func (c *Controller) podsWaitingFor(pp *poolPass, in scheduling.Input) int {
 		waiting += len(l.Pods)
 	}
 	return waiting
+}
+
+// startingSince reports whether a pod was bound after t and does not run yet.
+func startingSince(pod *corev1.Pod, t time.Time) bool {
+	if pod.Status.Phase != corev1.PodPending {
+		return false
+	}
+	scheduled := podutil.Condition(pod, corev1.PodScheduled)
+	return scheduled != nil && scheduled.Status == corev1.ConditionTrue && scheduled.LastTransitionTime.After(t)
 }
 
 // cheapestToDisruptFirst orders candidates by the pods a disruption moves, then by the

@@ -128,6 +128,8 @@ type poolPass struct {
 	// overCap is set while the pool has more claims than its cap on nodes allows (a
 	// window may lower it, to 0 at night): nodes given back are terminated then.
 	overCap bool
+	// consolidateAfter is how long a node's workload must stay the same before it goes.
+	consolidateAfter time.Duration
 }
 
 // giveBack reports whether a node of the pool that is not stale goes back to standby
@@ -176,6 +178,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	if pool.Spec.Disruption.ConsolidateAfter != nil {
 		after = pool.Spec.Disruption.ConsolidateAfter.Duration
 	}
+	pp.consolidateAfter = after
 	protected := c.replacements()
 	var stale, empty, busy []candidate
 	for _, cand := range candidates(p.snap, pool, claims, hash, p.now) {

@@ -8,6 +8,7 @@ import (
 	toolscache "k8s.io/client-go/tools/cache"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
 // WorkloadLabel marks the pods of the scenario's bursts; its value is the workload's
@@ -150,12 +151,8 @@ func (o *observer) podTimes() []podTimes {
 }
 
 func isUnschedulable(pod *corev1.Pod) bool {
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodScheduled && c.Status == corev1.ConditionFalse && c.Reason == corev1.PodReasonUnschedulable {
-			return true
-		}
-	}
-	return false
+	scheduled := podutil.Condition(pod, corev1.PodScheduled)
+	return scheduled != nil && scheduled.Status == corev1.ConditionFalse && scheduled.Reason == corev1.PodReasonUnschedulable
 }
 
 // isRunning is what a user waits for: the pod Running and Ready.
@@ -163,10 +160,6 @@ func isRunning(pod *corev1.Pod) bool {
 	if pod.DeletionTimestamp != nil || pod.Status.Phase != corev1.PodRunning {
 		return false
 	}
-	for _, c := range pod.Status.Conditions {
-		if c.Type == corev1.PodReady {
-			return c.Status == corev1.ConditionTrue
-		}
-	}
-	return false
+	ready := podutil.Condition(pod, corev1.PodReady)
+	return ready != nil && ready.Status == corev1.ConditionTrue
 }

@@ -5,7 +5,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/resource"
 	testingclock "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -107,4 +111,67 @@ func TestDisruptionRecoversFromAPanic(t *testing.T) {
 		}
 		return given >= 1
 	})
+}
+
+// Consolidation waits while pods the pool would serve are pending: the burst is still
+// landing, and its nodes only look under-used. Two nodes at 30% could become one, but a
+// pod waits for a node of the pool; once it no longer waits, they do. On main before
+// the fix consolidation went ahead and evicted pods while others still waited.
+func TestConsolidationWaitsWhileThePoolsPodsArePending(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("web", 2, idleOnRealTime)
+	var loadedClaims []*v1alpha1.NodeClaim
+	for i, claim := range f.WaitForPhase("web", 2, v1alpha1.PhaseStandby) {
+		loaded(f, fmt.Sprintf("web-%d", i), claim.Status.NodeName, 0.3, nil)
+		loadedClaims = append(loadedClaims, start(f, []v1alpha1.NodeClaim{claim})[0])
+	}
+	waiting := podOn(f, "waiting", "", func(p *corev1.Pod) {
+		p.Spec.Tolerations = nil
+		p.Spec.Containers[0].Resources.Requests = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("3")}
+	})
+	waiting.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
+	if err := f.Env.Client.Status().Update(f.Ctx, waiting); err != nil {
+		t.Fatal(err)
+	}
+
+	clk := testingclock.NewFakeClock(time.Now())
+	d := stack.NewDisruption(t, f.Env, f.Cloud, clk)
+	d.WaitFor(t, "both nodes run their pod and a pod waits", func(s state.Snapshot) bool {
+		loadedNodes := 0
+		for _, n := range s.Nodes {
+			if len(n.Pods) == 1 {
+				loadedNodes++
+			}
+		}
+		return loadedNodes == 2 && len(s.Pending) == 1
+	})
+	givenBack := func() int { // to standby, or away as the warm pool is full
+		n := 0
+		for _, c := range loadedClaims {
+			now := &v1alpha1.NodeClaim{}
+			err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(c), now)
+			if apierrors.IsNotFound(err) || now.Spec.DesiredState == v1alpha1.DesiredStandby || !now.DeletionTimestamp.IsZero() {
+				n++
+			}
+		}
+		return n
+	}
+	for range 2 {
+		if _, err := d.Pass(f.Ctx); err != nil {
+			t.Fatal(err)
+		}
+		clk.Step(2 * time.Hour)
+	}
+	if n := givenBack(); n != 0 {
+		t.Fatalf("%d nodes were consolidated while a pod of the pool was pending", n)
+	}
+
+	deletePod(f, waiting)
+	d.WaitFor(t, "no pod waits", func(s state.Snapshot) bool { return len(s.Pending) == 0 })
+	if _, err := d.Pass(f.Ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := givenBack(); n != 1 {
+		t.Fatalf("%d nodes were consolidated once no pod waited, want 1", n)
+	}
 }
