@@ -24,6 +24,17 @@ func idleOnRealTime(p *v1alpha1.NodePool) {
 	p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Hour}
 }
 
+// nodesWithOnePod counts the Nodes of a picture that run one pod.
+func nodesWithOnePod(s state.Snapshot) int {
+	n := 0
+	for _, node := range s.Nodes {
+		if len(node.Pods) == 1 {
+			n++
+		}
+	}
+	return n
+}
+
 // Two pools whose nodes could each absorb the other's pods: one pass of disruption
 // gives back one of them, not both. Every decision of a pass sees the ones before it —
 // the node given back is no room, and its pods need room — so the second pool's node
@@ -42,15 +53,7 @@ func TestOnePassDoesNotConsolidateOntoRoomItIsFreeing(t *testing.T) {
 
 	clk := testingclock.NewFakeClock(time.Now())
 	d := stack.NewDisruption(t, f.Env, f.Cloud, clk)
-	d.WaitFor(t, "both nodes run their pod", func(s state.Snapshot) bool {
-		loadedNodes := 0
-		for _, n := range s.Nodes {
-			if len(n.Pods) == 1 {
-				loadedNodes++
-			}
-		}
-		return loadedNodes == 2
-	})
+	d.WaitFor(t, "both nodes run their pod", func(s state.Snapshot) bool { return nodesWithOnePod(s) == 2 })
 	if _, err := d.Pass(f.Ctx); err != nil { // first sight of both nodes' workload
 		t.Fatal(err)
 	}
@@ -136,15 +139,7 @@ func TestConsolidationWaitsWhileThePoolsPodsArePending(t *testing.T) {
 
 	clk := testingclock.NewFakeClock(time.Now())
 	d := stack.NewDisruption(t, f.Env, f.Cloud, clk)
-	d.WaitFor(t, "both nodes run their pod and a pod waits", func(s state.Snapshot) bool {
-		loadedNodes := 0
-		for _, n := range s.Nodes {
-			if len(n.Pods) == 1 {
-				loadedNodes++
-			}
-		}
-		return loadedNodes == 2 && len(s.Pending) == 1
-	})
+	d.WaitFor(t, "both nodes run their pod and a pod waits", func(s state.Snapshot) bool { return nodesWithOnePod(s) == 2 && len(s.Pending) == 1 })
 	givenBack := func() int { // to standby, or away as the warm pool is full
 		n := 0
 		for _, c := range loadedClaims {

@@ -4,10 +4,14 @@ package warmpool_test
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -40,3 +44,14 @@ func nodeReady(node *corev1.Node) bool {
 }
 
 func clientKey(obj client.Object) client.ObjectKey { return client.ObjectKeyFromObject(obj) }
+
+// trueSince is when the claim's condition of that type turned True; the test fails when
+// it is not True.
+func trueSince(t *testing.T, claim *v1alpha1.NodeClaim, conditionType string) time.Time {
+	t.Helper()
+	c := meta.FindStatusCondition(claim.Status.Conditions, conditionType)
+	if c == nil || c.Status != metav1.ConditionTrue {
+		t.Fatalf("claim %s: %s is not True: %+v", claim.Name, conditionType, claim.Status.Conditions)
+	}
+	return c.LastTransitionTime.Time
+}

@@ -46,7 +46,7 @@ func TestPausedPoolKeepsAClaimPastItsRegistrationTimeout(t *testing.T) {
 	pool := f.Pool("paused-mute", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "mute" })
 	claim := f.launched("paused-mute")
 	f.setPaused(pool, true)
-	if time.Since(launchedAt(t, &claim)) >= timeout {
+	if time.Since(trueSince(t, &claim, v1alpha1.ConditionLaunched)) >= timeout {
 		t.Fatal("the pool was paused after the registration timeout had passed: nothing to learn")
 	}
 

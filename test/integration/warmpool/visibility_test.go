@@ -74,7 +74,7 @@ func TestInstanceStillNotFoundAfterTheGraceIsGone(t *testing.T) {
 	}
 
 	goneAt := f.waitRemoved(claim.Name)
-	if waited := goneAt.Sub(launchedAt(t, &claim)); waited < grace {
+	if waited := goneAt.Sub(trueSince(t, &claim, v1alpha1.ConditionLaunched)); waited < grace {
 		t.Errorf("the claim was removed %s after its launch, within the %s grace", waited, grace)
 	}
 	f.waitEvent(claim.Name, nodeclaim.ReasonInstanceGone)
@@ -85,15 +85,4 @@ func TestInstanceStillNotFoundAfterTheGraceIsGone(t *testing.T) {
 	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1alpha1.NodeClaim{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the lost claim came back: %v", err)
 	}
-}
-
-func launchedAt(t *testing.T, claim *v1alpha1.NodeClaim) time.Time {
-	t.Helper()
-	for _, c := range claim.Status.Conditions {
-		if c.Type == v1alpha1.ConditionLaunched && c.Status == metav1.ConditionTrue {
-			return c.LastTransitionTime.Time
-		}
-	}
-	t.Fatalf("claim %s has not launched: %+v", claim.Name, claim.Status.Conditions)
-	return time.Time{}
 }

@@ -67,22 +67,11 @@ func TestClaimThatNeverInitialisesIsRemoved(t *testing.T) {
 
 	wedged := f.WaitForClaim(claim.Name, v1alpha1.PhaseInitializing)
 	goneAt := f.waitRemoved(claim.Name)
-	if waited := goneAt.Sub(registeredAt(t, wedged)); waited < timeout {
+	if waited := goneAt.Sub(trueSince(t, wedged, v1alpha1.ConditionRegistered)); waited < timeout {
 		t.Errorf("the claim was removed %s after its Node registered, before the %s timeout", waited, timeout)
 	}
 	f.assertRemovedFor(wedged, nodeclaim.ReasonInitializationTimeout)
 	f.CheckInvariants()
-}
-
-func registeredAt(t *testing.T, claim *v1alpha1.NodeClaim) time.Time {
-	t.Helper()
-	for _, c := range claim.Status.Conditions {
-		if c.Type == v1alpha1.ConditionRegistered && c.Status == metav1.ConditionTrue {
-			return c.LastTransitionTime.Time
-		}
-	}
-	t.Fatalf("claim %s has not registered: %+v", claim.Name, claim.Status.Conditions)
-	return time.Time{}
 }
 
 // A standby node whose start never brings its Node back to Ready is removed after the
