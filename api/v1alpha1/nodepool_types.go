@@ -250,7 +250,8 @@ type NodePoolStatus struct {
 	// +optional
 	NextWindowTransition *metav1.Time `json:"nextWindowTransition,omitempty"`
 
-	// Conditions: Ready (the target is met) and Degraded (something keeps it from being met).
+	// Conditions: Ready (the target is met), Degraded (something keeps it from being met)
+	// and BudgetsValid (every disruption budget can be read and its schedule fires).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -76,6 +76,15 @@ func (r *Lifecycle) removeForTimeout(ctx context.Context, claim *v1alpha1.NodeCl
 	return r.removeClaim(ctx, claim, reason, message)
 }
 
+// trueSince is when the claim's condition of that type turned True, or fallback when it
+// is not True.
+func trueSince(claim *v1alpha1.NodeClaim, conditionType string, fallback time.Time) time.Time {
+	if c := meta.FindStatusCondition(claim.Status.Conditions, conditionType); c != nil && c.Status == metav1.ConditionTrue {
+		return c.LastTransitionTime.Time
+	}
+	return fallback
+}
+
 // setCondition sets a claim condition, keeping its transition time when the status stays.
 func (r *Lifecycle) setCondition(claim *v1alpha1.NodeClaim, conditionType string, status metav1.ConditionStatus, reason, message string) {
 	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{

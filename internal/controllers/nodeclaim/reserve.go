@@ -27,7 +27,7 @@ func isReservedTaint(t corev1.Taint) bool { return t.Key == v1alpha1.TaintReserv
 
 // reserved reports whether waiting pods provisioning placed on the claim are to get its
 // Node first: provisioning gave each a toleration of the claim's reservation taint
-// (Provisioner.tolerate) when it nominated it, and the Node opens with that taint (see
+// (provisioning's reserve) when it nominated it, and the Node opens with that taint (see
 // transition), so that kube-scheduler, which knows nothing of the nominations, cannot
 // give that room to pods that could go anywhere. Without it the first Nodes to turn
 // Ready take whatever pods wait, and pods that only fit their own claim (arm64-only,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -41,13 +40,11 @@ func (r *Lifecycle) checkInitializationTimeout(ctx context.Context, claim *v1alp
 // registeredAt is when the claim's Node registered: the Registered condition's time, or
 // failing that the last phase change, which for an initialising claim is the same moment.
 func registeredAt(claim *v1alpha1.NodeClaim) time.Time {
-	if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionRegistered); c != nil && c.Status == metav1.ConditionTrue {
-		return c.LastTransitionTime.Time
-	}
+	fallback := claim.CreationTimestamp.Time
 	if claim.Status.LastPhaseChangeTime != nil {
-		return claim.Status.LastPhaseChangeTime.Time
+		fallback = claim.Status.LastPhaseChangeTime.Time
 	}
-	return claim.CreationTimestamp.Time
+	return trueSince(claim, v1alpha1.ConditionRegistered, fallback)
 }
 
 // startTimedOut reports whether a starting claim's Node has had the start timeout to be

@@ -4,9 +4,6 @@ import (
 	"errors"
 	"time"
 
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
@@ -26,8 +23,5 @@ func notVisibleYet(claim *v1alpha1.NodeClaim, now time.Time, grace time.Duration
 // launchedAt is when the claim's instance was launched: the Launched condition's time,
 // or the claim's creation when it has none.
 func launchedAt(claim *v1alpha1.NodeClaim) time.Time {
-	if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionLaunched); c != nil && c.Status == metav1.ConditionTrue {
-		return c.LastTransitionTime.Time
-	}
-	return claim.CreationTimestamp.Time
+	return trueSince(claim, v1alpha1.ConditionLaunched, claim.CreationTimestamp.Time)
 }
