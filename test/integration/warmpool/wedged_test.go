@@ -33,13 +33,14 @@ func (f *fixture) waitEvent(name, reason string) {
 	f.Eventually(name+" has a "+reason+" Event", func() bool { return f.EventSeen(name, reason) })
 }
 
-// assertRemovedFor checks what a claim removed for reason leaves: the Event, the
-// terminations metric and a terminated instance.
-func (f *fixture) assertRemovedFor(claim *v1alpha1.NodeClaim, reason string) {
+// assertRemovedFor checks what a claim removed for reason leaves: the Event, one more
+// in the terminations metric than before (its value when the test began: runs of a test
+// in one process share the metric), and a terminated instance.
+func (f *fixture) assertRemovedFor(claim *v1alpha1.NodeClaim, reason string, before float64) {
 	f.T.Helper()
 	f.waitEvent(claim.Name, reason)
-	if n := terminations(f.T, claim.Spec.NodePool, reason); n != 1 {
-		f.T.Errorf("stratos_nodeclaims_terminated_total{nodepool=%q,reason=%q} = %v, want 1", claim.Spec.NodePool, reason, n)
+	if n := terminations(f.T, claim.Spec.NodePool, reason) - before; n != 1 {
+		f.T.Errorf("stratos_nodeclaims_terminated_total{nodepool=%q,reason=%q} rose by %v, want 1", claim.Spec.NodePool, reason, n)
 	}
 	if i, _ := f.Instance(claim.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
 		f.T.Errorf("the removed claim's instance %s is %q", claim.Status.InstanceID, i.State)
@@ -58,6 +59,7 @@ func terminations(t *testing.T, pool, reason string) float64 {
 func TestClaimThatNeverInitialisesIsRemoved(t *testing.T) {
 	const timeout = 3 * time.Second
 	f := newFixture(t, func(o *nodeclaim.Options) { o.InitializationTimeout = timeout })
+	before := terminations(t, "never-init", nodeclaim.ReasonInitializationTimeout)
 	pool := f.Pool("never-init", 0, func(p *v1alpha1.NodePool) {
 		p.Spec.Template.StartupTaints = []v1alpha1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
 	})
@@ -70,7 +72,7 @@ func TestClaimThatNeverInitialisesIsRemoved(t *testing.T) {
 	if waited := goneAt.Sub(trueSince(t, wedged, v1alpha1.ConditionRegistered)); waited < timeout {
 		t.Errorf("the claim was removed %s after its Node registered, before the %s timeout", waited, timeout)
 	}
-	f.assertRemovedFor(wedged, nodeclaim.ReasonInitializationTimeout)
+	f.assertRemovedFor(wedged, nodeclaim.ReasonInitializationTimeout, before)
 	f.CheckInvariants()
 }
 
@@ -78,6 +80,7 @@ func TestClaimThatNeverInitialisesIsRemoved(t *testing.T) {
 // start timeout, and the pool warms a fresh one.
 func TestStartedNodeThatNeverComesBackIsRemoved(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.StartTimeout = 3 * time.Second })
+	before := terminations(t, "no-resume", nodeclaim.ReasonStartTimeout)
 	// The Node is Ready an hour after a start: never, for this test.
 	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "no-resume"},
 		Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{ResumeDelay: v1alpha1.NewDuration(time.Hour)}}})
@@ -93,7 +96,7 @@ func TestStartedNodeThatNeverComesBackIsRemoved(t *testing.T) {
 	if waited := goneAt.Sub(starting.Status.LastPhaseChangeTime.Time); waited < 3*time.Second {
 		t.Errorf("the claim was removed %s after its start, before the timeout", waited)
 	}
-	f.assertRemovedFor(starting, nodeclaim.ReasonStartTimeout)
+	f.assertRemovedFor(starting, nodeclaim.ReasonStartTimeout, before)
 	fresh := f.WaitForPhase("no-resume", 1, v1alpha1.PhaseStandby)[0]
 	if fresh.Name == claim.Name {
 		t.Fatal("the broken claim is still the pool's")
