@@ -48,16 +48,14 @@ func newPod(namespace, name, cpu, memory string) *corev1.Pod {
 // markUnschedulable writes the condition kube-scheduler writes when no node fits.
 func markUnschedulable(f *stack.Fixture, pod *corev1.Pod) {
 	f.T.Helper()
-	// Provisioning writes the pods it places too (their reservation tolerations): read
-	// the pod as it is now, as kube-scheduler would before it writes.
-	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
-		f.T.Fatal(err)
-	}
+	// A status patch, as kube-scheduler writes it: provisioning writes the pods it places
+	// too (their reservation tolerations), and an update of an older copy would conflict.
+	base := pod.DeepCopy()
 	pod.Status.Conditions = []corev1.PodCondition{{
 		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
 		Message: "0/0 nodes are available", LastTransitionTime: metav1.Now(),
 	}}
-	if err := f.Env.Client.Status().Update(f.Ctx, pod); err != nil {
+	if err := f.Env.Client.Status().Patch(f.Ctx, pod, client.MergeFrom(base)); err != nil {
 		f.T.Fatal(err)
 	}
 }
