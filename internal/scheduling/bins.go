@@ -46,6 +46,9 @@ type bin struct {
 	bound resources
 	// reserved is the capacity held against the pool's limits.
 	reserved resources
+	// ceiling is the most the claim may grow to: the allocatable of the type that buys
+	// the pods' capacity cheapest (ceiling.go); nil is no ceiling.
+	ceiling *resources
 }
 
 func zoneBit(z int) uint64 {

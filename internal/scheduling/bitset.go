@@ -21,10 +21,37 @@ func (b bitset) and(o bitset) {
 	}
 }
 
+// andNot drops from b what o holds.
+func (b bitset) andNot(o bitset) {
+	for i := range b {
+		b[i] &^= o[i]
+	}
+}
+
 // intersects reports whether b and o share an element.
 func (b bitset) intersects(o bitset) bool {
 	for i := range b {
 		if b[i]&o[i] != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// within reports whether every element of b is in o.
+func (b bitset) within(o bitset) bool {
+	for i := range b {
+		if b[i]&^o[i] != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// intersectsRange reports whether b holds an element in [first, last).
+func (b bitset) intersectsRange(first, last int) bool {
+	for i := first; i < last; i++ {
+		if b.has(i) {
 			return true
 		}
 	}

@@ -7,9 +7,9 @@ import "slices"
 // as hard when soft is set.
 func (s *solver) allowedZones(p *podInfo, b *bin, soft bool) (uint64, bool) {
 	mask := b.zones
-	ok := s.applyTerms(p, b, p.hard, &mask)
+	ok := s.applyTerms(p, b, p.hard, &mask, soft)
 	if ok && soft {
-		ok = s.applyTerms(p, b, p.soft, &mask)
+		ok = s.applyTerms(p, b, p.soft, &mask, soft)
 	}
 	if !ok {
 		return 0, false
@@ -26,8 +26,8 @@ func (s *solver) allowedZones(p *podInfo, b *bin, soft bool) (uint64, bool) {
 }
 
 // applyTerms narrows mask to the zones each term allows, and reports false when a term
-// rules the bin out.
-func (s *solver) applyTerms(p *podInfo, b *bin, terms []term, mask *uint64) bool {
+// rules the bin out. soft asks for the soft part of a hard term too.
+func (s *solver) applyTerms(p *podInfo, b *bin, terms []term, mask *uint64, soft bool) bool {
 	for _, tm := range terms {
 		g := s.topo.groups[tm.group]
 		var self int32
@@ -43,8 +43,10 @@ func (s *solver) applyTerms(p *podInfo, b *bin, terms []term, mask *uint64) bool
 					return false
 				}
 			case affinity:
-				// The first pod of a group that selects itself may go anywhere.
-				if here == 0 && !(g.total == 0 && self == 1) {
+				// The first pod of a group that selects itself may go anywhere; softly,
+				// where the rest of the group fits too, as they can only follow it.
+				first := g.total == 0 && self == 1
+				if (here == 0 && !first) || (first && soft && !s.roomForGroup(tm.group, b)) {
 					return false
 				}
 			case antiAffinity:
@@ -56,8 +58,9 @@ func (s *solver) applyTerms(p *podInfo, b *bin, terms []term, mask *uint64) bool
 		}
 		switch tm.kind {
 		case spread:
-			least := s.fewest(g, s.eligible(p))
-			*mask = s.zonesWhere(*mask, func(z int) bool { return g.zone[z]+self-least <= tm.maxSkew })
+			counts := s.spreadCounts(p, tm)
+			least := s.fewest(counts, s.eligible(p))
+			*mask = s.zonesWhere(*mask, func(z int) bool { return counts[z]+self-least <= tm.maxSkew })
 		case affinity:
 			if !(g.total == 0 && self == 1) {
 				*mask = s.zonesWhere(*mask, func(z int) bool { return g.zone[z] > 0 })
@@ -72,6 +75,58 @@ func (s *solver) applyTerms(p *podInfo, b *bin, terms []term, mask *uint64) bool
 	return true
 }
 
+// pending returns the requests of the pending pods of group g.
+func (s *solver) pending(g int) resources {
+	need, ok := s.pendingOf[g]
+	if !ok {
+		for _, p := range s.pods {
+			if slices.Contains(p.matches, g) {
+				need.add(&p.requests)
+			}
+		}
+		s.pendingOf[g] = need
+	}
+	return need
+}
+
+// needs is what p's node must hold for p: p, or, when p is the first of a group that
+// wants to share a node, the whole group.
+func (s *solver) needs(p *podInfo) resources {
+	need := p.requests
+	for _, tm := range p.hard {
+		if tm.kind == affinity && !tm.zonal && s.topo.groups[tm.group].total == 0 && slices.Contains(p.matches, tm.group) {
+			group := s.pending(tm.group)
+			need.max(&group)
+		}
+	}
+	return need
+}
+
+// roomForGroup reports whether bin b has room for every pending pod of group g.
+func (s *solver) roomForGroup(g int, b *bin) bool {
+	need := s.pending(g)
+	if b.kind != newBin {
+		return need.fits(&b.free)
+	}
+	// A new claim must have a type that holds them all, within its ceiling and the
+	// pool's limits.
+	total := b.used.plus(&need)
+	if b.ceiling != nil && !total.fits(b.ceiling) {
+		return false
+	}
+	ps := b.pool
+	for _, t := range ps.types {
+		if !total.fits(&t.allocatable) || !b.offers.intersectsRange(t.first, t.last) {
+			continue
+		}
+		cpu, memory := t.capacity.cpu-b.reserved.cpu, t.capacity.memory-b.reserved.memory
+		if (ps.cpuLeft == nil || cpu <= *ps.cpuLeft) && (ps.memLeft == nil || memory <= *ps.memLeft) {
+			return true
+		}
+	}
+	return false
+}
+
 // zonesWhere keeps the zones of mask for which keep holds.
 func (s *solver) zonesWhere(mask uint64, keep func(int) bool) uint64 {
 	for z := range s.topo.zones {
@@ -82,12 +137,12 @@ func (s *solver) zonesWhere(mask uint64, keep func(int) bool) uint64 {
 	return mask
 }
 
-// fewest is the smallest count of the group among the zones of mask.
-func (s *solver) fewest(g *group, mask uint64) int32 {
+// fewest is the smallest of counts among the zones of mask.
+func (s *solver) fewest(counts []int32, mask uint64) int32 {
 	least := int32(-1)
 	for z := range s.topo.zones {
-		if mask&zoneBit(z) != 0 && (least < 0 || g.zone[z] < least) {
-			least = g.zone[z]
+		if mask&zoneBit(z) != 0 && (least < 0 || counts[z] < least) {
+			least = counts[z]
 		}
 	}
 	return max(least, 0)

@@ -83,6 +83,10 @@ type Result struct {
 	Launches []Launch
 	// Unschedulable are the pods nothing can take, with the reason per pool.
 	Unschedulable []Unschedulable
+	// Order lists the placed pods in the order the simulation placed them. Bound in
+	// that order, each pod meets kube-scheduler's filters when it is bound: it is the
+	// witness that the placements hold together.
+	Order []*corev1.Pod
 }
 
 // Start is a standby claim to start.

@@ -14,6 +14,7 @@ func (s *solver) open(p *podInfo, ps *poolState, soft bool) bool {
 	}
 	b.zones = b.offeringZones()
 	b.refreshBound()
+	b.ceiling = s.ceilingFor(p, ps)
 	if !s.tryNew(p, b, soft) {
 		return false
 	}
@@ -27,7 +28,7 @@ func (s *solver) open(p *podInfo, ps *poolState, soft bool) bool {
 // tryNew adds p to a new claim if some offering left can hold everything on it.
 func (s *solver) tryNew(p *podInfo, b *bin, soft bool) bool {
 	total := b.used.plus(&p.requests)
-	if !total.fits(&b.bound) || !b.pool.toleratedBy(p) || !b.hostPortsFree(p.ports) {
+	if !total.fits(&b.bound) || (b.ceiling != nil && !total.fits(b.ceiling)) || !b.pool.toleratedBy(p) || !b.hostPortsFree(p.ports) {
 		return false
 	}
 	allowed := b.pool.allowedFor(p)

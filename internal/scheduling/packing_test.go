@@ -2,10 +2,14 @@ package scheduling
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	quota "k8s.io/apiserver/pkg/quota/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
@@ -61,5 +65,96 @@ func TestPackingIsNearOptimal(t *testing.T) {
 		if opt := optimalBins(sizes, 4000); len(r.Launches) > opt+1 {
 			t.Fatalf("round %d: sizes %v took %d nodes, the optimum is %d", round, sizes, len(r.Launches), opt)
 		}
+	}
+}
+
+// cheapestPartition is the lowest cost of placing pods on new nodes of types, by
+// exhaustive search over the ways to group them: a group costs the cheapest type whose
+// allocatable holds it.
+func cheapestPartition(pods []*corev1.Pod, types []*cloudprovider.InstanceType) float64 {
+	fits := func(group []*corev1.Pod, it *cloudprovider.InstanceType) bool {
+		sum := corev1.ResourceList{}
+		for _, p := range group {
+			sum = quota.Add(sum, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+		}
+		sum[corev1.ResourcePods] = *resource.NewQuantity(int64(len(group)), resource.DecimalSI)
+		ok, _ := quota.LessThanOrEqual(sum, it.Allocatable())
+		return ok
+	}
+	groupCost := func(group []*corev1.Pod) float64 {
+		best := math.Inf(1)
+		for _, it := range types {
+			if o, ok := it.Cheapest(nil); ok && fits(group, it) {
+				best = math.Min(best, o.PricePerHour)
+			}
+		}
+		return best
+	}
+	best := math.Inf(1)
+	var groups [][]*corev1.Pod
+	var search func(i int, cost float64)
+	search = func(i int, cost float64) {
+		if cost >= best {
+			return
+		}
+		if i == len(pods) {
+			best = cost
+			return
+		}
+		for g := range groups {
+			before := groupCost(groups[g])
+			groups[g] = append(groups[g], pods[i])
+			search(i+1, cost-before+groupCost(groups[g]))
+			groups[g] = groups[g][:len(groups[g])-1]
+		}
+		groups = append(groups, []*corev1.Pod{pods[i]})
+		search(i+1, cost+groupCost(groups[len(groups)-1]))
+		groups = groups[:len(groups)-1]
+	}
+	search(0, 0)
+	return best
+}
+
+// maxCostOverOptimum is the most the new capacity of one small input may cost over the
+// optimum, and maxMeanCostOverOptimum the most on average: first-fit-decreasing is not
+// optimal, and on a few pods one pod too many for a node costs a whole node.
+const (
+	maxCostOverOptimum     = 1.5
+	maxMeanCostOverOptimum = 1.1
+)
+
+// On small random inputs with instance types of three shapes and two sizes, the new
+// capacity costs little more than the cheapest grouping found by exhaustive search.
+func TestCostIsNearOptimal(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 5))
+	catalog := []*cloudprovider.InstanceType{
+		instanceTypeOf("c.large", "2", "4Gi", 0.085), instanceTypeOf("c.xlarge", "4", "8Gi", 0.17),
+		instanceTypeOf("m.large", "2", "8Gi", 0.096), instanceTypeOf("m.xlarge", "4", "16Gi", 0.192),
+		instanceTypeOf("r.large", "2", "16Gi", 0.126), instanceTypeOf("r.xlarge", "4", "32Gi", 0.252),
+	}
+	cpus := []string{"250m", "500m", "1", "1500m", "2"}
+	memories := []string{"512Mi", "1Gi", "2Gi", "4Gi", "6Gi", "8Gi"}
+	worst, sum := 0.0, 0.0
+	const rounds = 200
+	for round := range rounds {
+		var in Input
+		for i := range 1 + rng.IntN(7) {
+			in.Pods = append(in.Pods, podOf(fmt.Sprintf("p%d", i), cpus[rng.IntN(len(cpus))], memories[rng.IntN(len(memories))]))
+		}
+		in.Pools = []Pool{poolOf("p", catalog)}
+		r := solve(t, in)
+		optimum := cheapestPartition(in.Pods, catalog)
+		if len(r.Unschedulable) > 0 || math.IsInf(optimum, 1) {
+			t.Fatalf("round %d: %d unschedulable, optimum %v", round, len(r.Unschedulable), optimum)
+		}
+		ratio := launchCost(r) / optimum
+		worst, sum = math.Max(worst, ratio), sum+ratio
+		if ratio > maxCostOverOptimum {
+			t.Errorf("round %d: the launches cost %.3f, the optimum %.3f", round, launchCost(r), optimum)
+		}
+	}
+	t.Logf("cost over the optimum: mean %.3f, worst %.3f", sum/rounds, worst)
+	if sum/rounds > maxMeanCostOverOptimum {
+		t.Errorf("the launches cost %.3f times the optimum on average", sum/rounds)
 	}
 }

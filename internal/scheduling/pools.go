@@ -9,6 +9,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -79,7 +80,7 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 			for k, v := range tmpl.Labels {
 				labels[k] = string(v)
 			}
-			labels["stratos.sh/nodepool"] = ps.name
+			labels[v1alpha1.LabelNodePool] = ps.name
 			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.NodeSpec{Taints: ps.taints}}
 			ps.offerings = append(ps.offerings, offering{typ: len(ps.types), zone: t.zone(o.Zone), ct: o.CapacityType, price: o.PricePerHour, node: node})
 		}

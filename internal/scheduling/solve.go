@@ -21,32 +21,61 @@ type solver struct {
 	pools      []*poolState
 	// eligibleZones caches, by pod affinity key, the zones a pod could go to at all.
 	eligibleZones map[string]uint64
+	// order is the pods placed, in order.
+	order []*corev1.Pod
+	// counting caches, by group, the zone counts of the pod being placed (spreadcounts.go).
+	counting map[int][]int32
+	// pendingOf caches, by group, the requests of the pending pods in it.
+	pendingOf map[int]resources
+	// demand is the pending pods' requests summed, meanPod their average (ceiling.go).
+	demand, meanPod resources
 }
 
 // Solve places in.Pods, biggest first, each onto the first place that takes it: a node
 // that exists, a claim in flight, a standby claim (by rank, then cheapest), a new claim opened
 // earlier in this simulation, or a new claim of the first pool (by weight) that can
-// make one. Soft constraints (ScheduleAnyway spread, preferred pod affinity) are kept
-// when they can be, and dropped for a pod that cannot be placed with them.
+// make one. Soft constraints (ScheduleAnyway spread, preferred pod affinity, and room
+// for the rest of a group that wants to share a node) are kept when they can be, and
+// dropped for a pod that cannot be placed with them.
 func Solve(in Input) Result {
 	s := newSolver(in)
 	if len(s.topo.zones) > MaxZones {
 		return s.refuseAll(fmt.Sprintf("the simulation handles at most %d zones and the cluster and pools span %d", MaxZones, len(s.topo.zones)))
 	}
-	var unschedulable []*podInfo
-	for _, p := range s.pods {
-		if s.place(p, true) || (len(p.soft) > 0 && s.place(p, false)) {
-			continue
+	unschedulable := s.placeAll(s.pods)
+	// A pod whose required affinity selects pods placed after it may go now: try the
+	// pods left over again while that places some.
+	for len(unschedulable) > 0 {
+		left := s.placeAll(unschedulable)
+		if len(left) == len(unschedulable) {
+			break
 		}
-		unschedulable = append(unschedulable, p)
+		unschedulable = left
 	}
 	return s.result(unschedulable)
 }
 
+// placeAll places pods in order, keeping their soft constraints if it can, and returns
+// those it could not place.
+func (s *solver) placeAll(pods []*podInfo) []*podInfo {
+	var left []*podInfo
+	for _, p := range pods {
+		if !s.place(p, true) && !s.place(p, false) {
+			left = append(left, p)
+		}
+	}
+	return left
+}
+
 func newSolver(in Input) *solver {
-	s := &solver{topo: newTopology(), eligibleZones: map[string]uint64{}, placedHard: map[*corev1.Pod][]term{}}
+	s := &solver{topo: newTopology(), eligibleZones: map[string]uint64{}, placedHard: map[*corev1.Pod][]term{}, counting: map[int][]int32{}, pendingOf: map[int]resources{}}
 	for _, pod := range in.Pods {
-		s.pods = append(s.pods, newPodInfo(pod, s.topo))
+		p := newPodInfo(pod, s.topo)
+		s.pods = append(s.pods, p)
+		s.demand.cpu, s.demand.memory, s.demand.pods = s.demand.cpu+p.requests.cpu, s.demand.memory+p.requests.memory, s.demand.pods+1
+	}
+	if n := int64(len(s.pods)); n > 0 {
+		s.meanPod.cpu, s.meanPod.memory = s.demand.cpu/n, s.demand.memory/n
 	}
 	// Pods already placed count for topology, and their anti-affinity keeps matching
 	// pods away: register their terms too.
@@ -165,6 +194,7 @@ func (s *solver) count(b *bin, matches []int, hard []term, z int) {
 
 // place puts p on the first bin that takes it, opening a new claim if none does.
 func (s *solver) place(p *podInfo, soft bool) bool {
+	clear(s.counting)
 	for i := 0; i < len(s.bins); i++ {
 		b := s.bins[i]
 		if b.kind == newBin {
@@ -201,6 +231,7 @@ func (s *solver) tryFixed(p *podInfo, b *bin, soft bool) bool {
 // commit records p on b, in zone z.
 func (s *solver) commit(p *podInfo, b *bin, z int) {
 	b.placed = append(b.placed, p)
+	s.order = append(s.order, p.pod)
 	b.ports = append(b.ports, p.ports...)
 	s.count(b, p.matches, p.hard, z)
 }

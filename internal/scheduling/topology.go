@@ -29,6 +29,9 @@ type term struct {
 	group   int
 	zonal   bool // false: hostname
 	maxSkew int32
+	// honorAffinity and honorTaints are a spread term's node inclusion policies: whether
+	// only the nodes the pod's node affinity accepts, and whose taints it tolerates, count.
+	honorAffinity, honorTaints bool
 }
 
 // group counts the pods that match a label selector in some namespaces, per node and
@@ -128,7 +131,11 @@ func (t *topology) termsOf(pod *corev1.Pod) (hard, soft []term) {
 		if err != nil {
 			continue
 		}
-		tm := term{kind: spread, group: t.groupFor([]string{pod.Namespace}, selector, zonal), zonal: zonal, maxSkew: max(c.MaxSkew, 1)}
+		tm := term{
+			kind: spread, group: t.groupFor([]string{pod.Namespace}, selector, zonal), zonal: zonal, maxSkew: max(c.MaxSkew, 1),
+			honorAffinity: c.NodeAffinityPolicy == nil || *c.NodeAffinityPolicy == corev1.NodeInclusionPolicyHonor,
+			honorTaints:   c.NodeTaintsPolicy != nil && *c.NodeTaintsPolicy == corev1.NodeInclusionPolicyHonor,
+		}
 		if c.WhenUnsatisfiable == corev1.ScheduleAnyway {
 			soft = append(soft, tm)
 		} else {

@@ -124,18 +124,3 @@ func TestPodAntiAffinity(t *testing.T) {
 		}
 	})
 }
-
-// The verifier catches a broken result; the tests above lean on it.
-func TestVerifierCatchesViolations(t *testing.T) {
-	in := Input{Pods: pods(2, "web", "100m", "10Mi", labelled("app", "web"), podAffinity(corev1.LabelHostname, "web", true, false)), Pools: []Pool{poolOf("p", smallCatalog())}}
-	var sum resources
-	for _, pod := range in.Pods {
-		r := podRequests(pod)
-		sum.add(&r)
-	}
-	broken := Result{Launches: []Launch{{Pool: "p", InstanceTypes: []string{"small"}, Pods: in.Pods, Requests: toList(sum)}}}
-	found := violations(t, in, broken)
-	if len(found) == 0 || !strings.Contains(strings.Join(found, "\n"), "shares its kubernetes.io/hostname with a pod it repels") {
-		t.Fatalf("the verifier accepted two anti-affine pods on one node: %v", found)
-	}
-}

@@ -1,268 +1,229 @@
 package scheduling
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/labels"
-	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	quota "k8s.io/apiserver/pkg/quota/v1"
+	resourcehelper "k8s.io/component-helpers/resource"
 
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/podutil"
+	"github.com/stratos-sh/stratos/internal/scheduling/verifier"
 )
 
-// slot is where the verifier finds pods after a simulation: a node, a claim or a launch.
-type slot struct {
-	name        string
-	zone        string // "" when a launch may go to any zone
-	labels      map[string]string
-	taints      []corev1.Taint
-	allocatable resources
-	existing    []*corev1.Pod
-	placed      []*corev1.Pod
-}
-
-func (s *slot) all() []*corev1.Pod {
-	return append(append([]*corev1.Pod(nil), s.existing...), s.placed...)
-}
+// This file hands a result to the independent verifier (package verifier). It reads the
+// result as provisioning would act on it — a launch becomes a node of one of its
+// instance types in one of its zones — and uses nothing of the simulation's code.
 
 // verify reports every violation found in a result.
-func verify(t *testing.T, in Input, r Result) {
+func verify(t testing.TB, in Input, r Result) {
 	t.Helper()
 	for _, v := range violations(t, in, r) {
 		t.Error(v)
 	}
 }
 
-// violations checks a result against the input from scratch, without the simulation's
-// data structures: every pod is placed once or reported, and every placement keeps the
-// predicates for the final state of its node.
-func violations(t *testing.T, in Input, r Result) []string {
+// violations checks the result's shape, then replays it under every variant: variant k
+// makes launch i a node of its type k (modulo their number) in its offering i+k (modulo
+// theirs), so that the types a launch falls back to and the zones it leaves open are
+// all replayed.
+func violations(t testing.TB, in Input, r Result) []string {
 	t.Helper()
-	v := &collector{}
-	slots := map[string]*slot{}
-	for _, n := range in.Nodes {
-		slots[n.Node.Name] = &slot{name: n.Node.Name, zone: n.Node.Labels[corev1.LabelTopologyZone], labels: n.Node.Labels, taints: n.Node.Spec.Taints,
-			allocatable: fromList(n.Node.Status.Allocatable), existing: n.Pods}
+	found := shapeViolations(in, r)
+	if len(found) > 0 {
+		return found
 	}
-	for _, c := range in.Claims {
-		slots[c.Claim.Name] = &slot{name: c.Claim.Name, zone: c.Labels[corev1.LabelTopologyZone], labels: c.Labels, taints: c.Taints,
-			allocatable: fromList(c.Allocatable), existing: c.Pods}
+	variants := 1
+	for _, l := range r.Launches {
+		variants = max(variants, len(l.InstanceTypes))
 	}
+	for k := range variants {
+		c, errs := verifierCase(in, r, k)
+		found = append(found, errs...)
+		for _, v := range verifier.Check(c) {
+			found = append(found, fmt.Sprintf("variant %d: %s", k, v))
+		}
+	}
+	return found
+}
+
+// shapeViolations checks that every pod is in the result once, that the order lists the
+// placed pods, and that each launch's requests add up its pods'.
+func shapeViolations(in Input, r Result) []string {
+	var found []string
 	seen := map[*corev1.Pod]int{}
-	for pod, node := range r.Existing {
-		slots[node].placed = append(slots[node].placed, pod)
+	placed := 0
+	count := func(pod *corev1.Pod, isPlaced bool) {
 		seen[pod]++
+		if isPlaced {
+			placed++
+		}
 	}
-	for pod, claim := range r.InFlight {
-		slots[claim].placed = append(slots[claim].placed, pod)
-		seen[pod]++
+	for pod := range r.Existing {
+		count(pod, true)
+	}
+	for pod := range r.InFlight {
+		count(pod, true)
 	}
 	for _, s := range r.Starts {
-		slots[s.Claim].placed = append(slots[s.Claim].placed, s.Pods...)
 		for _, pod := range s.Pods {
-			seen[pod]++
+			count(pod, true)
 		}
 	}
 	for i, l := range r.Launches {
-		sl := launchSlot(t, in, l)
-		sl.name = fmt.Sprintf("launch-%d(%s)", i, l.Pool)
-		slots[sl.name] = sl
-		var sum resources
+		sum := corev1.ResourceList{}
 		for _, pod := range l.Pods {
-			seen[pod]++
-			r := podRequests(pod)
-			sum.add(&r)
+			count(pod, true)
+			sum = quota.Add(sum, resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 		}
-		if !equality.Semantic.DeepEqual(toList(sum), l.Requests) {
-			v.Errorf("launch %d: requests %v, but its pods sum to %v", i, l.Requests, toList(sum))
+		sum[corev1.ResourcePods] = *resource.NewQuantity(int64(len(l.Pods)), resource.DecimalSI)
+		if !quota.Equals(quota.RemoveZeros(sum), quota.RemoveZeros(l.Requests)) {
+			found = append(found, fmt.Sprintf("launch %d: requests %v, its pods add up to %v", i, l.Requests, sum))
 		}
 	}
 	for _, u := range r.Unschedulable {
-		seen[u.Pod]++
+		count(u.Pod, false)
 	}
 	for _, pod := range in.Pods {
 		if seen[pod] != 1 {
-			v.Errorf("pod %s is in the result %d times", pod.Name, seen[pod])
+			found = append(found, fmt.Sprintf("pod %s is in the result %d times", pod.Name, seen[pod]))
 		}
 	}
-	for _, sl := range slots {
-		checkSlot(t, v, sl, slots)
+	if len(seen) != len(in.Pods) {
+		found = append(found, fmt.Sprintf("the result has %d pods, the input %d", len(seen), len(in.Pods)))
 	}
-	return v.found
+	if len(r.Order) != placed {
+		found = append(found, fmt.Sprintf("the order lists %d pods, %d are placed", len(r.Order), placed))
+	}
+	return found
 }
 
-// collector gathers violations.
-type collector struct{ found []string }
-
-func (c *collector) Errorf(format string, args ...any) {
-	c.found = append(c.found, fmt.Sprintf(format, args...))
-}
-
-// launchSlot is the node a launch makes: its cheapest type, in its zone when one.
-func launchSlot(t *testing.T, in Input, l Launch) *slot {
-	t.Helper()
-	var pool *Pool
-	for i := range in.Pools {
-		if in.Pools[i].Pool.Name == l.Pool {
-			pool = &in.Pools[i]
+// verifierCase is the cluster the result makes: the nodes, the claims and the launches
+// as nodes, and the placements in the result's order.
+func verifierCase(in Input, r Result, variant int) (verifier.Case, []string) {
+	var c verifier.Case
+	var errs []string
+	c.DaemonSets = in.DaemonSets
+	for _, n := range in.Nodes {
+		c.Nodes = append(c.Nodes, verifier.Node{Node: n.Node, Pods: n.Pods})
+	}
+	standby := map[string]bool{}
+	for _, cl := range in.Claims {
+		standby[cl.Claim.Name] = cl.Standby
+		labels := map[string]string{corev1.LabelHostname: cl.Claim.Name}
+		for k, v := range cl.Labels {
+			labels[k] = v
+		}
+		node := &corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Name: cl.Claim.Name, Labels: labels},
+			Spec:       corev1.NodeSpec{Taints: cl.Taints},
+			Status:     corev1.NodeStatus{Allocatable: cl.Allocatable},
+		}
+		// A claim's node that runs no DaemonSet pod yet will run them once it joins.
+		c.Nodes = append(c.Nodes, verifier.Node{Node: node, Pods: cl.Pods, AwaitsDaemonSets: !slices.ContainsFunc(cl.Pods, podutil.OwnedByDaemonSet)})
+	}
+	nodeOf := map[*corev1.Pod]string{}
+	for pod, name := range r.Existing {
+		nodeOf[pod] = name
+	}
+	for pod, name := range r.InFlight {
+		nodeOf[pod] = name
+		if standby[name] {
+			errs = append(errs, fmt.Sprintf("pod %s placed in flight on standby claim %s", pod.Name, name))
 		}
 	}
-	if pool == nil || len(l.InstanceTypes) == 0 {
-		t.Fatalf("launch from unknown pool %q or without types", l.Pool)
+	for _, s := range r.Starts {
+		if !standby[s.Claim] {
+			errs = append(errs, fmt.Sprintf("start of %s, which is not a standby claim", s.Claim))
+		}
+		for _, pod := range s.Pods {
+			nodeOf[pod] = s.Claim
+		}
 	}
+	for i, l := range r.Launches {
+		n, err := launchNode(in, l, i, variant)
+		if err != nil {
+			errs = append(errs, err.Error())
+			continue
+		}
+		c.Nodes = append(c.Nodes, n)
+		for _, pod := range l.Pods {
+			nodeOf[pod] = n.Node.Name
+		}
+	}
+	for _, pod := range r.Order {
+		c.Placements = append(c.Placements, verifier.Placement{Pod: pod, Node: nodeOf[pod]})
+	}
+	for _, p := range in.Pools {
+		l := verifier.Limit{Pool: p.Pool.Name, Nodes: p.NodesLeft}
+		if p.CPULeft != nil {
+			l.CPU = resource.NewMilliQuantity(*p.CPULeft, resource.DecimalSI)
+		}
+		if p.MemoryLeft != nil {
+			l.Memory = resource.NewQuantity(*p.MemoryLeft, resource.BinarySI)
+		}
+		c.Limits = append(c.Limits, l)
+	}
+	return c, errs
+}
+
+// launchNode is the node launch i becomes under variant: its instance type variant
+// (modulo their number), bought as its offering i+variant (modulo theirs; the cheapest
+// under variant 0) among those its zones and capacity types allow.
+func launchNode(in Input, l Launch, i, variant int) (verifier.Node, error) {
+	pool := -1
+	for p := range in.Pools {
+		if in.Pools[p].Pool.Name == l.Pool {
+			pool = p
+		}
+	}
+	if pool < 0 || len(l.InstanceTypes) == 0 {
+		return verifier.Node{}, fmt.Errorf("launch %d: unknown pool %q, or no instance type", i, l.Pool)
+	}
+	p := in.Pools[pool]
+	name := l.InstanceTypes[variant%len(l.InstanceTypes)]
 	var it *cloudprovider.InstanceType
-	for _, candidate := range pool.InstanceTypes {
-		if candidate.Name == l.InstanceTypes[0] {
+	for _, candidate := range p.InstanceTypes {
+		if candidate.Name == name {
 			it = candidate
 		}
 	}
-	sl := &slot{placed: l.Pods}
-	if len(l.Zones) == 1 {
-		sl.zone = l.Zones[0]
+	if it == nil {
+		return verifier.Node{}, fmt.Errorf("launch %d: pool %s has no instance type %s", i, l.Pool, name)
 	}
-	offer := it.Offerings[0]
+	var offers []cloudprovider.Offering
 	for _, o := range it.Offerings {
-		if o.Available && (sl.zone == "" || o.Zone == sl.zone) {
-			offer = o
-			break
+		if o.Available && (len(l.Zones) == 0 || slices.Contains(l.Zones, o.Zone)) && (len(l.CapacityTypes) == 0 || slices.Contains(l.CapacityTypes, o.CapacityType)) {
+			offers = append(offers, o)
 		}
 	}
-	sl.labels = it.Labels(offer)
-	for k, v := range pool.Pool.Spec.Template.Labels {
-		sl.labels[k] = string(v)
+	if len(offers) == 0 {
+		return verifier.Node{}, fmt.Errorf("launch %d: %s has no available offering in zones %v and capacity types %v", i, name, l.Zones, l.CapacityTypes)
 	}
-	if sl.zone == "" {
-		delete(sl.labels, corev1.LabelTopologyZone) // any zone: node affinity on zones was not asked
+	slices.SortStableFunc(offers, func(a, b cloudprovider.Offering) int {
+		return cmp.Or(cmp.Compare(a.PricePerHour, b.PricePerHour), cmp.Compare(a.Zone, b.Zone), cmp.Compare(a.CapacityType, b.CapacityType))
+	})
+	offer := offers[0]
+	if variant > 0 {
+		offer = offers[(i+variant)%len(offers)]
 	}
-	for _, taint := range pool.Pool.Spec.Template.Taints {
-		sl.taints = append(sl.taints, taint.Core())
+	nodeName := fmt.Sprintf("launch-%d", i)
+	labels := it.Labels(offer)
+	for k, v := range p.Pool.Spec.Template.Labels {
+		labels[k] = string(v)
 	}
-	sl.allocatable = fromList(it.Allocatable())
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: it.Labels(offer)}, Spec: corev1.NodeSpec{Taints: sl.taints}}
-	for _, ds := range in.DaemonSets {
-		if ok, _ := nodeaffinity.GetRequiredNodeAffinity(ds).Match(node); ok && tolerates(ds.Spec.Tolerations, sl.taints) {
-			r := podRequests(ds)
-			sl.allocatable.sub(&r)
-		}
+	labels[v1alpha1.LabelNodePool] = p.Pool.Name
+	labels[corev1.LabelHostname] = nodeName
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: labels}, Status: corev1.NodeStatus{Allocatable: it.Allocatable()}}
+	for _, taint := range p.Pool.Spec.Template.Taints {
+		node.Spec.Taints = append(node.Spec.Taints, taint.Core())
 	}
-	return sl
-}
-
-func checkSlot(t *testing.T, v *collector, sl *slot, slots map[string]*slot) {
-	t.Helper()
-	var used resources
-	for _, pod := range sl.all() {
-		r := podRequests(pod)
-		used.add(&r)
-	}
-	if len(sl.placed) > 0 && !used.fits(&sl.allocatable) {
-		v.Errorf("%s holds more than it has: %+v > %+v", sl.name, used, sl.allocatable)
-	}
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: sl.labels}}
-	var ports []hostPort
-	for _, pod := range sl.all() {
-		for _, p := range hostPorts(pod) {
-			for _, q := range ports {
-				if p.conflicts(q) {
-					v.Errorf("%s: host port %d taken twice", sl.name, p.port)
-				}
-			}
-			ports = append(ports, p)
-		}
-	}
-	for _, pod := range sl.placed {
-		if !tolerates(pod.Spec.Tolerations, sl.taints) {
-			v.Errorf("pod %s on %s does not tolerate its taints", pod.Name, sl.name)
-		}
-		if ok, _ := nodeaffinity.GetRequiredNodeAffinity(pod).Match(node); !ok && !zoneOnlyAffinity(pod, sl) {
-			v.Errorf("pod %s on %s does not match its labels %v", pod.Name, sl.name, sl.labels)
-		}
-		checkTopology(t, v, pod, sl, slots)
-	}
-}
-
-// zoneOnlyAffinity accepts a pod whose node affinity only fails on the zone of a launch
-// whose zone is left open: the launch's Zones then carry the pod's zones.
-func zoneOnlyAffinity(pod *corev1.Pod, sl *slot) bool {
-	return sl.zone == "" && pod.Spec.NodeSelector[corev1.LabelTopologyZone] == ""
-}
-
-// checkTopology checks the pod's hard topology spread and pod (anti-)affinity terms.
-func checkTopology(t *testing.T, v *collector, pod *corev1.Pod, sl *slot, slots map[string]*slot) {
-	t.Helper()
-	count := func(sel labels.Selector, inSlot bool) (here, others int, byZone map[string]int) {
-		byZone = map[string]int{}
-		for _, other := range slots {
-			for _, q := range other.all() {
-				if q == pod || q.Namespace != pod.Namespace || !sel.Matches(labels.Set(q.Labels)) {
-					continue
-				}
-				if other == sl && inSlot {
-					here++
-				}
-				others++
-				if other.zone != "" {
-					byZone[other.zone]++
-				}
-			}
-		}
-		return here, others, byZone
-	}
-	selector := func(ls *metav1.LabelSelector) labels.Selector {
-		s, err := metav1.LabelSelectorAsSelector(ls)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s
-	}
-	for _, c := range pod.Spec.TopologySpreadConstraints {
-		if c.WhenUnsatisfiable != corev1.DoNotSchedule {
-			continue
-		}
-		here, _, byZone := count(selector(c.LabelSelector), true)
-		switch c.TopologyKey {
-		case corev1.LabelHostname:
-			if here+1 > int(c.MaxSkew) {
-				v.Errorf("pod %s on %s: %d matching pods share its node, over maxSkew %d", pod.Name, sl.name, here+1, c.MaxSkew)
-			}
-		case corev1.LabelTopologyZone:
-			if sl.zone == "" {
-				v.Errorf("pod %s spreads over zones but %s has no zone", pod.Name, sl.name)
-			}
-			byZone[sl.zone]++
-			lo, hi := 1<<30, 0
-			for _, z := range []string{"zone-a", "zone-b", "zone-c"} {
-				lo, hi = min(lo, byZone[z]), max(hi, byZone[z])
-			}
-			if hi-lo > int(c.MaxSkew) {
-				v.Errorf("pod %s: zone counts %v skew more than %d", pod.Name, byZone, c.MaxSkew)
-			}
-		}
-	}
-	a := pod.Spec.Affinity
-	if a == nil {
-		return
-	}
-	if a.PodAffinity != nil {
-		for _, term := range a.PodAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			here, others, byZone := count(selector(term.LabelSelector), true)
-			if others == 0 {
-				continue // alone in its group: the first pod goes anywhere
-			}
-			if (term.TopologyKey == corev1.LabelHostname && here == 0) || (term.TopologyKey == corev1.LabelTopologyZone && (sl.zone == "" || byZone[sl.zone] == 0)) {
-				v.Errorf("pod %s on %s (zone %q) has no matching pod in its %s", pod.Name, sl.name, sl.zone, term.TopologyKey)
-			}
-		}
-	}
-	if a.PodAntiAffinity != nil {
-		for _, term := range a.PodAntiAffinity.RequiredDuringSchedulingIgnoredDuringExecution {
-			here, _, byZone := count(selector(term.LabelSelector), true)
-			if (term.TopologyKey == corev1.LabelHostname && here > 0) || (term.TopologyKey == corev1.LabelTopologyZone && byZone[sl.zone] > 0) {
-				v.Errorf("pod %s on %s shares its %s with a pod it repels", pod.Name, sl.name, term.TopologyKey)
-			}
-		}
-	}
+	return verifier.Node{Node: node, AwaitsDaemonSets: true, Pool: p.Pool.Name, Capacity: it.Capacity}, nil
 }

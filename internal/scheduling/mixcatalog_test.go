@@ -1,0 +1,461 @@
+package scheduling
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// The catalog of mixInput looks like EC2's: three families by memory per vCPU, each in
+// several generations and variants on amd64 and arm64, from 1 to 192 vCPU (390 types).
+// What matters to the simulation is that the families trade CPU for memory, that small
+// types hold few pods, that arm64 and spot are cheaper, and that some offerings are
+// missing, so that the cheapest choice varies from pod to pod.
+
+const (
+	mixMi = int64(1) << 20
+	mixGi = int64(1) << 30
+)
+
+type mixFamily struct {
+	letter    string
+	gibPerCPU int64
+	perCPU    float64 // on-demand dollars per vCPU-hour, as c5, m5 and r5 cost
+}
+
+var mixFamilies = []mixFamily{{"c", 2, 0.0425}, {"m", 4, 0.048}, {"r", 8, 0.063}}
+
+// mixVariant is a generation and variant, with its price relative to the family's.
+type mixVariant struct {
+	suffix string
+	arch   string
+	gen    int
+	factor float64
+}
+
+var mixVariants = []mixVariant{
+	{"5", "amd64", 5, 1.00}, {"5a", "amd64", 5, 0.91}, {"5n", "amd64", 5, 1.15},
+	{"6i", "amd64", 6, 1.00}, {"6a", "amd64", 6, 0.90}, {"6id", "amd64", 6, 1.12}, {"6in", "amd64", 6, 1.18},
+	{"7i", "amd64", 7, 1.05}, {"7a", "amd64", 7, 1.13}, {"8i", "amd64", 8, 1.10},
+	// Graviton costs about 20% less per vCPU.
+	{"6g", "arm64", 6, 0.80}, {"6gd", "arm64", 6, 0.88}, {"7g", "arm64", 7, 0.85}, {"8g", "arm64", 8, 0.90},
+}
+
+var mixSizes = []struct {
+	name string
+	cpu  int64
+}{
+	{"medium", 1}, {"large", 2}, {"xlarge", 4}, {"2xlarge", 8}, {"4xlarge", 16},
+	{"8xlarge", 32}, {"12xlarge", 48}, {"16xlarge", 64}, {"24xlarge", 96}, {"48xlarge", 192},
+}
+
+// zone-d is a newer zone: only generations 7 and 8 are offered there, and only by the
+// on-demand catch-all pool, which every pod can use.
+var mixZones = []string{"zone-a", "zone-b", "zone-c", "zone-d"}
+
+// mixType is a catalog entry with what the pools choose types by.
+type mixType struct {
+	*cloudprovider.InstanceType
+	family  string
+	variant mixVariant
+	cpu     int64
+}
+
+func mixCatalog(rng *rand.Rand) []mixType {
+	var out []mixType
+	for _, f := range mixFamilies {
+		for _, v := range mixVariants {
+			for _, s := range mixSizes {
+				if s.cpu == 1 && v.arch != "arm64" {
+					continue // medium is Graviton only
+				}
+				pods := mixMaxPods(s.cpu)
+				it := &cloudprovider.InstanceType{
+					Name:         fmt.Sprintf("%s%s.%s", f.letter, v.suffix, s.name),
+					Architecture: v.arch,
+					Capacity: corev1.ResourceList{
+						corev1.ResourceCPU:              *resource.NewQuantity(s.cpu, resource.DecimalSI),
+						corev1.ResourceMemory:           *resource.NewQuantity(s.cpu*f.gibPerCPU*mixGi, resource.BinarySI),
+						corev1.ResourcePods:             *resource.NewQuantity(pods, resource.DecimalSI),
+						corev1.ResourceEphemeralStorage: *resource.NewQuantity(20*mixGi, resource.BinarySI),
+					},
+					Overhead: mixOverhead(s.cpu, pods),
+				}
+				onDemand := float64(s.cpu) * f.perCPU * v.factor
+				zones := mixZones[:3]
+				if v.gen >= 7 {
+					zones = mixZones
+				}
+				for _, z := range zones {
+					for _, ct := range []string{v1alpha1.CapacityTypeOnDemand, v1alpha1.CapacityTypeSpot} {
+						price := onDemand
+						if ct == v1alpha1.CapacityTypeSpot {
+							price *= 0.3 + 0.3*rng.Float64()
+						}
+						it.Offerings = append(it.Offerings, cloudprovider.Offering{
+							Zone: z, CapacityType: ct, PricePerHour: math.Round(price*1e4) / 1e4, Available: rng.IntN(10) > 0,
+						})
+					}
+				}
+				out = append(out, mixType{InstanceType: it, family: f.letter, variant: v, cpu: s.cpu})
+			}
+		}
+	}
+	return out
+}
+
+// mixMaxPods follows EC2's ENI limits, capped at the kubelet's default of 110.
+func mixMaxPods(cpu int64) int64 {
+	switch {
+	case cpu == 1:
+		return 8
+	case cpu == 2:
+		return 29
+	case cpu <= 8:
+		return 58
+	default:
+		return 110
+	}
+}
+
+// mixOverhead is EKS's kube-reserved (CPU by cores, memory by pods) with an eviction
+// threshold, so that a type's allocatable is well below its capacity.
+func mixOverhead(cpu, pods int64) corev1.ResourceList {
+	milli := int64(60)
+	if cpu >= 2 {
+		milli += 10
+	}
+	milli += 5*min(2, max(0, cpu-2)) + 5*max(0, cpu-4)/2
+	return corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(milli, resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity((255+11*pods+100)*mixMi, resource.BinarySI),
+		corev1.ResourceEphemeralStorage: *resource.NewQuantity(2*mixGi, resource.BinarySI),
+	}
+}
+
+// Taints of the dedicated pools.
+var (
+	mixHighmemTaint = v1alpha1.Taint{Key: "example.com/memory-optimized", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	mixBatchTaint   = v1alpha1.Taint{Key: "dedicated", Value: "batch", Effect: corev1.TaintEffectNoSchedule}
+)
+
+// mixPools makes four pools, by weight:
+//   - highmem (70): 75 r types of generations 6-8, spot and on-demand, zones a-c,
+//     tainted so that only memory-hungry pods that tolerate it use it, with a memory
+//     limit (256Mi a pending pod) that overflows them elsewhere;
+//   - general (50): 72 c and m types of generations 6-7 from 2 to 48 vCPU, spot and
+//     on-demand, zones a-c, with node (2 + pods/120) and CPU (250m a pending pod)
+//     limits that bind, so that overflow goes to lower weights;
+//   - batch (20): 96 c and m types up to 96 vCPU, spot only, zones a-c, tainted and
+//     labelled dedicated=batch, without limits;
+//   - default (0): all 390 types on demand in the four zones, without limits: it can
+//     take any pod that tolerates no taint, so the input stays feasible at any size.
+//
+// Instance-type requirements list at most 100 types, as the API allows.
+func mixPools(types []mixType, pods int) []Pool {
+	gen6 := func(t mixType) bool { return t.variant.gen >= 6 && len(t.variant.suffix) == 2 } // 6i, 6a, 7g... not d or n
+	abc := v1alpha1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: mixZones[:3]}
+	capacityType := func(ct string) v1alpha1.NodeSelectorRequirement {
+		return v1alpha1.NodeSelectorRequirement{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{ct}}
+	}
+	highmem := mixPool(types, "highmem", 70, func(t mixType) bool { return t.family == "r" && gen6(t) }, abc)
+	highmem.Pool.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/class": "highmem"}
+	highmem.Pool.Spec.Template.Taints = []v1alpha1.Taint{mixHighmemTaint}
+	highmem.MemoryLeft = ptr.To(int64(pods) * 256 * mixMi)
+
+	general := mixPool(types, "general", 50, func(t mixType) bool {
+		return t.family != "r" && gen6(t) && t.variant.gen < 8 && t.cpu >= 2 && t.cpu <= 48
+	}, abc)
+	general.NodesLeft = 2 + pods/120
+	general.CPULeft = ptr.To(int64(pods) * 250)
+
+	batch := mixPool(types, "batch", 20, func(t mixType) bool {
+		return t.family != "r" && gen6(t) && t.variant.gen < 8 && t.cpu >= 2 && t.cpu <= 96
+	}, abc, capacityType(v1alpha1.CapacityTypeSpot))
+	batch.Pool.Spec.Template.Labels = map[string]v1alpha1.LabelValue{mixBatchTaint.Key: v1alpha1.LabelValue(mixBatchTaint.Value)}
+	batch.Pool.Spec.Template.Taints = []v1alpha1.Taint{mixBatchTaint}
+
+	catchAll := mixPool(types, "default", 0, nil, capacityType(v1alpha1.CapacityTypeOnDemand))
+	return []Pool{highmem, general, batch, catchAll}
+}
+
+// mixPool makes a pool of the types keep accepts (nil: all) within requirements, and
+// narrows its instance types to the offerings they allow, as the simulation's caller does.
+// The types are kept by keep itself: matching them against the list of names is slow.
+func mixPool(types []mixType, name string, weight int32, keep func(mixType) bool, requirements ...v1alpha1.NodeSelectorRequirement) Pool {
+	core := v1alpha1.CoreRequirements(requirements)
+	if keep != nil {
+		names := v1alpha1.NodeSelectorRequirement{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn}
+		for _, t := range types {
+			if keep(t) {
+				names.Values = append(names.Values, t.Name)
+			}
+		}
+		requirements = append(requirements, names)
+	}
+	pool := &v1alpha1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.NodePoolSpec{Weight: weight, Template: v1alpha1.NodeClaimTemplate{
+			Requirements: requirements,
+			NodeClassRef: v1alpha1.NodeClassReference{Group: v1alpha1.Group, Kind: "AWSNodeClass", Name: "default"},
+		}},
+	}
+	p := Pool{Pool: pool, NodesLeft: -1}
+	for _, t := range types {
+		if keep != nil && !keep(t) {
+			continue
+		}
+		narrowed := *t.InstanceType
+		narrowed.Offerings = nil
+		for _, o := range t.Offerings {
+			if ok, err := cloudprovider.Satisfies(t.InstanceType, o, core); err == nil && ok {
+				narrowed.Offerings = append(narrowed.Offerings, o)
+			}
+		}
+		if len(narrowed.Offerings) > 0 {
+			p.InstanceTypes = append(p.InstanceTypes, &narrowed)
+		}
+	}
+	return p
+}
+
+// mixLimits writes each pool's limits as what is left plus what the cluster's nodes and
+// claims of the pool hold, as the caller of the simulation computes what is left.
+func mixLimits(in *Input) {
+	for i := range in.Pools {
+		p := &in.Pools[i]
+		var nodes int32
+		var used resources
+		count := func(pool string, capacity corev1.ResourceList) {
+			if pool == p.Pool.Name {
+				nodes++
+				r := fromList(capacity)
+				used.add(&r)
+			}
+		}
+		for _, n := range in.Nodes {
+			count(n.Node.Labels[v1alpha1.LabelNodePool], n.Node.Status.Capacity)
+		}
+		for _, c := range in.Claims {
+			count(c.Labels[v1alpha1.LabelNodePool], c.Claim.Status.Capacity)
+		}
+		limits := &v1alpha1.Limits{}
+		if p.NodesLeft >= 0 {
+			limits.Nodes = ptr.To(int32(p.NodesLeft) + nodes)
+		}
+		if p.CPULeft != nil {
+			limits.CPU = resource.NewMilliQuantity(*p.CPULeft+used.cpu, resource.DecimalSI)
+		}
+		if p.MemoryLeft != nil {
+			limits.Memory = resource.NewQuantity(*p.MemoryLeft+used.memory, resource.BinarySI)
+		}
+		if *limits != (v1alpha1.Limits{}) {
+			p.Pool.Spec.Limits = limits
+		}
+	}
+}
+
+// mixDaemonSets: kube-proxy runs everywhere, an agent on arm64 nodes only (not on
+// tainted ones), and a log shipper on every node but the memory-optimised ones.
+func mixDaemonSets() []*corev1.Pod {
+	ds := func(name, cpu, memory string) *corev1.Pod {
+		return &corev1.Pod{
+			ObjectMeta: metav1.ObjectMeta{
+				Name: name, Namespace: "kube-system", Labels: map[string]string{"app.kubernetes.io/name": name},
+				OwnerReferences: []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: name, Controller: ptr.To(true)}},
+			},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: name, Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{
+				corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory),
+			}}}}},
+		}
+	}
+	proxy := ds("kube-proxy", "100m", "128Mi")
+	proxy.Spec.Tolerations = []corev1.Toleration{{Operator: corev1.TolerationOpExists}}
+	arm := ds("arm-agent", "50m", "64Mi")
+	arm.Spec.NodeSelector = map[string]string{corev1.LabelArchStable: "arm64"}
+	logs := ds("log-shipper", "150m", "256Mi")
+	logs.Spec.Tolerations = []corev1.Toleration{{Key: mixBatchTaint.Key, Operator: corev1.TolerationOpEqual, Value: mixBatchTaint.Value, Effect: mixBatchTaint.Effect}}
+	return []*corev1.Pod{proxy, arm, logs}
+}
+
+// mixTaints are the taints of a pool's nodes.
+func mixTaints(p Pool) []corev1.Taint {
+	var taints []corev1.Taint
+	for _, t := range p.Pool.Spec.Template.Taints {
+		taints = append(taints, t.Core())
+	}
+	return taints
+}
+
+// mixNode is a node of pool p bought as offering o of type it, labelled as Stratos and
+// the cloud label it; name "" leaves the hostname out.
+func mixNode(name string, p Pool, it *cloudprovider.InstanceType, o cloudprovider.Offering) *corev1.Node {
+	labels := it.Labels(o)
+	for k, v := range p.Pool.Spec.Template.Labels {
+		labels[k] = string(v)
+	}
+	labels[v1alpha1.LabelNodePool] = p.Pool.Name
+	if name != "" {
+		labels[corev1.LabelHostname] = name
+	}
+	return &corev1.Node{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: labels},
+		Spec:       corev1.NodeSpec{Taints: mixTaints(p)},
+		Status:     corev1.NodeStatus{Capacity: it.Capacity, Allocatable: it.Allocatable()},
+	}
+}
+
+// cluster adds what runs already: nodes (one per 25 pending pods) 30-85% full, claims in
+// flight and standby claims (one per 50 pending pods each), with the DaemonSet pods that
+// run there. The pods on them carry the shared labels, so they count in the pending pods'
+// spread and affinity; with topology, one node in eight runs a pod that repels tier=batch
+// from its node (symmetric anti-affinity).
+func (g *mixGen) cluster(in *Input) {
+	nodeWeights := []int{15, 45, 10, 30} // highmem, general, batch, default: mixPools' order
+	for i := range max(1, g.o.pods/25) {
+		p, it, o := g.machine(nodeWeights)
+		node := mixNode(fmt.Sprintf("node-%d", i), p, it, o)
+		pods := g.daemonPods(in.DaemonSets, node)
+		pods = append(pods, g.fill(node, pods, 30+g.rng.IntN(56), 200, true, g.o.topology && g.chance(12))...)
+		in.Nodes = append(in.Nodes, Node{Node: node, Pods: pods})
+	}
+	inFlight := []v1alpha1.NodeClaimPhase{v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering, v1alpha1.PhaseInitializing}
+	for i := range max(1, g.o.pods/50) {
+		c, node := g.claim(fmt.Sprintf("inflight-%d", i), nodeWeights, inFlight[g.rng.IntN(len(inFlight))], in.DaemonSets)
+		c.Pods = append(c.Pods, g.fill(node, c.Pods, 25, g.rng.IntN(4), false, false)...) // nominated
+		in.Claims = append(in.Claims, c)
+	}
+	// Standby ranks as the caller gives them: warming up 0, stopped 1, still launching 2.
+	standby := []v1alpha1.NodeClaimPhase{v1alpha1.PhaseWarmingUp, v1alpha1.PhaseStandby, v1alpha1.PhaseLaunching}
+	for i := range max(1, g.o.pods/50) {
+		rank := g.rng.IntN(len(standby))
+		c, _ := g.claim(fmt.Sprintf("standby-%d", i), []int{20, 50, 0, 30}, standby[rank], in.DaemonSets)
+		c.Standby, c.Rank = true, rank
+		c.Claim.Spec.DesiredState = v1alpha1.DesiredStandby
+		in.Claims = append(in.Claims, c)
+	}
+}
+
+// machine picks a pool by weight, one of its types of 2 to 64 vCPU with an available
+// offering, and one of those offerings.
+func (g *mixGen) machine(weights []int) (Pool, *cloudprovider.InstanceType, cloudprovider.Offering) {
+	w, i := g.rng.IntN(mixSum(weights)), 0
+	for ; w >= weights[i]; i++ {
+		w -= weights[i]
+	}
+	p := g.pools[i]
+	var types []*cloudprovider.InstanceType
+	for _, it := range p.InstanceTypes {
+		cpu := it.Capacity.Cpu().Value()
+		if _, ok := it.Cheapest(nil); ok && cpu >= 2 && cpu <= 64 {
+			types = append(types, it)
+		}
+	}
+	it := types[g.rng.IntN(len(types))]
+	var offers []cloudprovider.Offering
+	for _, o := range it.Offerings {
+		if o.Available {
+			offers = append(offers, o)
+		}
+	}
+	return p, it, offers[g.rng.IntN(len(offers))]
+}
+
+func mixSum(values []int) int {
+	sum := 0
+	for _, v := range values {
+		sum += v
+	}
+	return sum
+}
+
+// claim makes a claim of a pool picked by weight, in phase; once its Node exists
+// (registered), the DaemonSet pods run there. It returns the Node it has or will have.
+func (g *mixGen) claim(name string, weights []int, phase v1alpha1.NodeClaimPhase, daemonSets []*corev1.Pod) (Claim, *corev1.Node) {
+	p, it, o := g.machine(weights)
+	node := mixNode(name, p, it, o)
+	nc := &v1alpha1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1alpha1.LabelNodePool: p.Pool.Name}},
+		Spec: v1alpha1.NodeClaimSpec{
+			NodePool: p.Pool.Name, NodeClassRef: p.Pool.Spec.Template.NodeClassRef, Taints: p.Pool.Spec.Template.Taints,
+			DesiredState: v1alpha1.DesiredRunning,
+		},
+		Status: v1alpha1.NodeClaimStatus{
+			Phase: phase, InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType,
+			Capacity: it.Capacity, Allocatable: it.Allocatable(),
+		},
+	}
+	c := Claim{Claim: nc, Labels: node.Labels, Taints: node.Spec.Taints, Allocatable: it.Allocatable(), PricePerHour: o.PricePerHour}
+	if phase != v1alpha1.PhaseLaunching && phase != v1alpha1.PhaseRegistering {
+		c.Pods = g.daemonPods(daemonSets, node)
+	}
+	return c, node
+}
+
+// daemonPods are the pods the DaemonSets run on node.
+func (g *mixGen) daemonPods(daemonSets []*corev1.Pod, node *corev1.Node) []*corev1.Pod {
+	var out []*corev1.Pod
+	for _, ds := range daemonSets {
+		if ok, err := nodeaffinity.GetRequiredNodeAffinity(ds).Match(node); err != nil || !ok || !tolerates(ds.Spec.Tolerations, node.Spec.Taints) {
+			continue
+		}
+		pod := ds.DeepCopy()
+		pod.Name = ds.Name + "-" + node.Name
+		pod.Spec.NodeName = node.Name
+		pod.Status.Phase = corev1.PodRunning
+		out = append(out, pod)
+	}
+	return out
+}
+
+// fill makes pods, bound to node or nominated to it, until they take percent of the CPU
+// the pods there leave, or maxPods of them. With guard, the first repels tier=batch
+// from the node, and no pod there is tier=batch.
+func (g *mixGen) fill(node *corev1.Node, there []*corev1.Pod, percent, maxPods int, bind, guard bool) []*corev1.Pod {
+	free := fromList(node.Status.Allocatable)
+	for _, pod := range there {
+		r := podRequests(pod)
+		free.sub(&r)
+	}
+	target := free.cpu * int64(percent) / 100
+	var used resources
+	var out []*corev1.Pod
+	for tries := 0; tries < 50 && used.cpu < target && len(out) < maxPods; tries++ {
+		pod := g.basePod()
+		if guard && pod.Labels["tier"] == "batch" {
+			pod.Labels["tier"] = g.pick(mixTiers[:2])
+		}
+		g.setRequests(pod, false)
+		r := podRequests(pod)
+		if sum := used.plus(&r); !sum.fits(&free) {
+			continue
+		} else {
+			used = sum
+		}
+		for _, t := range node.Spec.Taints {
+			pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: t.Key, Operator: corev1.TolerationOpExists, Effect: t.Effect})
+		}
+		g.bound++
+		if bind {
+			pod.Name, pod.Spec.NodeName, pod.Status.Phase = fmt.Sprintf("running-%d", g.bound), node.Name, corev1.PodRunning
+		} else {
+			pod.Name, pod.Status.NominatedNodeName, pod.Status.Phase = fmt.Sprintf("nominated-%d", g.bound), node.Name, corev1.PodPending
+		}
+		if guard && len(out) == 0 {
+			pod.Spec.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{
+				TopologyKey: corev1.LabelHostname, LabelSelector: &metav1.LabelSelector{MatchLabels: map[string]string{"tier": "batch"}},
+			}}}}
+		}
+		out = append(out, pod)
+	}
+	return out
+}
