@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"math"
 	"math/bits"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,7 +26,8 @@ type bin struct {
 	node   *corev1.Node
 	taints []corev1.Taint
 	// free is what a node or claim has left; new bins use used and their offerings.
-	free  resources
+	free resources
+	// price is a node's or claim's, or a new claim's cheapest offering's.
 	price float64
 	// zones is the set of zone indexes the bin is, or may still be, in.
 	zones uint64
@@ -94,14 +96,18 @@ func (b *bin) nodeAffinityOK(p *podInfo) bool {
 	return ok
 }
 
-// refreshBound recomputes the largest capacity the bin's offerings could give.
+// refreshBound recomputes, once the bin's offerings changed, the largest capacity they
+// could give and the price of the cheapest.
 func (b *bin) refreshBound() {
 	var bound resources
 	last := -1
+	b.price = math.Inf(1)
 	b.offers.each(func(i int) {
-		if t := b.pool.offerings[i].typ; t != last {
-			last = t
-			bound.max(&b.pool.types[t].allocatable)
+		o := &b.pool.offerings[i]
+		b.price = min(b.price, o.price)
+		if o.typ != last {
+			last = o.typ
+			bound.max(&b.pool.types[o.typ].allocatable)
 		}
 	})
 	b.bound = bound

@@ -58,6 +58,16 @@ func (b bitset) intersectsRange(first, last int) bool {
 	return false
 }
 
+// equal reports whether b and o hold the same elements.
+func (b bitset) equal(o bitset) bool {
+	for i := range b {
+		if b[i] != o[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // empty reports whether b holds nothing.
 func (b bitset) empty() bool {
 	for _, w := range b {

@@ -1,5 +1,7 @@
 package scheduling
 
+import "math"
+
 // A new claim first-fit fills up to the largest type would end, full, on whatever large
 // type holds it: seldom the one that sells capacity cheapest, since prices per vCPU and
 // per GiB differ by family, architecture, zone and capacity type. So a claim grows only
@@ -45,4 +47,37 @@ func (s *solver) ceilingFor(p *podInfo, ps *poolState) *resources {
 		}
 	}
 	return best
+}
+
+// worthJoining reports whether p may join new claim b when that narrows the offerings
+// that hold the claim's pods and p (grown) to those p accepts (candidates): not when
+// the claim's price would rise by more than p would cost on a claim of its own kind,
+// as when a pod tied to on-demand or to one zone turns a claim full of pods that are
+// not into a dearer one. A claim p opens is always worth it.
+func (s *solver) worthJoining(p *podInfo, b *bin, grown, candidates bitset) bool {
+	if len(b.placed) == 0 || candidates.equal(grown) {
+		return true
+	}
+	ps := b.pool
+	return ps.offerings[cheapest(ps, candidates)].price-ps.offerings[cheapest(ps, grown)].price <= s.share(p, ps)
+}
+
+// share is what p costs at the pool's cheapest prices per vCPU, per GiB and per pod
+// slot among the offerings p accepts, whichever is most.
+func (s *solver) share(p *podInfo, ps *poolState) float64 {
+	rates, ok := ps.rates[p.affinityKey]
+	if !ok {
+		rates = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
+		ps.allowedFor(p).each(func(i int) {
+			o := &ps.offerings[i]
+			a := &ps.types[o.typ].allocatable
+			if a.cpu > 0 && a.memory > 0 && a.pods > 0 {
+				rates[0] = min(rates[0], o.price/float64(a.cpu))
+				rates[1] = min(rates[1], o.price/float64(a.memory))
+				rates[2] = min(rates[2], o.price/float64(a.pods))
+			}
+		})
+		ps.rates[p.affinityKey] = rates
+	}
+	return max(float64(p.requests.cpu)*rates[0], float64(p.requests.memory)*rates[1], rates[2])
 }

@@ -42,20 +42,21 @@ func (s *solver) tryNew(p *podInfo, b *bin, soft bool) bool {
 			return false
 		}
 	}
-	candidates := b.offers.clone()
+	// The offerings whose type holds everything; then those p accepts.
+	grown := b.offers.clone()
+	for _, t := range b.pool.types {
+		if !total.fits(&t.allocatable) {
+			for i := t.first; i < t.last; i++ {
+				grown.clear(i)
+			}
+		}
+	}
+	candidates := grown.clone()
 	candidates.and(allowed)
 	if zones != b.zones {
 		s.keepZones(b.pool, candidates, zones)
 	}
-	// Keep the offerings whose type holds everything.
-	for _, t := range b.pool.types {
-		if !total.fits(&t.allocatable) {
-			for i := t.first; i < t.last; i++ {
-				candidates.clear(i)
-			}
-		}
-	}
-	if candidates.empty() {
+	if candidates.empty() || (soft && !s.worthJoining(p, b, grown, candidates)) {
 		return false
 	}
 	if p.needsZone {

@@ -46,6 +46,9 @@ type poolState struct {
 	allowed map[string]bitset
 	// tolerated caches, by pod tolerations key, whether the template's taints are tolerated.
 	tolerated map[string]bool
+	// rates caches, by pod affinity key, the lowest prices per millicore, per byte and
+	// per pod slot among the offerings the pod accepts (ceiling.go).
+	rates     map[string][3]float64
 	nodesLeft int // negative: unlimited
 	// cpuLeft (millicores) and memLeft (bytes) are the capacity the limits leave; nil
 	// is unlimited. Copies: the simulation spends them.
@@ -61,6 +64,7 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 		name:      p.Pool.Name,
 		allowed:   map[string]bitset{},
 		tolerated: map[string]bool{},
+		rates:     map[string][3]float64{},
 		nodesLeft: p.NodesLeft,
 		cpuLeft:   copyOf(p.CPULeft),
 		memLeft:   copyOf(p.MemoryLeft),
