@@ -78,15 +78,26 @@ harness-tools: ## Build the API-server harness binaries (etcd, kube-apiserver, k
 	hack/tools.sh $(HARNESS_TOOLS)
 
 .PHONY: test
-test: verify-generated lint harness-tools sim-tools ## The test command: generated files, lint, unit and integration tests, bounded fuzzing.
+test: verify-generated lint harness-tools sim-tools ## The test command: generated files, lint, unit and integration tests, a benchmark smoke run, bounded fuzzing.
 	go test $(GO_TEST_FLAGS) ./...
+	$(MAKE) bench-smoke
 	$(MAKE) fuzz
+
+.PHONY: bench
+bench: ## The scheduling benchmarks, each result checked by the independent verifier (docs/provisioning.md).
+	go test -run '^$$' -bench '^BenchmarkScheduling' -benchtime $(BENCHTIME) ./internal/scheduling
+
+BENCHTIME ?= 5x
+.PHONY: bench-smoke
+bench-smoke: ## Every scheduling benchmark once, verified: the figures are not read, only that they run clean.
+	$(MAKE) bench BENCHTIME=1x
 
 FUZZTIME ?= 10s
 .PHONY: fuzz
-fuzz: ## Fuzz the window grammar and its evaluation for FUZZTIME each (10s unless set).
+fuzz: ## Fuzz the window grammar, its evaluation and the scheduling simulation for FUZZTIME each (10s unless set).
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/windows
 	go test -run '^$$' -fuzz '^FuzzNextChange$$' -fuzztime $(FUZZTIME) ./internal/windows
+	go test -run '^$$' -fuzz '^FuzzSolve$$' -fuzztime $(FUZZTIME) ./internal/scheduling
 
 .PHONY: apiserver
 apiserver: harness-tools ## Start a local etcd and kube-apiserver with the CRDs; writes .work/kubeconfig.

@@ -18,8 +18,12 @@ import "math"
 func (s *solver) ceilingFor(p *podInfo, ps *poolState) *resources {
 	allowed := ps.allowedFor(p)
 	need := s.needs(p)
-	var best *resources
-	bestCost := 0.0
+	type candidate struct {
+		allocatable *resources
+		cost        float64
+	}
+	var candidates []candidate
+	bestCost := math.Inf(1)
 	for i := range ps.types {
 		t := &ps.types[i]
 		if !need.fits(&t.allocatable) {
@@ -31,23 +35,30 @@ func (s *solver) ceilingFor(p *podInfo, ps *poolState) *resources {
 				price = ps.offerings[o].price
 			}
 		}
-		cpu := float64(t.allocatable.cpu) - float64(s.meanPod.cpu)/2
-		memory := float64(t.allocatable.memory) - float64(s.meanPod.memory)/2
-		if price < 0 || cpu <= 0 || memory <= 0 {
-			continue
-		}
+		cpu := float64(t.allocatable.cpu) - float64(s.demand.cpu)/float64(2*s.demand.pods)
+		memory := float64(t.allocatable.memory) - float64(s.demand.memory)/float64(2*s.demand.pods)
 		slots := float64(t.allocatable.pods) - 0.5
-		if slots <= 0 {
+		if price < 0 || cpu <= 0 || memory <= 0 || slots <= 0 {
 			continue
 		}
 		cost := price * max(float64(s.demand.cpu)/cpu, float64(s.demand.memory)/memory, float64(s.demand.pods)/slots)
-		// Among equals the larger type: fewer nodes, less room left over.
-		if best == nil || cost < bestCost || (cost == bestCost && t.allocatable.cpu > best.cpu) {
-			best, bestCost = &t.allocatable, cost
+		candidates = append(candidates, candidate{&t.allocatable, cost})
+		bestCost = min(bestCost, cost)
+	}
+	// The largest type within sizeTolerance of the cheapest: fewer nodes to launch and
+	// start for about the same price.
+	var best *resources
+	for _, c := range candidates {
+		if c.cost <= bestCost*(1+sizeTolerance) && (best == nil || c.allocatable.cpu > best.cpu) {
+			best = c.allocatable
 		}
 	}
 	return best
 }
+
+// sizeTolerance is how much dearer than the cheapest a larger ceiling type may carry the
+// pending pods: a few percent buys far fewer nodes.
+const sizeTolerance = 0.03
 
 // worthJoining reports whether p may join new claim b when that narrows the offerings
 // that hold the claim's pods and p (grown) to those p accepts (candidates): not when

@@ -147,6 +147,10 @@ func TestCostIsNearOptimal(t *testing.T) {
 		if len(r.Unschedulable) > 0 || math.IsInf(optimum, 1) {
 			t.Fatalf("round %d: %d unschedulable, optimum %v", round, len(r.Unschedulable), optimum)
 		}
+		// The bound the benchmarks divide by is a lower bound: no packing beats it.
+		if bound := launchCostBound(in, r, false); bound > optimum*(1+1e-9) {
+			t.Fatalf("round %d: the cost bound %.4f is above the optimum %.4f", round, bound, optimum)
+		}
 		ratio := launchCost(r) / optimum
 		worst, sum = math.Max(worst, ratio), sum+ratio
 		if ratio > maxCostOverOptimum {

@@ -28,21 +28,32 @@ func launchCost(r Result) float64 {
 }
 
 // launchCostBound is what the pods of a result's launches cost at least on new nodes of
-// the pools they were launched in. A node costs at least its allocatable CPU times the
-// lowest price per allocatable vCPU among the offerings of its pool that each of its
-// pods accepts, and likewise for memory and for room for pods; so all the pods cost at
-// least the largest of their CPU times those prices, summed, their memory times theirs,
-// summed, and their count times the prices per pod, summed. The pool
-// is the launch's: which pool takes a pod is the pools' weights and limits, the
-// operator's choice, not packing; anyPool drops it, for a bound over every pool.
+// the pools they were launched in: per pool, the larger of two lower bounds, summed.
+//
+//   - Per pod: a node costs at least its allocatable CPU times the lowest price per
+//     allocatable vCPU among the offerings of its pool that each of its pods accepts,
+//     and likewise for memory and for room for pods; so the pool's pods cost at least
+//     the largest of their CPU times those prices, summed, their memory times theirs,
+//     and their count times the prices per pod.
+//   - Fractional: the cheapest way to buy the pods' total CPU and memory if nodes of the
+//     pool's offerings could be bought in fractions (fractionalCost); any packing buys
+//     at least that much.
+//
+// The pool is the launch's: which pool takes a pod is the pools' weights and limits,
+// the operator's choice, not packing; anyPool drops it, for a bound over every pool.
 func launchCostBound(in Input, r Result, anyPool bool) float64 {
+	type sums struct{ cpuCost, memoryCost, podCost, cpu, memory float64 }
+	byPool := map[string]*sums{}
 	cheapest := map[string][3]float64{}
-	var cpuCost, memoryCost, podCost float64
 	for _, l := range r.Launches {
 		pool := l.Pool
 		if anyPool {
 			pool = ""
 		}
+		if byPool[pool] == nil {
+			byPool[pool] = &sums{}
+		}
+		sum := byPool[pool]
 		for _, pod := range l.Pods {
 			key, _ := json.Marshal([]any{pool, pod.Spec.NodeSelector, pod.Spec.Affinity, pod.Spec.Tolerations})
 			rates, ok := cheapest[string(key)]
@@ -51,12 +62,53 @@ func launchCostBound(in Input, r Result, anyPool bool) float64 {
 				cheapest[string(key)] = rates
 			}
 			requests := resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{})
-			cpuCost += float64(requests.Cpu().MilliValue()) / 1000 * rates[0]
-			memoryCost += float64(requests.Memory().Value()) / (1 << 30) * rates[1]
-			podCost += rates[2]
+			cpu, memory := float64(requests.Cpu().MilliValue())/1000, float64(requests.Memory().Value())/(1<<30)
+			sum.cpuCost += cpu * rates[0]
+			sum.memoryCost += memory * rates[1]
+			sum.podCost += rates[2]
+			sum.cpu, sum.memory = sum.cpu+cpu, sum.memory+memory
 		}
 	}
-	return max(cpuCost, memoryCost, podCost)
+	var bound float64
+	for pool, sum := range byPool {
+		bound += max(sum.cpuCost, sum.memoryCost, sum.podCost, fractionalCost(in, pool, sum.cpu, sum.memory))
+	}
+	return bound
+}
+
+// fractionalCost is the least that cpu vCPUs and memory GiB cost when nodes of the
+// available offerings of pool ("": any) can be bought in fractions: a linear program
+// with two constraints, whose optimum buys one type or two (a vertex).
+func fractionalCost(in Input, pool string, cpu, memory float64) float64 {
+	type offer struct{ cpu, memory, price float64 }
+	var offers []offer
+	for _, p := range in.Pools {
+		if pool != "" && p.Pool.Name != pool {
+			continue
+		}
+		for _, it := range p.InstanceTypes {
+			if o, ok := it.Cheapest(nil); ok {
+				a := it.Allocatable()
+				offers = append(offers, offer{float64(a.Cpu().MilliValue()) / 1000, float64(a.Memory().Value()) / (1 << 30), o.PricePerHour})
+			}
+		}
+	}
+	best := math.Inf(1)
+	for i, a := range offers {
+		best = min(best, a.price*max(cpu/a.cpu, memory/a.memory))
+		for _, b := range offers[i+1:] {
+			// x·a + y·b buys exactly the CPU and the memory.
+			det := a.cpu*b.memory - b.cpu*a.memory
+			if det == 0 {
+				continue
+			}
+			x, y := (cpu*b.memory-b.cpu*memory)/det, (a.cpu*memory-cpu*a.memory)/det
+			if x >= 0 && y >= 0 {
+				best = min(best, x*a.price+y*b.price)
+			}
+		}
+	}
+	return best
 }
 
 // cheapestRates returns the lowest price per allocatable vCPU and per allocatable GiB

@@ -27,8 +27,8 @@ type solver struct {
 	counting map[int][]int32
 	// pendingOf caches, by group, the requests of the pending pods in it.
 	pendingOf map[int]resources
-	// demand is the pending pods' requests summed, meanPod their average (ceiling.go).
-	demand, meanPod resources
+	// demand is the requests of the pending pods not placed yet, summed (ceiling.go).
+	demand resources
 }
 
 // Solve places in.Pods, biggest first, each onto the first place that takes it: a node
@@ -73,9 +73,6 @@ func newSolver(in Input) *solver {
 		p := newPodInfo(pod, s.topo)
 		s.pods = append(s.pods, p)
 		s.demand.cpu, s.demand.memory, s.demand.pods = s.demand.cpu+p.requests.cpu, s.demand.memory+p.requests.memory, s.demand.pods+1
-	}
-	if n := int64(len(s.pods)); n > 0 {
-		s.meanPod.cpu, s.meanPod.memory = s.demand.cpu/n, s.demand.memory/n
 	}
 	// Pods already placed count for topology, and their anti-affinity keeps matching
 	// pods away: register their terms too.
@@ -232,6 +229,7 @@ func (s *solver) tryFixed(p *podInfo, b *bin, soft bool) bool {
 func (s *solver) commit(p *podInfo, b *bin, z int) {
 	b.placed = append(b.placed, p)
 	s.order = append(s.order, p.pod)
+	s.demand.cpu, s.demand.memory, s.demand.pods = s.demand.cpu-p.requests.cpu, s.demand.memory-p.requests.memory, s.demand.pods-1
 	b.ports = append(b.ports, p.ports...)
 	s.count(b, p.matches, p.hard, z)
 }
