@@ -48,6 +48,9 @@ type bin struct {
 	bound resources
 	// reserved is the capacity held against the pool's limits.
 	reserved resources
+	// rates are the lowest prices per millicore, per byte and per pod slot among the
+	// offerings left (ceiling.go).
+	rates [3]float64
 	// ceiling is the most the claim may grow to: the allocatable of the type that buys
 	// the pods' capacity cheapest (ceiling.go); nil is no ceiling.
 	ceiling *resources
@@ -97,17 +100,20 @@ func (b *bin) nodeAffinityOK(p *podInfo) bool {
 }
 
 // refreshBound recomputes, once the bin's offerings changed, the largest capacity they
-// could give and the price of the cheapest.
+// could give, the price of the cheapest, and the lowest prices per unit (ceiling.go).
 func (b *bin) refreshBound() {
 	var bound resources
 	last := -1
 	b.price = math.Inf(1)
+	b.rates = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	b.offers.each(func(i int) {
 		o := &b.pool.offerings[i]
 		b.price = min(b.price, o.price)
+		a := &b.pool.types[o.typ].allocatable
+		b.rates = minRates(b.rates, o.price, a)
 		if o.typ != last {
 			last = o.typ
-			bound.max(&b.pool.types[o.typ].allocatable)
+			bound.max(a)
 		}
 	})
 	b.bound = bound

@@ -61,34 +61,54 @@ func (s *solver) ceilingFor(p *podInfo, ps *poolState) *resources {
 const sizeTolerance = 0.03
 
 // worthJoining reports whether p may join new claim b when that narrows the offerings
-// that hold the claim's pods and p (grown) to those p accepts (candidates): not when
-// the claim's price would rise by more than p would cost on a claim of its own kind,
-// as when a pod tied to on-demand or to one zone turns a claim full of pods that are
-// not into a dearer one. A claim p opens is always worth it.
+// that hold the claim's pods and p (grown) to those p accepts (candidates). Not when the
+// claim's price would rise by more than p would cost on a claim of its own kind, as
+// when a pod tied to on-demand or to one zone turns a claim of spot pods into an
+// on-demand one; nor when the claim's offerings sell what p needs dearer than p could
+// buy it by more than a quarter, as when a pod that could run on spot would fill an
+// on-demand claim. A claim p opens is always worth it.
 func (s *solver) worthJoining(p *podInfo, b *bin, grown, candidates bitset) bool {
-	if len(b.placed) == 0 || candidates.equal(grown) {
+	if len(b.placed) == 0 {
 		return true
 	}
 	ps := b.pool
-	return ps.offerings[cheapest(ps, candidates)].price-ps.offerings[cheapest(ps, grown)].price <= s.share(p, ps)
+	own := s.share(p, ps)
+	if costOf(&p.requests, b.rates) > own*dearerShare {
+		return false
+	}
+	return candidates.equal(grown) || ps.offerings[cheapest(ps, candidates)].price-ps.offerings[cheapest(ps, grown)].price <= own
 }
 
-// share is what p costs at the pool's cheapest prices per vCPU, per GiB and per pod
-// slot among the offerings p accepts, whichever is most.
+// dearerShare is how much more than on a claim of its own kind a pod may cost on a
+// claim it joins: a little, for fewer nodes.
+const dearerShare = 1.5
+
+// share is what p costs at the pool's lowest prices per unit among the offerings p
+// accepts.
 func (s *solver) share(p *podInfo, ps *poolState) float64 {
 	rates, ok := ps.rates[p.affinityKey]
 	if !ok {
 		rates = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 		ps.allowedFor(p).each(func(i int) {
 			o := &ps.offerings[i]
-			a := &ps.types[o.typ].allocatable
-			if a.cpu > 0 && a.memory > 0 && a.pods > 0 {
-				rates[0] = min(rates[0], o.price/float64(a.cpu))
-				rates[1] = min(rates[1], o.price/float64(a.memory))
-				rates[2] = min(rates[2], o.price/float64(a.pods))
-			}
+			rates = minRates(rates, o.price, &ps.types[o.typ].allocatable)
 		})
 		ps.rates[p.affinityKey] = rates
 	}
-	return max(float64(p.requests.cpu)*rates[0], float64(p.requests.memory)*rates[1], rates[2])
+	return costOf(&p.requests, rates)
+}
+
+// minRates lowers rates to an offering's prices per millicore, per byte and per pod slot.
+func minRates(rates [3]float64, price float64, a *resources) [3]float64 {
+	if a.cpu > 0 && a.memory > 0 && a.pods > 0 {
+		rates[0] = min(rates[0], price/float64(a.cpu))
+		rates[1] = min(rates[1], price/float64(a.memory))
+		rates[2] = min(rates[2], price/float64(a.pods))
+	}
+	return rates
+}
+
+// costOf is what requests cost at rates: the most of their CPU, memory and one pod slot.
+func costOf(r *resources, rates [3]float64) float64 {
+	return max(float64(r.cpu)*rates[0], float64(r.memory)*rates[1], rates[2])
 }
