@@ -11,6 +11,20 @@ func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) clear(i int)    { b[i/64] &^= 1 << (i % 64) }
 func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 
+// clearRange removes the elements in [first, last), a word at a time.
+func (b bitset) clearRange(first, last int) {
+	for first < last {
+		word, bit := first/64, first%64
+		n := min(64-bit, last-first)
+		mask := ^uint64(0)
+		if n < 64 {
+			mask = (uint64(1)<<n - 1) << bit
+		}
+		b[word] &^= mask
+		first += n
+	}
+}
+
 // clone returns a copy.
 func (b bitset) clone() bitset { return append(bitset(nil), b...) }
 

@@ -46,9 +46,7 @@ func (s *solver) tryNew(p *podInfo, b *bin, soft bool) bool {
 	grown := b.offers.clone()
 	for _, t := range b.pool.types {
 		if !total.fits(&t.allocatable) {
-			for i := t.first; i < t.last; i++ {
-				grown.clear(i)
-			}
+			grown.clearRange(t.first, t.last)
 		}
 	}
 	candidates := grown.clone()

@@ -49,6 +49,9 @@ func (r *resources) fits(free *resources) bool {
 	if r.cpu > free.cpu || r.memory > free.memory || r.storage > free.storage || r.pods > free.pods {
 		return false
 	}
+	if len(r.extended) == 0 {
+		return true // most pods ask for no extended resource: skip the map iteration
+	}
 	for name, v := range r.extended {
 		if v > 0 && v > free.extended[name] {
 			return false
