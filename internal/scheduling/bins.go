@@ -27,8 +27,6 @@ type bin struct {
 	taints []corev1.Taint
 	// free is what a node or claim has left; new bins use used and their offerings.
 	free resources
-	// price is a node's or claim's, or a new claim's cheapest offering's.
-	price float64
 	// zones is the set of zone indexes the bin is, or may still be, in.
 	zones uint64
 	ports []hostPort
@@ -100,15 +98,13 @@ func (b *bin) nodeAffinityOK(p *podInfo) bool {
 }
 
 // refreshBound recomputes, once the bin's offerings changed, the largest capacity they
-// could give, the price of the cheapest, and the lowest prices per unit (ceiling.go).
+// could give and their lowest prices per unit (ceiling.go).
 func (b *bin) refreshBound() {
 	var bound resources
 	last := -1
-	b.price = math.Inf(1)
 	b.rates = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
 	b.offers.each(func(i int) {
 		o := &b.pool.offerings[i]
-		b.price = min(b.price, o.price)
 		a := &b.pool.types[o.typ].allocatable
 		b.rates = minRates(b.rates, o.price, a)
 		if o.typ != last {

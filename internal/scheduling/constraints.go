@@ -116,11 +116,7 @@ func (s *solver) roomForGroup(g int, b *bin) bool {
 	}
 	ps := b.pool
 	for _, t := range ps.types {
-		if !total.fits(&t.allocatable) || !b.offers.intersectsRange(t.first, t.last) {
-			continue
-		}
-		cpu, memory := t.capacity.cpu-b.reserved.cpu, t.capacity.memory-b.reserved.memory
-		if (ps.cpuLeft == nil || cpu <= *ps.cpuLeft) && (ps.memLeft == nil || memory <= *ps.memLeft) {
+		if total.fits(&t.allocatable) && b.offers.intersectsRange(t.first, t.last) && ps.limitsAllow(&t.capacity, &b.reserved) {
 			return true
 		}
 	}

@@ -24,16 +24,15 @@ func (s *solver) launch(b *bin, pods []*corev1.Pod) Launch {
 		if len(l.InstanceTypes) == maxLaunchTypes {
 			break
 		}
-		capacity := ps.types[t.index].capacity
-		cpu, memory := capacity.cpu-b.reserved.cpu, capacity.memory-b.reserved.memory
-		if (ps.cpuLeft != nil && cpu > *ps.cpuLeft) || (ps.memLeft != nil && memory > *ps.memLeft) {
+		capacity := &ps.types[t.index].capacity
+		if !ps.limitsAllow(capacity, &b.reserved) {
 			continue
 		}
 		if len(l.InstanceTypes) == 0 {
 			l.PricePerHour = t.price
 		}
 		l.InstanceTypes = append(l.InstanceTypes, ps.types[t.index].name)
-		extra.cpu, extra.memory = max(extra.cpu, cpu), max(extra.memory, memory)
+		extra.cpu, extra.memory = max(extra.cpu, capacity.cpu-b.reserved.cpu), max(extra.memory, capacity.memory-b.reserved.memory)
 	}
 	if ps.cpuLeft != nil {
 		*ps.cpuLeft -= extra.cpu
@@ -71,8 +70,8 @@ type pricedType struct {
 // zones and capacity types, of which the cloud may buy any combination. So every
 // offering of a type it lists, in a zone and capacity type it lists, must be one of the
 // bin's offerings: one left out (by a node selector, or by a spread count that settled
-// the claim) must not come back. The cheapest offering stays; the zones, then the
-// capacity types, narrow to its own when the types allowed otherwise leave it out.
+// the claim) must not come back. The cheapest offering stays; the capacity types, then
+// the zones, then both narrow to its own when the types allowed otherwise leave it out.
 func (s *solver) claimable(b *bin) ([]pricedType, map[int]bool, map[string]bool) {
 	ps := b.pool
 	best := ps.offerings[cheapest(ps, b.offers)]
@@ -92,7 +91,8 @@ func (s *solver) claimable(b *bin) ([]pricedType, map[int]bool, map[string]bool)
 			return types, try.zones, try.cts
 		}
 	}
-	panic("the cheapest offering's type is always claimable in its own zone and capacity type")
+	// Only when the pool lists one type in one zone and capacity type twice.
+	return []pricedType{{index: best.typ, price: best.price}}, map[int]bool{best.zone: true}, map[string]bool{best.ct: true}
 }
 
 // typesWithin returns, cheapest first, the types of the bin whose every offering in

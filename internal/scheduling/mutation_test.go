@@ -7,9 +7,6 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	quota "k8s.io/apiserver/pkg/quota/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/internal/scheduling/verifier"
@@ -54,12 +51,7 @@ func moved(r Result, pod *corev1.Pod, to place) Result {
 		out.Launches[to.launch].Pods = append(out.Launches[to.launch].Pods, pod)
 	}
 	for i := range out.Launches {
-		sum := corev1.ResourceList{}
-		for _, p := range out.Launches[i].Pods {
-			sum = quota.Add(sum, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
-		}
-		sum[corev1.ResourcePods] = *resource.NewQuantity(int64(len(out.Launches[i].Pods)), resource.DecimalSI)
-		out.Launches[i].Requests = sum
+		out.Launches[i].Requests = requestsOf(out.Launches[i].Pods)
 	}
 	return out
 }

@@ -132,15 +132,14 @@ func (s *solver) reserve(b *bin, candidates bitset) bool {
 		return true
 	}
 	capacity := ps.types[ps.offerings[cheapest(ps, candidates)].typ].capacity
-	cpu, memory := capacity.cpu-b.reserved.cpu, capacity.memory-b.reserved.memory
-	if (ps.cpuLeft != nil && *ps.cpuLeft < cpu) || (ps.memLeft != nil && *ps.memLeft < memory) {
+	if !ps.limitsAllow(&capacity, &b.reserved) {
 		return false
 	}
 	if ps.cpuLeft != nil {
-		*ps.cpuLeft -= cpu
+		*ps.cpuLeft -= capacity.cpu - b.reserved.cpu
 	}
 	if ps.memLeft != nil {
-		*ps.memLeft -= memory
+		*ps.memLeft -= capacity.memory - b.reserved.memory
 	}
 	b.reserved = capacity
 	return true

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	quota "k8s.io/apiserver/pkg/quota/v1"
-	resourcehelper "k8s.io/component-helpers/resource"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
@@ -73,12 +72,7 @@ func TestPackingIsNearOptimal(t *testing.T) {
 // allocatable holds it.
 func cheapestPartition(pods []*corev1.Pod, types []*cloudprovider.InstanceType) float64 {
 	fits := func(group []*corev1.Pod, it *cloudprovider.InstanceType) bool {
-		sum := corev1.ResourceList{}
-		for _, p := range group {
-			sum = quota.Add(sum, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
-		}
-		sum[corev1.ResourcePods] = *resource.NewQuantity(int64(len(group)), resource.DecimalSI)
-		ok, _ := quota.LessThanOrEqual(sum, it.Allocatable())
+		ok, _ := quota.LessThanOrEqual(requestsOf(group), it.Allocatable())
 		return ok
 	}
 	groupCost := func(group []*corev1.Pod) float64 {

@@ -184,6 +184,12 @@ func (ps *poolState) toleratedBy(p *podInfo) bool {
 	return ok
 }
 
+// limitsAllow reports whether the pool's limits leave room for a claim to grow from the
+// capacity held for it to capacity.
+func (ps *poolState) limitsAllow(capacity, held *resources) bool {
+	return (ps.cpuLeft == nil || capacity.cpu-held.cpu <= *ps.cpuLeft) && (ps.memLeft == nil || capacity.memory-held.memory <= *ps.memLeft)
+}
+
 func copyOf(v *int64) *int64 {
 	if v == nil {
 		return nil

@@ -72,7 +72,7 @@ func newSolver(in Input) *solver {
 	for _, pod := range in.Pods {
 		p := newPodInfo(pod, s.topo)
 		s.pods = append(s.pods, p)
-		s.demand.cpu, s.demand.memory, s.demand.pods = s.demand.cpu+p.requests.cpu, s.demand.memory+p.requests.memory, s.demand.pods+1
+		s.demand.add(&p.requests)
 	}
 	// Pods already placed count for topology, and their anti-affinity keeps matching
 	// pods away: register their terms too.
@@ -104,7 +104,7 @@ func newSolver(in Input) *solver {
 	}
 
 	for _, n := range in.Nodes {
-		s.addFixedBin(existingBin, n.Node.Name, n.Node, fromList(n.Node.Status.Allocatable), n.Pods, 0)
+		s.addFixedBin(existingBin, n.Node.Name, n.Node, fromList(n.Node.Status.Allocatable), n.Pods)
 	}
 	standby := make([]Claim, 0, len(in.Claims))
 	for _, c := range in.Claims {
@@ -148,13 +148,13 @@ func (s *solver) addClaimBin(kind binKind, c Claim, daemonSets []*corev1.Pod) {
 		overhead := daemonSetOverhead(daemonSets, node)
 		free.sub(&overhead)
 	}
-	s.addFixedBin(kind, c.Claim.Name, node, free, c.Pods, c.PricePerHour)
+	s.addFixedBin(kind, c.Claim.Name, node, free, c.Pods)
 }
 
 // addFixedBin adds a node or claim with the pods already on it.
-func (s *solver) addFixedBin(kind binKind, name string, node *corev1.Node, free resources, pods []*corev1.Pod, price float64) {
+func (s *solver) addFixedBin(kind binKind, name string, node *corev1.Node, free resources, pods []*corev1.Pod) {
 	b := &bin{
-		kind: kind, name: name, node: node, taints: node.Spec.Taints, free: free, price: price,
+		kind: kind, name: name, node: node, taints: node.Spec.Taints, free: free,
 		zones:    zoneBit(s.topo.zone(node.Labels[corev1.LabelTopologyZone])),
 		counts:   make([]int32, len(s.topo.groups)),
 		antiHost: make([]int32, len(s.topo.groups)),
@@ -229,7 +229,7 @@ func (s *solver) tryFixed(p *podInfo, b *bin, soft bool) bool {
 func (s *solver) commit(p *podInfo, b *bin, z int) {
 	b.placed = append(b.placed, p)
 	s.order = append(s.order, p.pod)
-	s.demand.cpu, s.demand.memory, s.demand.pods = s.demand.cpu-p.requests.cpu, s.demand.memory-p.requests.memory, s.demand.pods-1
+	s.demand.sub(&p.requests)
 	b.ports = append(b.ports, p.ports...)
 	s.count(b, p.matches, p.hard, z)
 }

@@ -78,12 +78,10 @@ func shapeViolations(in Input, r Result) []string {
 		}
 	}
 	for i, l := range r.Launches {
-		sum := corev1.ResourceList{}
 		for _, pod := range l.Pods {
 			count(pod, true)
-			sum = quota.Add(sum, resourcehelper.PodRequests(pod, resourcehelper.PodResourcesOptions{}))
 		}
-		sum[corev1.ResourcePods] = *resource.NewQuantity(int64(len(l.Pods)), resource.DecimalSI)
+		sum := requestsOf(l.Pods)
 		if !quota.Equals(quota.RemoveZeros(sum), quota.RemoveZeros(l.Requests)) {
 			found = append(found, fmt.Sprintf("launch %d: requests %v, its pods add up to %v", i, l.Requests, sum))
 		}
@@ -103,6 +101,16 @@ func shapeViolations(in Input, r Result) []string {
 		found = append(found, fmt.Sprintf("the order lists %d pods, %d are placed", len(r.Order), placed))
 	}
 	return found
+}
+
+// requestsOf adds up what pods ask of a node, as kube-scheduler counts it, and their number.
+func requestsOf(pods []*corev1.Pod) corev1.ResourceList {
+	sum := corev1.ResourceList{}
+	for _, p := range pods {
+		sum = quota.Add(sum, resourcehelper.PodRequests(p, resourcehelper.PodResourcesOptions{}))
+	}
+	sum[corev1.ResourcePods] = *resource.NewQuantity(int64(len(pods)), resource.DecimalSI)
+	return sum
 }
 
 // verifierCase is the cluster the result makes: the nodes, the claims and the launches
