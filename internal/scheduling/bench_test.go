@@ -44,11 +44,8 @@ func reportQuality(b *testing.B, in Input, r Result) {
 	b.ReportMetric(float64(len(r.Launches)), "new-nodes")
 	b.ReportMetric(float64(len(r.Starts)), "starts")
 	b.ReportMetric(cost, "$/h")
-	if bound := launchCostBound(in, r, false); bound > 0 {
+	if bound := launchCostBound(in, r); bound > 0 {
 		b.ReportMetric(cost/bound, "cost/bound")
-	}
-	if bound := launchCostBound(in, r, true); bound > 0 {
-		b.ReportMetric(cost/bound, "cost/any-pool-bound")
 	}
 }
 

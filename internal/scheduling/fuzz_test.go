@@ -31,7 +31,7 @@ func FuzzSolve(f *testing.F) {
 // would leave it pending on that cluster too. (A pod whose required hostname affinity
 // selects pods on nodes with no room left is such a pod: a new node holds none of them.)
 func TestRandomInputsHoldTogether(t *testing.T) {
-	unschedulable, pods := 0, 0
+	unschedulable, pods, kinds := 0, 0, map[string]int{}
 	for seed := range uint64(200) {
 		in := mixInput(1000+seed, fuzzOptions(uint16(seed*97), uint8(seed)))
 		r := Solve(in)
@@ -42,6 +42,7 @@ func TestRandomInputsHoldTogether(t *testing.T) {
 		left := make([]*corev1.Pod, len(r.Unschedulable))
 		for i, u := range r.Unschedulable {
 			left[i] = u.Pod
+			kinds[u.Pod.Annotations[mixKindAnnotation]]++
 		}
 		for i, nodes := range verifier.Admitting(c, left) {
 			if len(nodes) > 0 {
@@ -50,5 +51,5 @@ func TestRandomInputsHoldTogether(t *testing.T) {
 		}
 		unschedulable, pods = unschedulable+len(left), pods+len(in.Pods)
 	}
-	t.Logf("%d of %d pods unschedulable", unschedulable, pods)
+	t.Logf("%d of %d pods unschedulable, by kind: %v", unschedulable, pods, kinds)
 }
