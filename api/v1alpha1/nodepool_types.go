@@ -191,9 +191,9 @@ type Standby struct {
 	// +kubebuilder:validation:XValidation:rule="!self.exists(r, r.key == 'stratos.sh/capacity-type' && ((r.operator == 'In' && has(r.values) && r.values.all(v, v == 'spot')) || (r.operator == 'NotIn' && has(r.values) && 'on-demand' in r.values) || r.operator == 'DoesNotExist'))",message="standby nodes must be able to stop and start: their requirements cannot rule out on-demand capacity"
 	Requirements []NodeSelectorRequirement `json:"requirements,omitempty"`
 
-	// Resources is the shape of pod a standby node must hold beside its DaemonSets, such
-	// as {cpu: "4", memory: 16Gi}: each standby node is the cheapest type with room for
-	// these requests. Unset: the cheapest type the requirements allow.
+	// Resources is the shape of pod a standby node must hold, such as {cpu: "4", memory:
+	// 16Gi}: each standby node is the cheapest type whose allocatable has room for these
+	// requests. Unset: the cheapest type the requirements allow.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=8
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'pods', 'ephemeral-storage'] || k.contains('/'))",message="resources may name cpu, memory, pods, ephemeral-storage or an extended resource (a name with a domain)"

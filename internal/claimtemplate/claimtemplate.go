@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"hash/fnv"
 	"maps"
+	"slices"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 
@@ -107,4 +109,23 @@ func fingerprint(data []byte) string {
 	h := fnv.New64a()
 	_, _ = h.Write(data)
 	return fmt.Sprintf("%016x", h.Sum64())
+}
+
+// NewStandbyClaim returns a claim of the pool's template asked to stand by, shaped by the
+// pool's spec.standby: its requirements narrowed by spec.standby.requirements, to the
+// capacity types that can stand by, and to zone when one is given (the pool controller
+// spreads its warm pool across zones), and sized for spec.standby.resources.
+func NewStandbyClaim(pool *v1alpha1.NodePool, zone string, capacityTypes []string) *v1alpha1.NodeClaim {
+	claim := NewClaim(pool, v1alpha1.DesiredStandby)
+	claim.Spec.Requirements = append(claim.Spec.Requirements, pool.Spec.Standby.Requirements...)
+	claim.Spec.Requirements = append(claim.Spec.Requirements, v1alpha1.NodeSelectorRequirement{
+		Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: slices.Clone(capacityTypes)})
+	if zone != "" {
+		claim.Spec.Requirements = append(claim.Spec.Requirements, v1alpha1.NodeSelectorRequirement{
+			Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}})
+	}
+	if len(pool.Spec.Standby.Resources) > 0 {
+		claim.Spec.Resources.Requests = pool.Spec.Standby.Resources.DeepCopy()
+	}
+	return claim
 }

@@ -29,6 +29,11 @@ type Error struct {
 	InstanceID string
 	// Message says what happened, in the cloud's words or ours.
 	Message string
+	// Offerings are those the cloud tried and found out of capacity, for an
+	// InsufficientCapacity error: the compatible offerings of a refused launch (EC2's
+	// CreateFleet reports an error per override), or the offering of an instance whose
+	// start was refused. The CloudProvider marks them unavailable.
+	Offerings []OfferingKey
 	// Cause is the underlying error, if any.
 	Cause error
 }

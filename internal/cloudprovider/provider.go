@@ -2,6 +2,8 @@ package cloudprovider
 
 import (
 	"context"
+	"errors"
+	"slices"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -10,19 +12,25 @@ import (
 )
 
 // provider implements CloudProvider over a cloud's API: starts, stops, terminations and
-// describes made at the same time are sent as one call each.
+// describes made at the same time are sent as one call each. Offerings the cloud refuses
+// for lack of capacity are marked in unavailable, which InstanceTypes and Create heed.
 type provider struct {
-	api       API
-	start     *batcher[string, struct{}]
-	stop      *batcher[string, struct{}]
-	terminate *batcher[string, struct{}]
-	describe  *batcher[string, *Instance]
+	api         API
+	unavailable *UnavailableOfferings
+	start       *batcher[string, struct{}]
+	stop        *batcher[string, struct{}]
+	terminate   *batcher[string, struct{}]
+	describe    *batcher[string, *Instance]
 }
 
-// New returns a CloudProvider that batches concurrent calls to api within window and
-// records every cloud call in the stratos_cloudprovider_* metrics.
-func New(api API, window BatchWindow) CloudProvider {
-	p := &provider{api: api}
+// New returns a CloudProvider that batches concurrent calls to api within window,
+// records every cloud call in the stratos_cloudprovider_* metrics, and avoids the
+// offerings unavailable marks; nil means a new cache with the default TTL.
+func New(api API, window BatchWindow, unavailable *UnavailableOfferings) CloudProvider {
+	if unavailable == nil {
+		unavailable = NewUnavailableOfferings(DefaultUnavailableOfferingTTL, nil)
+	}
+	p := &provider{api: api, unavailable: unavailable}
 	p.start = newBatcher(window, p.actionExec(OpStart, api.StartInstances))
 	p.stop = newBatcher(window, p.actionExec(OpStop, api.StopInstances))
 	p.terminate = newBatcher(window, p.actionExec(OpTerminate, api.TerminateInstances))
@@ -35,9 +43,22 @@ func (p *provider) Name() string { return p.api.Name() }
 func (p *provider) Create(ctx context.Context, req *CreateRequest) (*Instance, error) {
 	// Not batched: an idempotency token belongs to one launch call.
 	done := p.observe(OpCreate, 1)
-	instance, err := p.api.Create(ctx, req)
+	instance, err := p.api.Create(ctx, p.withUnavailable(req))
 	done(err)
+	p.markUnavailable(err)
 	return instance, err
+}
+
+// withUnavailable returns a copy of req that also excludes the offerings marked now; the
+// caller's request is left as it was, as it may retry with it.
+func (p *provider) withUnavailable(req *CreateRequest) *CreateRequest {
+	marked := p.unavailable.Keys()
+	if len(marked) == 0 {
+		return req
+	}
+	out := *req
+	out.Unavailable = append(slices.Clip(req.Unavailable), marked...)
+	return &out
 }
 
 func (p *provider) Start(ctx context.Context, id string) error {
@@ -70,7 +91,22 @@ func (p *provider) InstanceTypes(ctx context.Context, nodeClass client.Object) (
 	done := p.observe(OpInstanceTypes, 1)
 	types, err := p.api.InstanceTypes(ctx, nodeClass)
 	done(err)
-	return types, err
+	if err != nil {
+		return nil, err
+	}
+	return p.unavailable.Overlay(types), nil
+}
+
+// markUnavailable marks the offerings an insufficient-capacity error names, whatever the
+// operation: a refused launch names those it tried, a refused start its instance's.
+func (p *provider) markUnavailable(err error) {
+	var cloudErr *Error
+	if !errors.As(err, &cloudErr) || cloudErr.Code != CodeInsufficientCapacity {
+		return
+	}
+	for _, key := range cloudErr.Offerings {
+		p.unavailable.Mark(key, cloudErr.Op+": "+string(cloudErr.Code))
+	}
 }
 
 // actionExec turns a batch call of the API into the exec function of a batcher.
@@ -79,6 +115,10 @@ func (p *provider) actionExec(op string, call func(context.Context, []string) (m
 		done := p.observe(op, len(ids))
 		perID, err := call(ctx, ids)
 		done(err)
+		p.markUnavailable(err)
+		for _, instanceErr := range perID {
+			p.markUnavailable(instanceErr)
+		}
 		results := make(map[string]result[struct{}], len(ids))
 		for _, id := range ids {
 			if err != nil {

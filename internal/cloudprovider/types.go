@@ -54,6 +54,10 @@ type CreateRequest struct {
 	Images []string
 	// Tags recorded on the instance; they carry ownership.
 	Tags map[string]string
+	// Unavailable are offerings the cloud refused for lack of capacity a short while ago;
+	// the launch must not use them. The CloudProvider fills it from its
+	// UnavailableOfferings, so callers leave it empty.
+	Unavailable []OfferingKey
 }
 
 // InstanceType is a shape of machine the cloud offers.
@@ -76,6 +80,22 @@ type Offering struct {
 	PricePerHour float64
 	// Available is false when the cloud has no capacity for it now.
 	Available bool
+}
+
+// OfferingKey names an offering: an instance type in one zone with one capacity type.
+type OfferingKey struct {
+	InstanceType string `json:"instanceType"`
+	Zone         string `json:"zone"`
+	CapacityType string `json:"capacityType"`
+}
+
+func (k OfferingKey) String() string {
+	return k.InstanceType + " " + k.CapacityType + " in " + k.Zone
+}
+
+// Key is the key of offering o of type t.
+func (t *InstanceType) Key(o Offering) OfferingKey {
+	return OfferingKey{InstanceType: t.Name, Zone: o.Zone, CapacityType: o.CapacityType}
 }
 
 // Allocatable is the capacity left for pods.

@@ -32,6 +32,16 @@ var (
 		Help:    "Instances carried by one call to the cloud's API, by provider and operation.",
 		Buckets: []float64{1, 2, 5, 10, 20, 50, 100, 200, 500, 1000},
 	}, []string{"provider", "operation"})
+
+	UnavailableOfferings = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_cloudprovider_unavailable_offerings",
+		Help: "1 for each offering (instance type, zone, capacity type) that launches and starts avoid because the cloud refused it for lack of capacity within --unavailable-offering-ttl; the series goes when the mark expires.",
+	}, []string{"instance_type", "zone", "capacity_type"})
+
+	OfferingsMarkedUnavailable = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_cloudprovider_offerings_marked_unavailable_total",
+		Help: "Times an offering was marked unavailable after the cloud refused a launch or a start of it for lack of capacity.",
+	}, []string{"instance_type", "zone", "capacity_type"})
 )
 
 // NodeClaims.
@@ -104,6 +114,7 @@ var (
 // All lists every Stratos metric.
 var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
+	UnavailableOfferings, OfferingsMarkedUnavailable,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
 	PoolNodes, PoolStandbyTarget,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions,

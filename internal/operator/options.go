@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
@@ -41,6 +42,9 @@ type Options struct {
 	StartTimeout          time.Duration
 	GCInterval            time.Duration
 	GCGracePeriod         time.Duration
+	// UnavailableOfferingTTL is how long an offering the cloud refused for lack of
+	// capacity is avoided.
+	UnavailableOfferingTTL time.Duration
 
 	LeaderElect                 bool
 	LeaderElectionID            string
@@ -76,6 +80,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 3*time.Minute, "How long after a standby node's start its Node may take to be Ready again before the claim and instance are removed.")
 	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
 	fs.DurationVar(&opts.GCGracePeriod, "gc-grace-period", 2*time.Minute, "How old a leak must be before garbage collection removes it.")
+	fs.DurationVar(&opts.UnavailableOfferingTTL, "unavailable-offering-ttl", cloudprovider.DefaultUnavailableOfferingTTL, "How long an offering (instance type, zone, capacity type) the cloud refused to launch or start for lack of capacity is left out of provisioning, standby planning and launches.")
 	fs.BoolVar(&opts.LeaderElect, "leader-elect", true, "Elect a leader so that only one replica acts; the others wait.")
 	fs.StringVar(&opts.LeaderElectionID, "leader-election-id", "stratos-leader-election", "Name of the Lease the replicas compete for.")
 	fs.StringVar(&opts.LeaderElectionNamespace, "leader-election-namespace", "", "Namespace of the leader-election Lease. Unset: the operator's own namespace in a cluster, kube-system outside.")
@@ -183,7 +188,8 @@ func (o *Options) Validate() error {
 		flag  string
 		value time.Duration
 	}{{"--batch-idle-duration", o.BatchIdle}, {"--batch-max-duration", o.BatchMax}, {"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout},
-		{"--initialization-timeout", o.InitializationTimeout}, {"--start-timeout", o.StartTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod}} {
+		{"--initialization-timeout", o.InitializationTimeout}, {"--start-timeout", o.StartTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod},
+		{"--unavailable-offering-ttl", o.UnavailableOfferingTTL}} {
 		if d.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, not %s", d.flag, d.value))
 		}

@@ -55,7 +55,8 @@ func TestDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !opts.LeaderElect || opts.KubeAPIQPS != 200 || opts.KubeAPIBurst != 300 || opts.MetricsBindAddress != ":8080" ||
-		opts.HealthProbeBindAddress != ":8081" || opts.GracefulShutdownTimeout != 30*time.Second || opts.LogFormat != "json" {
+		opts.HealthProbeBindAddress != ":8081" || opts.GracefulShutdownTimeout != 30*time.Second || opts.LogFormat != "json" ||
+		opts.UnavailableOfferingTTL != 3*time.Minute {
 		t.Fatalf("unexpected defaults: %+v", opts)
 	}
 }
@@ -107,6 +108,7 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: append([]string{"--fake-time-scale=-1"}, required...), want: "--fake-time-scale must be positive"},
 		{args: append([]string{"--initialization-timeout=0s"}, required...), want: "--initialization-timeout must be positive"},
 		{args: required, env: map[string]string{"STRATOS_START_TIMEOUT": "-1m"}, want: "--start-timeout must be positive"},
+		{args: append([]string{"--unavailable-offering-ttl=0s"}, required...), want: "--unavailable-offering-ttl must be positive"},
 		{args: append([]string{"--fake-cloud-endpoint=127.0.0.1:8090"}, required...), want: `--fake-cloud-endpoint "127.0.0.1:8090" must be an http:// or https:// URL`},
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--fake-cloud-endpoint=http://127.0.0.1:8090"}, want: "--fake-cloud-endpoint needs --cloud-provider=fake"},
 		{args: required, env: map[string]string{"STRATOS_KUBE_API_BURST": "lots"}, want: `STRATOS_KUBE_API_BURST="lots"`},

@@ -53,6 +53,21 @@ var inFlightPhases = map[v1alpha1.NodeClaimPhase]bool{
 // catalog holds what the pools' node classes offer, to size claims not launched yet.
 type catalog map[string]*cloudprovider.InstanceType
 
+// unavailable reports whether the offering a launched claim's instance was bought as is
+// marked unavailable: out of capacity in its zone, so that a start would fail.
+func (types catalog) unavailable(claim *v1alpha1.NodeClaim) bool {
+	it := types[claim.Status.InstanceType]
+	if it == nil {
+		return false
+	}
+	for _, o := range it.Offerings {
+		if o.Zone == claim.Status.Zone && o.CapacityType == claim.Status.CapacityType {
+			return !o.Available
+		}
+	}
+	return false
+}
+
 // StaleRank is added to the rank of a standby claim that is drifted or expired: it runs
 // only when no fresh one can, as the pool controller replaces it anyway.
 const StaleRank = 10
@@ -106,14 +121,15 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 			continue
 		}
 		pool := current[cs.Claim.Spec.NodePool]
-		if c.Standby && (pool == nil || StartRefusedRecently(cs.Claim, now)) {
-			continue // its pool is paused, stopped by its kill switch, or gone; or the cloud just refused to start it
+		if c.Standby && (pool == nil || StartRefusedRecently(cs.Claim, now) || types.unavailable(cs.Claim)) {
+			continue // its pool is paused, stopped by its kill switch, or gone; or the cloud just refused to start it, or has no capacity for it now
 		}
 		if c.Standby && claimtemplate.Stale(pool, cs.Claim, hashes[pool.Name], now) != "" {
 			c.Rank += StaleRank
 		}
 		in.Claims = append(in.Claims, c)
 	}
+	balanceStandby(in.Claims)
 	for _, ds := range snap.DaemonSets {
 		in.DaemonSets = append(in.DaemonSets, daemonSetPod(ds))
 	}

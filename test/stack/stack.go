@@ -132,7 +132,7 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if window == (cloudprovider.BatchWindow{}) {
 		window = cloudprovider.DefaultBatchWindow
 	}
-	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, window), controllers); err != nil {
+	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, window, nil), controllers); err != nil {
 		t.Fatal(err)
 	}
 	return &Operator{Manager: mgr, Writes: writes, stop: runManager(t, mgr)}

@@ -80,8 +80,10 @@ func (c *Cloud) startCapacityFault(op string, inst *instance) error {
 	if op != cloudprovider.OpStart || inst.State != cloudprovider.StateStopped || !c.outOfCapacity(inst.faults, inst.Type, inst.Zone) {
 		return nil
 	}
-	return cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, op, inst.ID,
+	err := cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, op, inst.ID,
 		"insufficient capacity to start a %s in %s (injected)", inst.Type, inst.Zone)
+	err.Offerings = []cloudprovider.OfferingKey{{InstanceType: inst.Type, Zone: inst.Zone, CapacityType: inst.CapacityType}}
+	return err
 }
 
 // DescribeInstances returns the instances the cloud knows among ids. A node class's Get
@@ -139,7 +141,9 @@ func hasTags(have, want map[string]string) bool {
 }
 
 // InstanceTypes returns copies of the catalogue's types the node class allows, with the
-// offerings in its zones; offerings out of capacity are marked unavailable.
+// offerings in its zones. Offerings the catalogue does not sell are unavailable; those the
+// injected faults put out of capacity are not, as EC2's DescribeInstanceTypeOfferings
+// does not tell: a refused launch or start is how the caller finds out.
 func (c *Cloud) InstanceTypes(_ context.Context, nodeClass client.Object) ([]*cloudprovider.InstanceType, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -168,10 +172,6 @@ func (c *Cloud) instanceTypes(class *fakeNodeClass) []*cloudprovider.InstanceTyp
 		})
 		if len(t.Offerings) == 0 {
 			continue
-		}
-		for n := range t.Offerings {
-			o := &t.Offerings[n]
-			o.Available = o.Available && !c.outOfCapacity(class.faults(), t.Name, o.Zone)
 		}
 		types = append(types, t)
 	}

@@ -170,6 +170,8 @@ func TestExternalChanges(t *testing.T) {
 	}
 }
 
+// InstanceTypes does not tell which offerings the injected faults put out of capacity, as
+// EC2's DescribeInstanceTypeOfferings does not: only a launch or a start finds out.
 func TestInstanceTypes(t *testing.T) {
 	c, _ := newCloud(t, Options{})
 	c.SetFaults(Faults{InsufficientCapacity: []Offering{{InstanceType: "m5.large", Zone: "fake-1b"}}})
@@ -190,9 +192,8 @@ func TestInstanceTypes(t *testing.T) {
 			t.Fatalf("%s has %d offerings, want 4", it.Name, len(it.Offerings))
 		}
 		for _, o := range it.Offerings {
-			wantAvailable := o.Zone == "fake-1b" && it.Name == "c5.large"
-			if o.Available != wantAvailable {
-				t.Errorf("%s in %s %s: available %v", it.Name, o.Zone, o.CapacityType, o.Available)
+			if !o.Available {
+				t.Errorf("%s in %s %s is unavailable: an injected capacity fault leaked into InstanceTypes", it.Name, o.Zone, o.CapacityType)
 			}
 		}
 	}
@@ -205,5 +206,27 @@ func TestInstanceTypes(t *testing.T) {
 	}
 	if got := c.Calls()[cloudprovider.OpInstanceTypes]; got != 2 {
 		t.Errorf("InstanceTypes calls = %d", got)
+	}
+}
+
+// An offering the catalogue does not sell is unavailable in InstanceTypes, and a launch
+// passes it over.
+func TestInstanceTypesKeepTheCataloguesUnavailableOfferings(t *testing.T) {
+	catalog := DefaultCatalog()[:1]
+	for n := range catalog[0].Offerings {
+		catalog[0].Offerings[n].Available = catalog[0].Offerings[n].Zone == "fake-1c"
+	}
+	c, _ := newCloud(t, Options{Catalog: catalog})
+	types, err := c.InstanceTypes(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, o := range types[0].Offerings {
+		if o.Available != (o.Zone == "fake-1c") {
+			t.Errorf("%s in %s %s: available %v, as the catalogue says %v", types[0].Name, o.Zone, o.CapacityType, o.Available, o.Zone == "fake-1c")
+		}
+	}
+	if inst := create(t, c, request("a")); inst.Zone != "fake-1c" {
+		t.Errorf("launched in %s, which the catalogue does not sell", inst.Zone)
 	}
 }

@@ -26,7 +26,7 @@ func TestBatchedStarts(t *testing.T) {
 	const unknown = "i-0000000000000dead"
 	ids = append(ids, unknown)
 
-	provider := cloudprovider.New(c, cloudprovider.DefaultBatchWindow)
+	provider := cloudprovider.New(c, cloudprovider.DefaultBatchWindow, nil)
 	errs := make([]error, len(ids))
 	var wg sync.WaitGroup
 	ready := make(chan struct{})

@@ -79,13 +79,25 @@ func (c *Cloud) Create(_ context.Context, req *cloudprovider.CreateRequest) (*cl
 
 // choose returns the cheapest available offering that satisfies the request; ties go to
 // the first type name, then zone, then capacity type, so that choices are repeatable.
+// Like an EC2 fleet falling through its overrides, it passes over the offerings the
+// injected faults put out of capacity, and those the request says are unavailable; when
+// nothing is left, the error names the offerings the faults refused, for the caller to
+// avoid them next time.
 func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (*cloudprovider.InstanceType, cloudprovider.Offering, error) {
 	var (
 		bestType *cloudprovider.InstanceType
 		best     cloudprovider.Offering
 		// unavailable are the compatible offerings out of capacity, for the error message.
 		unavailable []string
+		// refused are those the faults put out of capacity, which the error carries.
+		refused []cloudprovider.OfferingKey
+		// avoided counts those skipped because the request says they are unavailable.
+		avoided int
 	)
+	excluded := make(map[cloudprovider.OfferingKey]bool, len(req.Unavailable))
+	for _, key := range req.Unavailable {
+		excluded[key] = true
+	}
 	for _, t := range c.instanceTypes(class) {
 		if !fits(t.Allocatable(), req.Requests) {
 			continue
@@ -98,11 +110,20 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 			if !ok {
 				continue
 			}
-			if !o.Available {
-				unavailable = append(unavailable, fmt.Sprintf("%s %s in %s", t.Name, o.CapacityType, o.Zone))
-			} else if bestType == nil || cheaper(t, o, bestType, best) {
-				bestType, best = t, o
+			key := t.Key(o)
+			switch {
+			case !o.Available:
+			case excluded[key]:
+				avoided++
+			case c.outOfCapacity(class.faults(), t.Name, o.Zone):
+				refused = append(refused, key)
+			default:
+				if bestType == nil || cheaper(t, o, bestType, best) {
+					bestType, best = t, o
+				}
+				continue
 			}
+			unavailable = append(unavailable, key.String())
 		}
 	}
 	switch {
@@ -112,9 +133,14 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 		return nil, best, cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
 			"no instance type of node class %s satisfies the requirements and requests", class.name())
 	default:
-		return nil, best, cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
+		err := cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
 			"all %d offerings of node class %s that satisfy the requirements and requests are out of capacity: %s",
 			len(unavailable), class.name(), summarize(unavailable, 5))
+		if avoided > 0 {
+			err.Message += fmt.Sprintf(" (%d of them marked unavailable by the caller)", avoided)
+		}
+		err.Offerings = refused
+		return nil, best, err
 	}
 }
 

@@ -165,12 +165,62 @@ func TestCreateInsufficientCapacity(t *testing.T) {
 			"c6g.large on-demand in fake-1c and 1 more") {
 			t.Errorf("message: %v", err)
 		}
+		var refused []cloudprovider.OfferingKey
+		for _, zone := range []string{"fake-1a", "fake-1b", "fake-1c"} {
+			for _, capacityType := range []string{v1alpha1.CapacityTypeOnDemand, v1alpha1.CapacityTypeSpot} {
+				refused = append(refused, cloudprovider.OfferingKey{InstanceType: "c6g.large", Zone: zone, CapacityType: capacityType})
+			}
+		}
+		wantOfferings(t, err, refused)
 		// Without the class's own fault, fake-1c still has capacity.
 		req.NodeClass = class
 		if inst := create(t, c, req); inst.Zone != "fake-1c" {
 			t.Errorf("launched in %s, want fake-1c", inst.Zone)
 		}
 	})
+}
+
+// A launch passes over the offerings the faults put out of capacity, as a fleet falls
+// through its overrides, and those the request says are unavailable; when none is left,
+// the error names only those the faults refused, not those the caller knew of already.
+func TestCreateSkipsOfferingsOutOfCapacity(t *testing.T) {
+	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}}}
+	class.Name = "one-type"
+	onDemand := corev1.NodeSelectorRequirement{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}}
+	key := func(zone string) cloudprovider.OfferingKey {
+		return cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand}
+	}
+	newRequest := func(token string, unavailable ...cloudprovider.OfferingKey) *cloudprovider.CreateRequest {
+		req := request(token)
+		req.NodeClass, req.Requirements, req.Unavailable = class, []corev1.NodeSelectorRequirement{onDemand}, unavailable
+		return req
+	}
+	c, _ := newCloud(t, Options{})
+	// On demand, m5.large costs the same in every zone; ties go to the first zone.
+	if inst := create(t, c, newRequest("a")); inst.Zone != "fake-1a" {
+		t.Fatalf("launched in %s, want fake-1a", inst.Zone)
+	}
+
+	c.SetFaults(Faults{InsufficientCapacity: []Offering{{Zone: "fake-1a"}}})
+	if inst := create(t, c, newRequest("b")); inst.Zone != "fake-1b" {
+		t.Errorf("with fake-1a out of capacity, launched in %s, want fake-1b", inst.Zone)
+	}
+	if inst := create(t, c, newRequest("c", key("fake-1b"))); inst.Zone != "fake-1c" {
+		t.Errorf("with fake-1a out of capacity and fake-1b unavailable to the caller, launched in %s, want fake-1c", inst.Zone)
+	}
+
+	_, err := c.Create(context.Background(), newRequest("d", key("fake-1b"), key("fake-1c")))
+	wantCode(t, err, cloudprovider.CodeInsufficientCapacity)
+	if !strings.Contains(err.Error(), "all 3 offerings of node class one-type that satisfy the requirements and requests are out of capacity: "+
+		"m5.large on-demand in fake-1a, m5.large on-demand in fake-1b, m5.large on-demand in fake-1c (2 of them marked unavailable by the caller)") {
+		t.Errorf("message: %v", err)
+	}
+	wantOfferings(t, err, []cloudprovider.OfferingKey{key("fake-1a")})
+
+	c.SetFaults(Faults{})
+	_, err = c.Create(context.Background(), newRequest("e", key("fake-1a"), key("fake-1b"), key("fake-1c")))
+	wantCode(t, err, cloudprovider.CodeInsufficientCapacity)
+	wantOfferings(t, err, nil)
 }
 
 func TestCreateRejectsOtherNodeClasses(t *testing.T) {

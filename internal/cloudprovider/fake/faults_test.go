@@ -172,6 +172,7 @@ func TestStartOfAStoppedInstanceOutOfCapacityIsRefused(t *testing.T) {
 		t.Fatalf("the whole call failed: %v", err)
 	}
 	wantCode(t, errs[parked.ID], cloudprovider.CodeInsufficientCapacity)
+	wantOfferings(t, errs[parked.ID], []cloudprovider.OfferingKey{{InstanceType: parked.Type, Zone: parked.Zone, CapacityType: parked.CapacityType}})
 	if errs[busy.ID] != nil || errs[elsewhere.ID] != nil {
 		t.Errorf("instances that need no capacity or have it failed: %v", errs)
 	}

@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -72,6 +73,23 @@ func wantCode(t *testing.T, err error, want cloudprovider.ErrorCode) {
 	if !errors.As(err, &cloudErr) || cloudErr.Code != want {
 		t.Fatalf("error = %v, want code %s", err, want)
 	}
+}
+
+// wantOfferings checks the offerings a cloud error says are out of capacity.
+func wantOfferings(t *testing.T, err error, want []cloudprovider.OfferingKey) {
+	t.Helper()
+	var cloudErr *cloudprovider.Error
+	if !errors.As(err, &cloudErr) || !slices.Equal(cloudErr.Offerings, want) {
+		t.Fatalf("error %v names offerings %v, want %v", err, offeringsOf(err), want)
+	}
+}
+
+func offeringsOf(err error) []cloudprovider.OfferingKey {
+	var cloudErr *cloudprovider.Error
+	if errors.As(err, &cloudErr) {
+		return cloudErr.Offerings
+	}
+	return nil
 }
 
 // act calls a batch operation on one instance and returns its per-instance error.

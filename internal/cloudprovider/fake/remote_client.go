@@ -71,7 +71,7 @@ func (r *Remote) Create(ctx context.Context, req *cloudprovider.CreateRequest) (
 	var resp instanceResponse
 	err = r.call(ctx, cloudprovider.OpCreate, pathCreate, createRequest{
 		ClientToken: req.ClientToken, NodeClass: class, Requirements: req.Requirements, Requests: req.Requests,
-		Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags,
+		Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags, Unavailable: req.Unavailable,
 	}, &resp)
 	if err != nil {
 		return nil, err
@@ -198,7 +198,7 @@ func fromWire(op string, w *wireError) error {
 	if w == nil {
 		return cloudprovider.NewError(cloudprovider.CodeInternal, op, "", "the fake cloud sent an empty error")
 	}
-	e := &cloudprovider.Error{Code: w.Code, Op: w.Op, InstanceID: w.InstanceID, Message: w.Message}
+	e := &cloudprovider.Error{Code: w.Code, Op: w.Op, InstanceID: w.InstanceID, Message: w.Message, Offerings: w.Offerings}
 	if e.Code == "" {
 		e.Code = cloudprovider.CodeInternal
 	}

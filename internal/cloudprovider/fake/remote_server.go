@@ -40,6 +40,7 @@ type createRequest struct {
 	Taints       []corev1.Taint                   `json:"taints,omitempty"`
 	Images       []string                         `json:"images,omitempty"`
 	Tags         map[string]string                `json:"tags,omitempty"`
+	Unavailable  []cloudprovider.OfferingKey      `json:"unavailable,omitempty"`
 }
 
 type instanceResponse struct {
@@ -88,6 +89,8 @@ type wireError struct {
 	InstanceID string                  `json:"instanceID,omitempty"`
 	Message    string                  `json:"message,omitempty"`
 	Cause      string                  `json:"cause,omitempty"`
+	// Offerings are those out of capacity, which the operator marks unavailable.
+	Offerings []cloudprovider.OfferingKey `json:"offerings,omitempty"`
 }
 
 // toWire classifies err for the wire; an unclassified error is an internal failure of op.
@@ -96,7 +99,7 @@ func toWire(op string, err error) *wireError {
 	if !errors.As(err, &cloudErr) {
 		return &wireError{Code: cloudprovider.CodeInternal, Op: op, Message: err.Error()}
 	}
-	w := &wireError{Code: cloudErr.Code, Op: cloudErr.Op, InstanceID: cloudErr.InstanceID, Message: cloudErr.Message}
+	w := &wireError{Code: cloudErr.Code, Op: cloudErr.Op, InstanceID: cloudErr.InstanceID, Message: cloudErr.Message, Offerings: cloudErr.Offerings}
 	if cloudErr.Cause != nil {
 		w.Cause = cloudErr.Cause.Error()
 	}
@@ -130,6 +133,7 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 		inst, err := cloud.Create(ctx, &cloudprovider.CreateRequest{
 			ClientToken: req.ClientToken, NodeClass: nodeClassObject(req.NodeClass), Requirements: req.Requirements,
 			Requests: req.Requests, Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags,
+			Unavailable: req.Unavailable,
 		})
 		return instanceResponse{Instance: inst}, err
 	}))

@@ -97,6 +97,40 @@ func TestRemoteBatchCallsCarryPerInstanceErrors(t *testing.T) {
 	wantState(t, c, id, cloudprovider.StateShuttingDown)
 }
 
+// The offerings out of capacity cross the wire both ways: those a request says are
+// unavailable, and those a refused launch or start names, which the operator marks.
+func TestRemoteCarriesOfferingsOutOfCapacity(t *testing.T) {
+	c, clk, remote, _ := newRemote(t)
+	ctx := context.Background()
+	parked := stopped(t, c, clk, request("parked"))
+	parkedKey := cloudprovider.OfferingKey{InstanceType: parked.Type, Zone: parked.Zone, CapacityType: parked.CapacityType}
+	c.SetFaults(Faults{InsufficientCapacity: []Offering{{InstanceType: parked.Type, Zone: parked.Zone}}})
+
+	errs, err := remote.StartInstances(ctx, []string{parked.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCode(t, errs[parked.ID], cloudprovider.CodeInsufficientCapacity)
+	wantOfferings(t, errs[parked.ID], []cloudprovider.OfferingKey{parkedKey})
+
+	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{parked.Type}, Zones: []string{parked.Zone}}}
+	req := request("refused")
+	req.NodeClass = class
+	_, err = remote.Create(ctx, req)
+	wantCode(t, err, cloudprovider.CodeInsufficientCapacity)
+	_, local := c.Create(ctx, req)
+	wantOfferings(t, err, offeringsOf(local))
+	if len(offeringsOf(err)) != 2 {
+		t.Errorf("the refused launch names %v, want both capacity types of %s in %s", offeringsOf(err), parked.Type, parked.Zone)
+	}
+
+	// Once the request says they are unavailable, nothing is tried and nothing named.
+	req.Unavailable = offeringsOf(local)
+	_, err = remote.Create(ctx, req)
+	wantCode(t, err, cloudprovider.CodeInsufficientCapacity)
+	wantOfferings(t, err, nil)
+}
+
 func TestRemoteInjectedFaultsKeepTheirClass(t *testing.T) {
 	c, clk, remote, _ := newRemote(t)
 	id := running(t, c, clk, request("a")).ID

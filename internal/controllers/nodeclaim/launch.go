@@ -43,6 +43,14 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 			failure = &launchFailure{reason: string(cloudprovider.CodeOf(err)), message: err.Error(), retryable: cloudprovider.IsRetryable(err)}
 		}
 	}
+	if failure != nil && failure.reason == string(cloudprovider.CodeInsufficientCapacity) && claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+		// No pod waits on a standby claim: it goes at once, and its pool makes another
+		// where capacity is, as the offerings that failed are marked unavailable.
+		if err := r.removeClaim(ctx, claim, failure.reason, "No capacity for the standby node: "+failure.message); err != nil {
+			return false, ctrl.Result{}, err
+		}
+		return false, ctrl.Result{}, nil
+	}
 	if failure != nil {
 		return false, r.launchFailed(ctx, claim, failure), nil
 	}

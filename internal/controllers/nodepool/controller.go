@@ -196,6 +196,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	// A window opening or closing, or a standby claim expiring, changes the plan then;
 	// nothing else would bring the pool here at that moment.
 	var result ctrl.Result
+	if obs.held > 0 {
+		// Held standby nodes count again once their offering's mark expires; nothing
+		// else would bring the pool here then.
+		result.RequeueAfter = heldRecheck
+	}
 	for _, at := range []time.Time{obs.nextExpiry, targets.Next} {
 		if at.IsZero() {
 			continue
@@ -220,10 +225,20 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // scale carries out one plan for the pool: the running minimum, the warm pool's
 // creations and its removals, all within the limits as the limits package counts them.
 func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, hash string, obs *observation) error {
-	estimate, perNode, err := r.sizing(ctx, pool, class)
+	// The instance types are read only when the pass needs them: for limits on cpu or
+	// memory, for standby claims that may be held, or to place new ones.
+	var types []*cloudprovider.InstanceType
+	if needsTypes(pool, obs) {
+		var err error
+		if types, err = r.Cloud.InstanceTypes(ctx, class); err != nil {
+			return fmt.Errorf("listing instance types: %w", err)
+		}
+	}
+	estimate, perNode, err := sizing(pool, types)
 	if err != nil {
 		return err
 	}
+	unavailable := unavailableOfferings(types)
 	now := r.Clock.Now()
 	members := make([]member, 0, len(obs.claims))
 	claims := make([]*v1alpha1.NodeClaim, 0, len(obs.claims))
@@ -240,7 +255,12 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 			stale:    staleBecause[c.Name] != "",
 			phase:    c.Status.Phase,
 			created:  c.CreationTimestamp.Time,
+			zone:     claimZone(c),
+			held:     c.Spec.DesiredState == v1alpha1.DesiredStandby && unavailable[offeringOf(c)],
 		})
+		if members[len(members)-1].held {
+			obs.held++
+		}
 	}
 	left := limits.Remaining(pool.Spec.Limits, obs.targets.MaxNodes, claims, estimate)
 	g := goal{target: obs.target, ceiling: obs.targets.MaxStandby, minRunning: obs.targets.MinRunning, maxNodes: obs.targets.MaxNodes}
@@ -249,13 +269,12 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	if err := r.runMinimum(ctx, pool, p, obs); err != nil {
 		return err
 	}
-	for range p.create {
-		if err := r.createClaim(ctx, pool, v1alpha1.DesiredStandby, obs); err != nil {
-			return err
-		}
+	created, err := r.createStandby(ctx, pool, types, p.create, members, obs)
+	if err != nil {
+		return err
 	}
-	if p.create > 0 {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledUp", "Scale", "Created %d standby claims to reach %d", p.create, obs.target)
+	if created > 0 {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledUp", "Scale", "Created %d standby claims to reach %d", created, obs.target)
 	}
 	for _, name := range p.remove {
 		claim := &v1alpha1.NodeClaim{}
@@ -277,9 +296,38 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	return nil
 }
 
-// createClaim creates a claim of the pool asking for desired, and expects to see it.
-func (r *Reconciler) createClaim(ctx context.Context, pool *v1alpha1.NodePool, desired v1alpha1.DesiredState, obs *observation) error {
-	claim := claimtemplate.NewClaim(pool, desired)
+// createStandby creates n standby claims, each in the zone that has the fewest of the
+// pool's fresh standby claims, and returns how many it created: none, with the reason in
+// obs, when no zone has an offering that can stand by.
+func (r *Reconciler) createStandby(ctx context.Context, pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType, n int, members []member, obs *observation) (int, error) {
+	if n <= 0 {
+		return 0, nil
+	}
+	zones, err := zonesForStandby(pool, types)
+	if err != nil {
+		return 0, err
+	}
+	if len(zones) == 0 {
+		obs.noStandby = noStandbyMessage(pool)
+		return 0, nil
+	}
+	counts := map[string]int{}
+	for _, m := range members {
+		if m.standby && !m.stale && !m.deleting && !m.held {
+			counts[m.zone]++
+		}
+	}
+	for i, zone := range spreadNew(n, counts, zones) {
+		if err := r.createClaim(ctx, pool, claimtemplate.NewStandbyClaim(pool, zone, cloudprovider.StandbyCapacityTypes), obs); err != nil {
+			return i, err
+		}
+	}
+	return n, nil
+}
+
+// createClaim creates claim for the pool, and expects to see it.
+func (r *Reconciler) createClaim(ctx context.Context, pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, obs *observation) error {
+	desired := claim.Spec.DesiredState
 	if err := controllerutil.SetControllerReference(pool, claim, r.Client.Scheme()); err != nil {
 		return err
 	}
@@ -306,18 +354,31 @@ func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim)
 	return nil
 }
 
+// needsTypes reports whether a pass over the pool needs the instance types: the pool has
+// limits on cpu or memory, keeps a warm pool, or has standby claims.
+func needsTypes(pool *v1alpha1.NodePool, obs *observation) bool {
+	if pool.Spec.Limits != nil && (pool.Spec.Limits.CPU != nil || pool.Spec.Limits.Memory != nil) {
+		return true
+	}
+	if obs.target > 0 {
+		return true
+	}
+	for i := range obs.claims {
+		if obs.claims[i].Spec.DesiredState == v1alpha1.DesiredStandby {
+			return true
+		}
+	}
+	return false
+}
+
 // sizing returns, for pools with limits on cpu or memory, how the limits package sizes
 // the claims not launched yet, and the capacity of the node a new claim of the pool would
-// most likely get: the cheapest instance type the node class offers that meets the
-// pool's requirements. Without such limits, or without an offering, both are nil and
-// only the node cap counts.
-func (r *Reconciler) sizing(ctx context.Context, pool *v1alpha1.NodePool, class client.Object) (limits.Estimate, corev1.ResourceList, error) {
+// most likely get: the cheapest instance type of types that meets the pool's
+// requirements. Without such limits, or without an offering, both are nil and only the
+// node cap counts.
+func sizing(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (limits.Estimate, corev1.ResourceList, error) {
 	if pool.Spec.Limits == nil || (pool.Spec.Limits.CPU == nil && pool.Spec.Limits.Memory == nil) {
 		return nil, nil, nil
-	}
-	types, err := r.Cloud.InstanceTypes(ctx, class)
-	if err != nil {
-		return nil, nil, fmt.Errorf("listing instance types: %w", err)
 	}
 	t, _, ok, err := cloudprovider.CheapestOffering(types, v1alpha1.CoreRequirements(pool.Spec.Template.Requirements))
 	if err != nil || !ok {

@@ -21,6 +21,12 @@ type member struct {
 	stale   bool
 	phase   v1alpha1.NodeClaimPhase
 	created time.Time
+	// zone is where its instance is, or the zone it is pinned to; "" when unknown.
+	zone string
+	// held is set for a standby claim whose offering is marked unavailable (its zone is
+	// out of capacity): it could not start now. The pool makes up for it elsewhere and
+	// keeps it, to count again once the mark expires.
+	held bool
 }
 
 // goal is what the pool aims for now: its spec with the active window's overrides.
@@ -53,7 +59,8 @@ type plan struct {
 // planPool decides one pass. The running minimum starts standby claims, the readiest
 // first, and launches the rest within the limits. The standby claims left are kept
 // between target and ceiling: a shortfall below target is created in one pass within
-// what the limits still leave, an excess above ceiling removed, the oldest first. left
+// what the limits still leave, an excess above ceiling removed, from the zone that has
+// most, the oldest first (zones.go). left
 // is what the limits leave given every claim of the pool; perNode is the capacity of the
 // node a new claim would most likely get (nil when unknown: only the node cap counts).
 //
@@ -72,6 +79,7 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 		switch {
 		case !m.standby:
 			running++
+		case m.held:
 		case m.stale:
 			stale = append(stale, m)
 		default:
@@ -86,12 +94,12 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 	// Above the cap on nodes (a window may lower it, to 0 at night), standby claims go
 	// first, stale ones first; running nodes are disruption's to give back.
 	if g.maxNodes != nil && live > int(*g.maxNodes) {
-		standby := namesOf(stale, fresh)
-		p.remove = standby[:min(live-int(*g.maxNodes), len(standby))]
+		over := live - int(*g.maxNodes)
+		p.remove = namesOf(stale[:min(over, len(stale))], fullestFirst(fresh, over-len(stale)))
 		return p
 	}
 	if excess := len(fresh) - int(ceiling); excess > 0 {
-		p.remove = namesOf(stale, fresh[:excess])
+		p.remove = namesOf(stale, fullestFirst(fresh, excess))
 		return p
 	}
 	ready := 0

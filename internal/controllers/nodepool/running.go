@@ -8,6 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/claimtemplate"
 )
 
 // runMinimum carries out the running minimum's part of a plan, so that a known peak
@@ -31,7 +32,7 @@ func (r *Reconciler) runMinimum(ctx context.Context, pool *v1alpha1.NodePool, p 
 		}
 	}
 	for range p.launch {
-		if err := r.createClaim(ctx, pool, v1alpha1.DesiredRunning, obs); err != nil {
+		if err := r.createClaim(ctx, pool, claimtemplate.NewClaim(pool, v1alpha1.DesiredRunning), obs); err != nil {
 			return err
 		}
 	}

@@ -22,6 +22,10 @@ type observation struct {
 	created      int
 	limited      string
 	classMissing bool
+	// noStandby says why no standby claim could be made, or is "".
+	noStandby string
+	// held counts the standby claims whose offering is marked unavailable.
+	held int
 	// nextExpiry is when the first claim of the pool expires, zero when none will.
 	nextExpiry time.Time
 	// targets are the pool's, with the active window's overrides; windowErr says why
@@ -43,6 +47,8 @@ const (
 	ReasonLimitReached      = "LimitReached"
 	ReasonNodeClassNotFound = "NodeClassNotFound"
 	ReasonLaunchFailed      = "LaunchFailed"
+	// ReasonNoStandbyOffering: no offering the pool allows can stand by (spot only, say).
+	ReasonNoStandbyOffering = "NoStandbyOffering"
 	ReasonAsExpected        = "AsExpected"
 	ReasonInvalidWindow     = "InvalidWindow"
 	ReasonPaused            = "Paused"
@@ -96,6 +102,8 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	case obs.classMissing:
 		ref := pool.Spec.Template.NodeClassRef
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)
+	case obs.noStandby != "":
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoStandbyOffering, fmt.Sprintf("the warm pool cannot be kept: %s", obs.noStandby)
 	case obs.limited != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLimitReached, fmt.Sprintf("%s keeps the pool below its standby target of %d", obs.limited, obs.target)
 	case launchFailure != "":

@@ -18,8 +18,8 @@ import (
 type view struct {
 	podsRunning, podsPending int
 	readyNodes               int
-	// claims counts NodeClaims by pool and phase.
-	claims map[string]map[string]int
+	// claims counts NodeClaims by pool, zone and phase.
+	claims map[claimKey]int
 	capacityCounts
 	// costly answers the counts that read more than the cache's pods, Nodes and claims;
 	// it is only asked when a condition needs them. Nil in a view for the timeline.
@@ -36,18 +36,17 @@ type costlyCounts interface {
 	podLatency(q float64) int
 }
 
+// claimKey is what claims are counted by: pool, zone of the instance ("" before the
+// launch) and phase.
+type claimKey struct{ pool, zone, phase string }
+
 // claimsInPhase counts the claims in a phase (any phase when it is empty), of one pool
-// or of all when pool is empty.
-func (v *view) claimsInPhase(pool, phase string) int {
+// or of all when pool is empty, in one zone or all when zone is empty.
+func (v *view) claimsInPhase(pool, zone, phase string) int {
 	n := 0
-	for p, phases := range v.claims {
-		if pool != "" && p != pool {
-			continue
-		}
-		for ph, count := range phases {
-			if phase == "" || ph == phase {
-				n += count
-			}
+	for k, count := range v.claims {
+		if (pool == "" || k.pool == pool) && (zone == "" || k.zone == zone) && (phase == "" || k.phase == phase) {
+			n += count
 		}
 	}
 	return n
@@ -56,17 +55,15 @@ func (v *view) claimsInPhase(pool, phase string) int {
 // byPhase counts the claims in each phase over every pool.
 func (v *view) byPhase() map[string]int {
 	all := map[string]int{}
-	for _, phases := range v.claims {
-		for phase, n := range phases {
-			all[phase] += n
-		}
+	for k, n := range v.claims {
+		all[k.phase] += n
 	}
 	return all
 }
 
 // look reads the view from the simulator's cache.
 func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
-	v := &view{claims: map[string]map[string]int{}}
+	v := &view{claims: map[claimKey]int{}}
 	pods := &corev1.PodList{}
 	if err := c.List(ctx, pods, client.HasLabels{WorkloadLabel}); err != nil {
 		return nil, err
@@ -94,15 +91,11 @@ func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
 		return nil, err
 	}
 	for _, claim := range claims.Items {
-		pool := claim.Labels[v1alpha1.LabelNodePool]
-		if v.claims[pool] == nil {
-			v.claims[pool] = map[string]int{}
-		}
 		phase := string(claim.Status.Phase)
 		if phase == "" {
 			phase = string(v1alpha1.PhaseLaunching)
 		}
-		v.claims[pool][phase]++
+		v.claims[claimKey{claim.Labels[v1alpha1.LabelNodePool], claim.Status.Zone, phase}]++
 	}
 	v.capacityCounts = obs.counters()
 	return v, nil
@@ -132,7 +125,7 @@ func holds(c *scenario.Condition, v *view) (bool, string) {
 func (v *view) count(c scenario.NamedCount) int {
 	switch {
 	case c.Claims != nil:
-		return v.claimsInPhase(c.Claims.Pool, c.Claims.Phase)
+		return v.claimsInPhase(c.Claims.Pool, c.Claims.Zone, c.Claims.Phase)
 	case c.Event != nil:
 		return v.costly.podsWithEvent(c.Event.Reason)
 	case c.Name == "evictions":

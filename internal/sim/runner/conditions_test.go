@@ -29,7 +29,9 @@ func (f fixedCounts) podLatency(q float64) int {
 func TestHolds(t *testing.T) {
 	v := &view{
 		podsRunning: 40, podsPending: 2, readyNodes: 7, capacityCounts: capacityCounts{startedFromStandby: 5, launchedCold: 2},
-		claims: map[string]map[string]int{"a": {"Standby": 3, "Running": 4}, "b": {"Standby": 2}},
+		claims: map[claimKey]int{
+			{"a", "zone-1", "Standby"}: 2, {"a", "zone-2", "Standby"}: 1, {"a", "zone-1", "Running"}: 4, {"b", "zone-2", "Standby"}: 2,
+		},
 		costly: fixedCounts{events: map[string]int{"NoNodePoolFits": 6}, evicted: 1, p99: 48, mx: 61},
 	}
 	cases := []struct {
@@ -45,6 +47,8 @@ func TestHolds(t *testing.T) {
 		{"claims of all pools", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Count: scenario.Count{Equals: ptr.To(5)}}}}, true, ""},
 		{"claims of one pool", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Pool: "b", Count: scenario.Count{Equals: ptr.To(3)}}}}, false, "claims Standby of pool b is 2, want = 3"},
 		{"claims in any phase", scenario.Condition{Claims: []scenario.ClaimCount{{Pool: "a", Count: scenario.Count{Equals: ptr.To(6)}}}}, false, "claims of pool a is 7, want = 6"},
+		{"claims in one zone", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Zone: "zone-2", Count: scenario.Count{Equals: ptr.To(3)}}}}, true, ""},
+		{"claims of one pool in one zone", scenario.Condition{Claims: []scenario.ClaimCount{{Phase: "Standby", Pool: "a", Zone: "zone-1", Count: scenario.Count{Equals: ptr.To(1)}}}}, false, "claims Standby of pool a in zone-1 is 2, want = 1"},
 		{"pods with an Event", scenario.Condition{PodEvents: []scenario.EventCount{{Reason: "NoNodePoolFits", Count: scenario.Count{AtLeast: ptr.To(6)}}}}, true, ""},
 		{"evictions", scenario.Condition{Evictions: &scenario.Count{Equals: ptr.To(0)}}, false, "evictions is 1, want = 0"},
 		{"latencies", scenario.Condition{PodLatencyP99: &scenario.Count{AtMost: ptr.To(50)}, PodLatencyMax: &scenario.Count{AtMost: ptr.To(60)}}, false, "podLatencyMax is 61, want ≤ 60"},

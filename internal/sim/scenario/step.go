@@ -118,6 +118,9 @@ func (c *Condition) Counts() []NamedCount {
 		if claims.Pool != "" {
 			name += " of pool " + claims.Pool
 		}
+		if claims.Zone != "" {
+			name += " in " + claims.Zone
+		}
 		counts = append(counts, NamedCount{Name: name, Want: &claims.Count, Claims: claims})
 	}
 	for i := range c.PodEvents {
@@ -136,10 +139,12 @@ type Count struct {
 
 // ClaimCount counts the NodeClaims in a phase (Launching, Registering, Initializing,
 // WarmingUp, Stopping, Standby, Starting, Running, Draining, Terminating), or in any
-// phase when it is unset, of one pool or all.
+// phase when it is unset, of one pool or all, in one zone (that of the claim's
+// instance) or all.
 type ClaimCount struct {
 	Phase string `json:"phase,omitempty"`
 	Pool  string `json:"pool,omitempty"`
+	Zone  string `json:"zone,omitempty"`
 	Count `json:",inline"`
 }
 

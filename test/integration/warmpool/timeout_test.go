@@ -13,6 +13,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // slowPullClass is a node class whose image pulls take an hour: warmups never finish.
@@ -91,26 +92,23 @@ func TestRegistrationTimeoutRemovesTheClaim(t *testing.T) {
 // removed after the launch timeout.
 func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.LaunchTimeout = 3 * time.Second })
-	var full []v1alpha1.FakeOffering
-	for _, zone := range []string{"fake-1a", "fake-1b", "fake-1c"} {
-		full = append(full, v1alpha1.FakeOffering{Zone: zone})
-	}
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "full"},
-		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{InsufficientCapacity: full}}})
-	pool := f.Pool("full", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "full" })
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "no-quota"},
+		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{Errors: []v1alpha1.FakeOperationFault{
+			{Operation: v1alpha1.FakeOperation(cloudprovider.OpCreate), Percent: 100, Error: v1alpha1.FakeErrorKind(cloudprovider.CodeQuotaExceeded)}}}}})
+	pool := f.Pool("no-quota", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "no-quota" })
 
 	var first v1alpha1.NodeClaim
 	f.Eventually("the claim reports the refused launch", func() bool {
-		claims := f.Claims("full")
+		claims := f.Claims("no-quota")
 		if len(claims) != 1 {
 			return false
 		}
 		launched := meta.FindStatusCondition(claims[0].Status.Conditions, v1alpha1.ConditionLaunched)
 		first = claims[0]
-		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == string(cloudprovider.CodeInsufficientCapacity)
+		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == string(cloudprovider.CodeQuotaExceeded)
 	})
-	if !f.EventSeen(first.Name, string(cloudprovider.CodeInsufficientCapacity)) {
-		t.Error("no InsufficientCapacity Event on the claim")
+	if !f.EventSeen(first.Name, string(cloudprovider.CodeQuotaExceeded)) {
+		t.Error("no QuotaExceeded Event on the claim")
 	}
 	f.Eventually("the pool reports the failing launches", func() bool {
 		got := &v1alpha1.NodePool{}
@@ -127,4 +125,34 @@ func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
 	if n := len(f.Cloud.Instances()); n != 0 {
 		t.Fatalf("refused launches left %d instances", n)
 	}
+}
+
+// A standby claim whose launch fails for lack of capacity goes at once, without waiting
+// for the launch timeout: no pod waits on it. The offerings that failed are marked
+// unavailable, so the pool makes its replacement in a zone that has capacity; when no
+// zone has any, the pool says its warm pool cannot be kept instead of retrying.
+func TestAStandbyLaunchOutOfCapacityGoesAtOnceAndMovesZones(t *testing.T) {
+	f := newFixture(t, nil) // the default launch timeout, 5 minutes, never runs out here
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "one-zone-full"},
+		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{InsufficientCapacity: []v1alpha1.FakeOffering{{Zone: "fake-1a"}}}}})
+	f.Pool("moving", 3, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "one-zone-full" })
+	claims := f.WaitForPhase("moving", 3, v1alpha1.PhaseStandby)
+	for _, c := range claims {
+		if c.Status.Zone == "fake-1a" {
+			t.Fatalf("standby claim %s stands by in fake-1a, which has no capacity", c.Name)
+		}
+	}
+	if n := stack.Counter(t, "stratos_nodeclaims_terminated_total", map[string]string{"nodepool": "moving", "reason": string(cloudprovider.CodeInsufficientCapacity)}); n < 1 {
+		t.Fatalf("no standby claim was removed for lack of capacity (%v): the first one pinned to fake-1a should have been", n)
+	}
+
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "all-full"},
+		Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}, Faults: &v1alpha1.FakeFaults{InsufficientCapacity: []v1alpha1.FakeOffering{{InstanceType: "m5.large"}}}}})
+	pool := f.Pool("nowhere", 2, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "all-full" })
+	f.Eventually("the pool says no offering can stand by", func() bool {
+		got := &v1alpha1.NodePool{}
+		_ = f.Env.Client.Get(f.Ctx, clientKey(pool), got)
+		degraded := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionDegraded)
+		return degraded != nil && degraded.Reason == nodepool.ReasonNoStandbyOffering && len(f.Claims("nowhere")) == 0
+	})
 }

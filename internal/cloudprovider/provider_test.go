@@ -1,0 +1,205 @@
+package cloudprovider_test
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	testingclock "k8s.io/utils/clock/testing"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+)
+
+var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
+
+// window closes batches fast, so that tests wait little for the batched calls.
+var window = cloudprovider.BatchWindow{Idle: time.Millisecond, Max: 10 * time.Millisecond, MaxItems: 100, Timeout: 10 * time.Second}
+
+// setup returns a fake cloud on its own fake clock, and a provider over it whose
+// unavailable offerings last a minute on another fake clock.
+type setup struct {
+	cloud      *fake.Cloud
+	cloudClock *testingclock.FakeClock
+	clock      *testingclock.FakeClock
+	marks      *cloudprovider.UnavailableOfferings
+	provider   cloudprovider.CloudProvider
+}
+
+func newSetup(t *testing.T) setup {
+	t.Helper()
+	physics := fake.DefaultPhysics()
+	physics.JitterPercent = 0
+	s := setup{cloudClock: testingclock.NewFakeClock(epoch), clock: testingclock.NewFakeClock(epoch)}
+	s.cloud = fake.New(fake.Options{Clock: s.cloudClock, Physics: physics})
+	s.marks = cloudprovider.NewUnavailableOfferings(time.Minute, s.clock)
+	s.provider = cloudprovider.New(s.cloud, window, s.marks)
+	return s
+}
+
+// m5Large is a node class of m5.large only; on demand it costs the same in every zone,
+// so that launches go to the first zone left.
+var m5Large = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}}}
+
+func onDemand(zone string) cloudprovider.OfferingKey {
+	return cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand}
+}
+
+func launchRequest(token string) *cloudprovider.CreateRequest {
+	return &cloudprovider.CreateRequest{ClientToken: token, NodeClass: m5Large, Requirements: []corev1.NodeSelectorRequirement{
+		{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}},
+	}}
+}
+
+// availability returns whether each m5.large offering is available, by key.
+func availability(t *testing.T, types []*cloudprovider.InstanceType) map[cloudprovider.OfferingKey]bool {
+	t.Helper()
+	out := map[cloudprovider.OfferingKey]bool{}
+	for _, it := range types {
+		for _, o := range it.Offerings {
+			out[it.Key(o)] = o.Available
+		}
+	}
+	return out
+}
+
+func TestInstanceTypesShowTheMarkedOfferingsUnavailable(t *testing.T) {
+	s := newSetup(t)
+	ctx := context.Background()
+	s.marks.Mark(onDemand("fake-1a"), "test")
+
+	types, err := s.provider.InstanceTypes(ctx, m5Large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := availability(t, types)
+	if len(got) != 6 {
+		t.Fatalf("offerings = %v, want m5.large in 3 zones, on demand and spot", got)
+	}
+	for k, available := range got {
+		if available != (k != onDemand("fake-1a")) {
+			t.Errorf("%s available %v", k, available)
+		}
+	}
+	direct, _ := s.cloud.InstanceTypes(ctx, m5Large)
+	if !availability(t, direct)[onDemand("fake-1a")] {
+		t.Error("the cloud's own answer says the marked offering is unavailable")
+	}
+
+	s.clock.Step(time.Minute)
+	types, _ = s.provider.InstanceTypes(ctx, m5Large)
+	if !availability(t, types)[onDemand("fake-1a")] {
+		t.Error("the offering stays unavailable after its mark expired")
+	}
+}
+
+func TestCreateAvoidsTheMarkedOfferings(t *testing.T) {
+	s := newSetup(t)
+	ctx := context.Background()
+	s.marks.Mark(onDemand("fake-1a"), "test")
+	req := launchRequest("a")
+	inst, err := s.provider.Create(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inst.Zone != "fake-1b" {
+		t.Errorf("launched in %s, want fake-1b: fake-1a is marked", inst.Zone)
+	}
+	if req.Unavailable != nil {
+		t.Errorf("the caller's request was changed: Unavailable = %v", req.Unavailable)
+	}
+}
+
+func TestARefusedCreateMarksTheOfferingsItTried(t *testing.T) {
+	s := newSetup(t)
+	ctx := context.Background()
+	s.cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: "m5.large", Zone: "fake-1a"}, {InstanceType: "m5.large", Zone: "fake-1b"}}})
+	// The launch falls through to fake-1c; no error names what it passed over.
+	if inst, err := s.provider.Create(ctx, launchRequest("a")); err != nil || inst.Zone != "fake-1c" {
+		t.Fatalf("Create = %v, %v; want an instance in fake-1c", inst, err)
+	}
+	s.cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: "m5.large"}}})
+
+	_, err := s.provider.Create(ctx, launchRequest("b"))
+	if !errors.Is(err, cloudprovider.ErrInsufficientCapacity) {
+		t.Fatalf("Create = %v, want InsufficientCapacity", err)
+	}
+	want := []cloudprovider.OfferingKey{onDemand("fake-1a"), onDemand("fake-1b"), onDemand("fake-1c")}
+	if got := s.marks.Keys(); !slices.Equal(got, want) {
+		t.Fatalf("marked %v, want %v", got, want)
+	}
+	if reason := s.marks.List()[0].Reason; reason != "Create: InsufficientCapacity" {
+		t.Errorf("reason = %q", reason)
+	}
+
+	// The next launch does not try them, so it does not extend their marks either.
+	s.clock.Step(30 * time.Second)
+	_, err = s.provider.Create(ctx, launchRequest("c"))
+	var cloudErr *cloudprovider.Error
+	if !errors.As(err, &cloudErr) || cloudErr.Code != cloudprovider.CodeInsufficientCapacity || len(cloudErr.Offerings) != 0 {
+		t.Fatalf("Create = %v, want InsufficientCapacity that names no offering tried", err)
+	}
+	if expires := s.marks.List()[0].Expires; !expires.Equal(epoch.Add(time.Minute)) {
+		t.Errorf("the mark expires at %s, want %s: a launch that did not try the offering extended it", expires, epoch.Add(time.Minute))
+	}
+
+	// Once the marks expire and capacity is back, the cheapest offering is used again.
+	s.clock.Step(30 * time.Second)
+	s.cloud.SetFaults(fake.Faults{})
+	if inst, err := s.provider.Create(ctx, launchRequest("d")); err != nil || inst.Zone != "fake-1a" {
+		t.Fatalf("Create = %v, %v; want an instance in fake-1a", inst, err)
+	}
+}
+
+func TestARefusedStartMarksTheInstancesOffering(t *testing.T) {
+	s := newSetup(t)
+	ctx := context.Background()
+	inst, err := s.provider.Create(ctx, launchRequest("a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cloudClock.Step(fake.DefaultPhysics().LaunchDelay)
+	if err := s.provider.Stop(ctx, inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	s.cloudClock.Step(fake.DefaultPhysics().StopDelay)
+	s.cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: inst.Type, Zone: inst.Zone}}})
+
+	if err := s.provider.Start(ctx, inst.ID); !errors.Is(err, cloudprovider.ErrInsufficientCapacity) {
+		t.Fatalf("Start = %v, want InsufficientCapacity", err)
+	}
+	refused := cloudprovider.OfferingKey{InstanceType: inst.Type, Zone: inst.Zone, CapacityType: inst.CapacityType}
+	if got := s.marks.Keys(); !slices.Equal(got, []cloudprovider.OfferingKey{refused}) {
+		t.Fatalf("marked %v, want %v", got, refused)
+	}
+	if reason := s.marks.List()[0].Reason; reason != "Start: InsufficientCapacity" {
+		t.Errorf("reason = %q", reason)
+	}
+	types, _ := s.provider.InstanceTypes(ctx, m5Large)
+	if availability(t, types)[refused] {
+		t.Error("InstanceTypes offers the offering whose start was refused")
+	}
+}
+
+// A nil cache is a fresh one: the provider still learns and heeds refusals.
+func TestANilCacheIsAFreshOne(t *testing.T) {
+	cloud := fake.New(fake.Options{Clock: testingclock.NewFakeClock(epoch)})
+	provider := cloudprovider.New(cloud, window, nil)
+	cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: "m5.large", Zone: "fake-1a"}}})
+	req := launchRequest("a")
+	req.Requirements = append(req.Requirements, corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"fake-1a"}})
+	if _, err := provider.Create(context.Background(), req); !errors.Is(err, cloudprovider.ErrInsufficientCapacity) {
+		t.Fatalf("Create = %v, want InsufficientCapacity", err)
+	}
+	types, err := provider.InstanceTypes(context.Background(), m5Large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if availability(t, types)[onDemand("fake-1a")] {
+		t.Error("the refused offering is still offered")
+	}
+}
