@@ -107,6 +107,9 @@ type OperatorOptions struct {
 	CloudBatch cloudprovider.BatchWindow
 	// Intercept, when set, wraps the controllers' client, for tests that inject failures.
 	Intercept func(client.WithWatch) client.WithWatch
+	// UnavailableOfferingTTL is how long a refused offering is avoided; zero means
+	// cloudprovider.DefaultUnavailableOfferingTTL.
+	UnavailableOfferingTTL time.Duration
 }
 
 // StartOperator runs the operator's controllers against the API server and cloud, as
@@ -132,7 +135,7 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if window == (cloudprovider.BatchWindow{}) {
 		window = cloudprovider.DefaultBatchWindow
 	}
-	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, window, nil), controllers); err != nil {
+	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, window, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, nil)), controllers); err != nil {
 		t.Fatal(err)
 	}
 	return &Operator{Manager: mgr, Writes: writes, stop: runManager(t, mgr)}

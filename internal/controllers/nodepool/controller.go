@@ -20,6 +20,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/event"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/source"
@@ -61,7 +62,8 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("nodepool").
 		For(&v1alpha1.NodePool{}).
-		Owns(&v1alpha1.NodeClaim{})
+		Owns(&v1alpha1.NodeClaim{}).
+		Watches(&v1alpha1.NodeClaim{}, handler.Funcs{DeleteFunc: r.claimGone})
 	for _, class := range nodeclass.Objects() {
 		b = b.Watches(class, handler.EnqueueRequestsFromMapFunc(r.poolsOfClass))
 	}
@@ -69,6 +71,13 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 		b = b.WatchesRawSource(source.Func(r.onCalendarJump))
 	}
 	return b.Complete(r)
+}
+
+// claimGone meets the expectations of a deleted claim; Owns brings its pool here.
+func (r *Reconciler) claimGone(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[ctrl.Request]) {
+	if claim, ok := e.Object.(*v1alpha1.NodeClaim); ok {
+		r.expectations.gone(claim.Spec.NodePool, claim.Name)
+	}
 }
 
 // requestsFor asks for a pass over each of pools.

@@ -57,6 +57,15 @@ func (e *expectations) met(pool string, claims []v1alpha1.NodeClaim, now time.Ti
 	return len(pending) == 0
 }
 
+// gone records that a claim of the pool is deleted: whatever was expected of it is met.
+// A claim deleted soon after its creation (a standby launch out of capacity) may never
+// be listed by a pass: its deletion is how the pool learns it was seen.
+func (e *expectations) gone(pool, claim string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	delete(e.pending[pool], claim)
+}
+
 // forget drops a deleted pool's expectations.
 func (e *expectations) forget(pool string) {
 	e.mu.Lock()

@@ -45,3 +45,17 @@ func TestExpectationsExpire(t *testing.T) {
 		t.Fatal("an expectation must expire rather than block the pool forever")
 	}
 }
+
+// A claim created and deleted before any pass listed it (a standby launch out of
+// capacity) meets its expectation through its deletion, not after the TTL.
+func TestAClaimDeletedBeforeItWasListedMeetsItsExpectation(t *testing.T) {
+	var e expectations
+	e.expect("web", "short-lived", false, epoch)
+	if e.met("web", nil, epoch) {
+		t.Fatal("met before the claim was seen")
+	}
+	e.gone("web", "short-lived")
+	if !e.met("web", nil, epoch) {
+		t.Fatal("not met after the claim's deletion was observed")
+	}
+}
