@@ -53,6 +53,7 @@ func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d de
 		}
 		c.State.ObserveWrite(claim, base.ResourceVersion)
 		pp.standby++
+		pp.standbyIn[claim.Status.Zone]++
 	} else {
 		if err := c.Client.Delete(ctx, claim, client.Preconditions{ResourceVersion: &claim.ResourceVersion}); err != nil {
 			return false, client.IgnoreNotFound(ignoreConflict(err))

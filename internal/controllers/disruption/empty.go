@@ -3,6 +3,7 @@ package disruption
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -13,11 +14,16 @@ import (
 )
 
 // giveBackEmpty gives back the pool's nodes that have run no workload for
-// consolidateAfter, the longest empty first, as far as the budget allows: to standby
-// while the warm pool is below its ceiling, else away.
+// consolidateAfter, the longest empty first among those of the zone with the fewest
+// standby nodes, as far as the budget allows: to standby while the warm pool is below
+// its ceiling, else away.
 func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []candidate) error {
+	empty = slices.Clone(empty)
 	c.longestSettledFirst(empty)
-	for _, cand := range empty {
+	for len(empty) > 0 {
+		next := pp.nextToGiveBack(empty)
+		cand := empty[next]
+		empty = slices.Delete(empty, next, next+1)
 		if why := cand.blocked(); why != "" {
 			log.FromContext(ctx).V(1).Info("Not disrupting an empty node", "nodeclaim", cand.claim.Name, "because", why)
 			continue

@@ -123,6 +123,8 @@ type poolPass struct {
 	budget *budget
 	// standby counts the claims asked to stand by, and ceiling is how many the pool keeps.
 	standby, ceiling int
+	// standbyIn counts the claims asked to stand by, by zone.
+	standbyIn map[string]int
 	// running counts the claims asked to run; the active window keeps minRunning of them.
 	running, minRunning int
 	// overCap is set while the pool has more claims than its cap on nodes allows (a
@@ -136,6 +138,19 @@ type poolPass struct {
 // rather than away: while the warm pool is below its ceiling and the pool within its cap.
 func (pp *poolPass) giveBack(cand candidate) bool {
 	return cand.stale == "" && pp.standby < pp.ceiling && !pp.overCap
+}
+
+// nextToGiveBack returns the index of the candidate to give back next: the first (in
+// their order) of those whose zone has the fewest standby nodes, so that nodes given back
+// keep the warm pool balanced across zones (the others go away once it is full).
+func (pp *poolPass) nextToGiveBack(cands []candidate) int {
+	best := 0
+	for i, cand := range cands {
+		if pp.standbyIn[cand.claim.Status.Zone] < pp.standbyIn[cands[best].claim.Status.Zone] {
+			best = i
+		}
+	}
+	return best
 }
 
 // idleMayGo is how many more running nodes may be given back or removed as idle
@@ -170,7 +185,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	}
 	claims := p.claimsOf(pool.Name)
 	n := census(claims)
-	pp := &poolPass{pass: p, pool: pool, standby: n.standby, ceiling: int(targets.MaxStandby), running: n.running, minRunning: int(targets.MinRunning),
+	pp := &poolPass{pass: p, pool: pool, standby: n.standby, standbyIn: n.standbyIn, ceiling: int(targets.MaxStandby), running: n.running, minRunning: int(targets.MinRunning),
 		overCap: targets.MaxNodes != nil && n.live > int(*targets.MaxNodes),
 		budget:  &budget{budgets: pool.Spec.Disruption.Budgets, total: n.total, disrupting: n.disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
 
@@ -241,11 +256,13 @@ type counts struct {
 	// live are not being deleted; of those, standby are asked to stand by and running
 	// to run.
 	live, standby, running int
+	// standbyIn counts the claims asked to stand by, by the zone of their instance.
+	standbyIn map[string]int
 }
 
 // census counts a pool's claims.
 func census(claims []*v1alpha1.NodeClaim) counts {
-	var n counts
+	n := counts{standbyIn: map[string]int{}}
 	for _, claim := range claims {
 		deleting := !claim.DeletionTimestamp.IsZero()
 		givingBack := claim.Status.Phase == v1alpha1.PhaseRunning && claim.Spec.DesiredState == v1alpha1.DesiredStandby
@@ -264,6 +281,7 @@ func census(claims []*v1alpha1.NodeClaim) counts {
 		switch claim.Spec.DesiredState {
 		case v1alpha1.DesiredStandby:
 			n.standby++
+			n.standbyIn[claim.Status.Zone]++
 		case v1alpha1.DesiredRunning:
 			n.running++
 		}
