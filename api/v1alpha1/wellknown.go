@@ -37,6 +37,11 @@ var StandbyTaint = corev1.Taint{Key: TaintStandbyKey, Effect: corev1.TaintEffect
 // from; with the node class it launched with it tells whether the claim has drifted.
 const AnnotationTemplateHash = Group + "/template-hash"
 
+// AnnotationStandbyShapeHash on a NodeClaim created to stand by is the hash of the pool's
+// spec.standby requirements and resources it was made with: a standby node of another
+// shape than the pool now asks for has drifted.
+const AnnotationStandbyShapeHash = Group + "/standby-shape-hash"
+
 // Annotations users put on pods and Nodes.
 const (
 	// AnnotationDoNotDisrupt on a pod or a Node blocks voluntary disruption of its Node.

@@ -127,5 +127,13 @@ func NewStandbyClaim(pool *v1alpha1.NodePool, zone string, capacityTypes []strin
 	if len(pool.Spec.Standby.Resources) > 0 {
 		claim.Spec.Resources.Requests = pool.Spec.Standby.Resources.DeepCopy()
 	}
+	claim.Annotations[v1alpha1.AnnotationStandbyShapeHash] = StandbyShapeHash(pool)
 	return claim
+}
+
+// StandbyShapeHash fingerprints what the pool asks its standby nodes to look like:
+// spec.standby's requirements and resources.
+func StandbyShapeHash(pool *v1alpha1.NodePool) string {
+	data, _ := json.Marshal([]any{pool.Spec.Standby.Requirements, pool.Spec.Standby.Resources})
+	return fingerprint(data)
 }

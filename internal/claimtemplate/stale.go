@@ -13,6 +13,14 @@ func Drifted(claim *v1alpha1.NodeClaim, current string) bool {
 	return claim.Status.TemplateHash != "" && current != "" && claim.Status.TemplateHash != current
 }
 
+// ShapeDrifted reports whether a claim standing by was made for another shape than the
+// pool's spec.standby asks for now. A claim asked to run is not: the standby shape is the
+// warm pool's, and a running node serves whatever pods it got.
+func ShapeDrifted(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) bool {
+	made := claim.Annotations[v1alpha1.AnnotationStandbyShapeHash]
+	return claim.Spec.DesiredState == v1alpha1.DesiredStandby && made != "" && made != StandbyShapeHash(pool)
+}
+
 // ExpiresAt is when claim expires under its pool's expireAfter, counted from the claim's
 // creation, which its launch follows at once; zero when the pool's nodes never expire.
 func ExpiresAt(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) time.Time {
@@ -26,7 +34,7 @@ func ExpiresAt(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) time.Time {
 // Stale says why a claim should be replaced at now, Drifted before Expired, or "" when
 // it should not.
 func Stale(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, current string, now time.Time) v1alpha1.DisruptionReason {
-	if Drifted(claim, current) {
+	if Drifted(claim, current) || ShapeDrifted(pool, claim) {
 		return v1alpha1.DisruptionDrifted
 	}
 	if at := ExpiresAt(pool, claim); !at.IsZero() && !now.Before(at) {

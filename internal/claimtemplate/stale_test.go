@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -36,5 +38,30 @@ func TestStaleSaysDriftedBeforeExpired(t *testing.T) {
 		if got := Stale(c.pool, claim(c.hash), "a", c.now); got != c.want {
 			t.Errorf("%s: Stale = %q, want %q", c.name, got, c.want)
 		}
+	}
+}
+
+// A standby claim made for another spec.standby shape has drifted; the same claim asked
+// to run has not, nor a claim made before the shape was recorded.
+func TestAStandbyNodeOfAnOldShapeHasDrifted(t *testing.T) {
+	pool := &v1alpha1.NodePool{}
+	pool.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}
+	claim := NewStandbyClaim(pool, "zone-a", []string{v1alpha1.CapacityTypeOnDemand})
+	if ShapeDrifted(pool, claim) || Stale(pool, claim, "", time.Now()) != "" {
+		t.Fatal("a standby claim of the current shape has drifted")
+	}
+	pool.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}
+	if !ShapeDrifted(pool, claim) || Stale(pool, claim, "", time.Now()) != v1alpha1.DisruptionDrifted {
+		t.Fatal("a standby claim of the old shape has not drifted")
+	}
+	running := claim.DeepCopy()
+	running.Spec.DesiredState = v1alpha1.DesiredRunning
+	if ShapeDrifted(pool, running) {
+		t.Fatal("a running claim drifted with the standby shape")
+	}
+	older := claim.DeepCopy()
+	delete(older.Annotations, v1alpha1.AnnotationStandbyShapeHash)
+	if ShapeDrifted(pool, older) {
+		t.Fatal("a claim made before shapes were recorded has drifted")
 	}
 }

@@ -179,7 +179,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if err := r.markDrift(ctx, claims.Items, hash); err != nil {
+		if err := r.markDrift(ctx, pool, claims.Items, hash); err != nil {
 			return ctrl.Result{}, err
 		}
 		if obs.stopped == ReasonPaused {

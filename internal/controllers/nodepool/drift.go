@@ -18,13 +18,15 @@ import (
 const (
 	ReasonTemplateChanged = "TemplateChanged"
 	ReasonTemplateCurrent = "TemplateCurrent"
+	// ReasonStandbyShapeChanged: a standby node of another shape than spec.standby asks for.
+	ReasonStandbyShapeChanged = "StandbyShapeChanged"
 )
 
 // markDrift sets the Drifted condition of the pool's launched claims, so that users see
 // which nodes will be replaced. Decisions do not read it back: the pool controller and
 // disruption compare hashes themselves, so a condition lost to a concurrent status write
 // only delays what users see until the next pass.
-func (r *Reconciler) markDrift(ctx context.Context, claims []v1alpha1.NodeClaim, hash string) error {
+func (r *Reconciler) markDrift(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, hash string) error {
 	for i := range claims {
 		claim := &claims[i]
 		if claim.Status.TemplateHash == "" || !claim.DeletionTimestamp.IsZero() {
@@ -32,9 +34,13 @@ func (r *Reconciler) markDrift(ctx context.Context, claims []v1alpha1.NodeClaim,
 		}
 		condition := metav1.Condition{Type: v1alpha1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
 			Message: "The node was launched from the pool's current template and node class"}
-		if claimtemplate.Drifted(claim, hash) {
+		switch {
+		case claimtemplate.Drifted(claim, hash):
 			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonTemplateChanged
 			condition.Message = "The pool's template or node class changed since the node was launched; it will be replaced"
+		case claimtemplate.ShapeDrifted(pool, claim):
+			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonStandbyShapeChanged
+			condition.Message = "The pool's spec.standby asks for another shape of standby node since this one was made; it will be replaced"
 		}
 		if current := meta.FindStatusCondition(claim.Status.Conditions, condition.Type); current != nil && current.Status == condition.Status {
 			continue

@@ -12,6 +12,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // zoneCounts counts claims by the zone of their instance.
@@ -81,4 +82,35 @@ func TestASpotOnlyPoolSaysItsWarmPoolCannotBeKept(t *testing.T) {
 		t.Fatalf("the spot-only pool made %d claims", len(claims))
 	}
 	f.Eventually("a Warning Event on the pool", func() bool { return f.EventSeen("spot", nodepool.ReasonNoStandbyOffering) })
+}
+
+// A new spec.standby shape replaces the warm pool's nodes, each old one once a new one
+// stands by in its place.
+func TestANewStandbyShapeReplacesTheWarmPool(t *testing.T) {
+	f := newFixture(t, nil)
+	pool := f.Pool("reshaped", 2, func(p *v1alpha1.NodePool) {
+		p.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("6")}
+	})
+	old := f.WaitForPhase("reshaped", 2, v1alpha1.PhaseStandby)
+	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) {
+		p.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
+	})
+	f.Eventually("the old standby nodes are replaced by ones of the new shape", func() bool {
+		claims := f.Claims("reshaped")
+		if len(claims) != 2 {
+			return false
+		}
+		for _, c := range claims {
+			if c.Name == old[0].Name || c.Name == old[1].Name || c.Status.Phase != v1alpha1.PhaseStandby {
+				return false
+			}
+		}
+		return true
+	})
+	for _, c := range old {
+		if !f.EventSeen(c.Name, string(v1alpha1.DisruptionDrifted)) {
+			t.Errorf("no Drifted Event on the replaced claim %s", c.Name)
+		}
+	}
+	f.CheckInvariants()
 }
