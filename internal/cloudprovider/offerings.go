@@ -63,3 +63,24 @@ func CheapestOffering(types []*InstanceType, requirements []corev1.NodeSelectorR
 	}
 	return bestType, best, bestType != nil, nil
 }
+
+// ClaimOffering is the offering a launched claim's instance was bought as; zero before
+// its launch.
+func ClaimOffering(claim *v1alpha1.NodeClaim) OfferingKey {
+	return OfferingKey{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone, CapacityType: claim.Status.CapacityType}
+}
+
+// Fits reports whether every non-zero request fits in allocatable; a resource the
+// instance type lacks does not fit.
+func Fits(allocatable, requests corev1.ResourceList) bool {
+	for name, request := range requests {
+		if request.IsZero() {
+			continue
+		}
+		available, ok := allocatable[name]
+		if !ok || request.Cmp(available) > 0 {
+			return false
+		}
+	}
+	return true
+}

@@ -60,8 +60,9 @@ func (types catalog) unavailable(claim *v1alpha1.NodeClaim) bool {
 	if it == nil {
 		return false
 	}
+	key := cloudprovider.ClaimOffering(claim)
 	for _, o := range it.Offerings {
-		if o.Zone == claim.Status.Zone && o.CapacityType == claim.Status.CapacityType {
+		if it.Key(o) == key {
 			return !o.Available
 		}
 	}

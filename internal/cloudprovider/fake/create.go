@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -99,7 +98,7 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 		excluded[key] = true
 	}
 	for _, t := range c.instanceTypes(class) {
-		if !fits(t.Allocatable(), req.Requests) {
+		if !cloudprovider.Fits(t.Allocatable(), req.Requests) {
 			continue
 		}
 		for _, o := range t.Offerings {
@@ -163,21 +162,6 @@ func summarize(items []string, limit int) string {
 		return strings.Join(items, ", ")
 	}
 	return fmt.Sprintf("%s and %d more", strings.Join(items[:limit], ", "), len(items)-limit)
-}
-
-// fits reports whether every non-zero request fits in allocatable; a resource the
-// instance type lacks does not fit.
-func fits(allocatable, requests corev1.ResourceList) bool {
-	for name, request := range requests {
-		if request.IsZero() {
-			continue
-		}
-		available, ok := allocatable[name]
-		if !ok || request.Cmp(available) > 0 {
-			return false
-		}
-	}
-	return true
 }
 
 // newID returns an unused EC2-style instance ID: i- and 17 hex digits. The caller holds the lock.

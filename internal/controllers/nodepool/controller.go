@@ -256,6 +256,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 		c := &obs.claims[i]
 		claims = append(claims, c)
 		staleBecause[c.Name] = claimtemplate.Stale(pool, c, hash, now)
+		held := c.Spec.DesiredState == v1alpha1.DesiredStandby && unavailable[cloudprovider.ClaimOffering(c)]
 		members = append(members, member{
 			name:     c.Name,
 			standby:  c.Spec.DesiredState == v1alpha1.DesiredStandby,
@@ -265,9 +266,9 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 			phase:    c.Status.Phase,
 			created:  c.CreationTimestamp.Time,
 			zone:     claimZone(c),
-			held:     c.Spec.DesiredState == v1alpha1.DesiredStandby && unavailable[offeringOf(c)],
+			held:     held,
 		})
-		if members[len(members)-1].held {
+		if held {
 			obs.held++
 		}
 	}
@@ -366,10 +367,7 @@ func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim)
 // needsTypes reports whether a pass over the pool needs the instance types: the pool has
 // limits on cpu or memory, keeps a warm pool, or has standby claims.
 func needsTypes(pool *v1alpha1.NodePool, obs *observation) bool {
-	if pool.Spec.Limits != nil && (pool.Spec.Limits.CPU != nil || pool.Spec.Limits.Memory != nil) {
-		return true
-	}
-	if obs.target > 0 {
+	if limitsResources(pool) || obs.target > 0 {
 		return true
 	}
 	for i := range obs.claims {
@@ -380,13 +378,18 @@ func needsTypes(pool *v1alpha1.NodePool, obs *observation) bool {
 	return false
 }
 
+// limitsResources reports whether the pool limits its cpu or memory.
+func limitsResources(pool *v1alpha1.NodePool) bool {
+	return pool.Spec.Limits != nil && (pool.Spec.Limits.CPU != nil || pool.Spec.Limits.Memory != nil)
+}
+
 // sizing returns, for pools with limits on cpu or memory, how the limits package sizes
 // the claims not launched yet, and the capacity of the node a new claim of the pool would
 // most likely get: the cheapest instance type of types that meets the pool's
 // requirements. Without such limits, or without an offering, both are nil and only the
 // node cap counts.
 func sizing(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (limits.Estimate, corev1.ResourceList, error) {
-	if pool.Spec.Limits == nil || (pool.Spec.Limits.CPU == nil && pool.Spec.Limits.Memory == nil) {
+	if !limitsResources(pool) {
 		return nil, nil, nil
 	}
 	t, _, ok, err := cloudprovider.CheapestOffering(types, v1alpha1.CoreRequirements(pool.Spec.Template.Requirements))

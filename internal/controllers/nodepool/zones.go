@@ -31,7 +31,7 @@ func zonesForStandby(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceTyp
 	requirements := v1alpha1.CoreRequirements(append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...))
 	zones := standbyZones{}
 	for _, t := range types {
-		if !holds(t.Allocatable(), pool.Spec.Standby.Resources) {
+		if !cloudprovider.Fits(t.Allocatable(), pool.Spec.Standby.Resources) {
 			continue
 		}
 		for _, o := range t.Offerings {
@@ -131,37 +131,18 @@ func claimZone(c *v1alpha1.NodeClaim) string {
 	return ""
 }
 
-// holds reports whether allocatable has room for every one of requests; a resource it
-// lacks holds nothing.
-func holds(allocatable, requests corev1.ResourceList) bool {
-	for name, want := range requests {
-		if have, ok := allocatable[name]; (!ok && !want.IsZero()) || want.Cmp(have) > 0 {
-			return false
-		}
-	}
-	return true
-}
-
 // heldRecheck is how often a pool with held standby claims is looked at again: their
 // offerings' marks expire on their own.
 const heldRecheck = 15 * time.Second
 
-// offeringKey names an offering: instance type, zone and capacity type.
-type offeringKey struct{ instanceType, zone, capacityType string }
-
-// offeringOf is the offering a claim's instance was bought as; empty before its launch.
-func offeringOf(c *v1alpha1.NodeClaim) offeringKey {
-	return offeringKey{c.Status.InstanceType, c.Status.Zone, c.Status.CapacityType}
-}
-
 // unavailableOfferings lists the offerings the cloud reports unavailable: out of
 // capacity, or marked so after a launch or a start failed for lack of it.
-func unavailableOfferings(types []*cloudprovider.InstanceType) map[offeringKey]bool {
-	out := map[offeringKey]bool{}
+func unavailableOfferings(types []*cloudprovider.InstanceType) map[cloudprovider.OfferingKey]bool {
+	out := map[cloudprovider.OfferingKey]bool{}
 	for _, t := range types {
 		for _, o := range t.Offerings {
 			if !o.Available {
-				out[offeringKey{t.Name, o.Zone, o.CapacityType}] = true
+				out[t.Key(o)] = true
 			}
 		}
 	}
