@@ -40,8 +40,42 @@ pinned_version() {
   awk -v m="$2" '{ for (i = 1; i < NF; i++) if ($i == m) { print $(i + 1); exit } }' "$1/go.mod"
 }
 
+# moto_version is the AWS emulator the EC2 provider's tests run against. It is a Python
+# program, not a Go one: a moto_server on PATH is used as it is (the development and CI
+# machines have one); otherwise it is installed with pip into a virtualenv in the cache.
+moto_version=5.2.1
+
+ensure_moto() {
+  local target
+  if target=$(command -v moto_server 2>/dev/null); then
+    :
+  else
+    local venv=$cache/moto-$moto_version
+    target=$venv/bin/moto_server
+    if [[ ! -x $target ]]; then
+      mkdir -p "$cache"
+      (
+        flock 9
+        if [[ ! -x $target ]]; then
+          echo "moto_server is not on PATH: installing moto[server]==$moto_version with pip into $venv..." >&2
+          python3 -m venv "$venv"
+          "$venv/bin/pip" install --quiet "moto[server]==$moto_version"
+        fi
+      ) 9>"$cache/.lock-moto"
+    fi
+  fi
+  mkdir -p "$root/bin"
+  if [[ "$(readlink "$root/bin/moto_server" 2>/dev/null)" != "$target" ]]; then
+    ln -sfn "$target" "$root/bin/moto_server"
+  fi
+}
+
 ensure() {
   local name=$1
+  if [[ $name == moto_server ]]; then
+    ensure_moto
+    return
+  fi
   local spec=${tools[$name]:-}
   if [[ -z $spec ]]; then
     echo "hack/tools.sh: unknown tool '$name' (known: ${!tools[*]})" >&2
@@ -79,7 +113,7 @@ ensure() {
 }
 
 if [[ ${1:-} == --list ]]; then
-  printf '%s\n' "${!tools[@]}" | sort
+  printf '%s\n' "${!tools[@]}" moto_server | sort
   exit 0
 fi
 if [[ $# -eq 0 ]]; then

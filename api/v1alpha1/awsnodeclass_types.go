@@ -21,7 +21,7 @@ type AWSNodeClass struct {
 	// +required
 	Spec AWSNodeClassSpec `json:"spec"`
 	// +optional
-	Status NodeClassStatus `json:"status,omitempty"`
+	Status AWSNodeClassStatus `json:"status,omitempty"`
 }
 
 // AWSNodeClassSpec are the EC2 launch parameters.
@@ -86,6 +86,14 @@ type AWSNodeClassSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/') && !k.startsWith('kubernetes.io/cluster/'))",message="tag keys under stratos.sh/ and kubernetes.io/cluster/ are reserved"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128 && size(self[k]) <= 256)",message="tag keys must be 1 to 128 characters and values at most 256"
 	Tags map[string]string `json:"tags,omitempty"`
+
+	// Hibernate makes standby nodes hibernate instead of stopping: the instance's memory
+	// is written to its root volume and a start resumes the running kubelet and
+	// containers, which is faster than a boot. EC2 needs an encrypted root volume larger
+	// than the instance's memory and an instance type that supports hibernation. Defaults
+	// to false: standby nodes stop.
+	// +optional
+	Hibernate bool `json:"hibernate,omitempty"`
 
 	// MetadataOptions of the instance metadata service.
 	// +optional
@@ -246,6 +254,81 @@ type MetadataOptions struct {
 	// +kubebuilder:default=required
 	// +kubebuilder:validation:Enum=required;optional
 	HTTPTokens string `json:"httpTokens,omitempty"`
+}
+
+// AWSNodeClassStatus is what Stratos resolved of an AWSNodeClass: the values launches
+// use. A change here, such as a new image behind an alias, drifts the nodes launched
+// before it.
+type AWSNodeClassStatus struct {
+	// ObservedGeneration is the spec generation this status describes.
+	// +optional
+	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
+
+	// Conditions: Ready when every selector resolved and the class can launch.
+	// +optional
+	// +listType=map
+	// +listMapKey=type
+	Conditions []metav1.Condition `json:"conditions,omitempty"`
+
+	// AMIs the selector terms resolved to, the newest per architecture.
+	// +optional
+	// +listType=atomic
+	AMIs []ResolvedAMI `json:"amis,omitempty"`
+
+	// Subnets the selector terms resolved to, with their zones.
+	// +optional
+	// +listType=atomic
+	Subnets []ResolvedSubnet `json:"subnets,omitempty"`
+
+	// SecurityGroups the selector terms resolved to.
+	// +optional
+	// +listType=atomic
+	SecurityGroups []ResolvedSecurityGroup `json:"securityGroups,omitempty"`
+
+	// InstanceProfile the nodes launch with: spec.instanceProfile, or the one Stratos
+	// manages for spec.role.
+	// +optional
+	InstanceProfile string `json:"instanceProfile,omitempty"`
+}
+
+// ResolvedAMI is an image an AMI selector term resolved to.
+type ResolvedAMI struct {
+	// ID such as ami-0123456789abcdef0.
+	// +required
+	ID string `json:"id"`
+	// Name of the image.
+	// +optional
+	Name string `json:"name,omitempty"`
+	// Architecture of the image as Kubernetes names it: amd64 or arm64.
+	// +required
+	Architecture string `json:"architecture"`
+	// Family the image joins the cluster as: al2023, bottlerocket, or custom for an
+	// image selected by ID, name or tags.
+	// +optional
+	Family string `json:"family,omitempty"`
+}
+
+// ResolvedSubnet is a subnet a selector term resolved to.
+type ResolvedSubnet struct {
+	// ID such as subnet-0123456789abcdef0.
+	// +required
+	ID string `json:"id"`
+	// Zone the subnet is in, such as us-east-1a.
+	// +required
+	Zone string `json:"zone"`
+	// ZoneID the subnet is in, such as use1-az1.
+	// +optional
+	ZoneID string `json:"zoneID,omitempty"`
+}
+
+// ResolvedSecurityGroup is a security group a selector term resolved to.
+type ResolvedSecurityGroup struct {
+	// ID such as sg-0123456789abcdef0.
+	// +required
+	ID string `json:"id"`
+	// Name of the security group.
+	// +optional
+	Name string `json:"name,omitempty"`
 }
 
 // AWSNodeClassList is a list of AWSNodeClasses.

@@ -39,6 +39,12 @@ type FakeNodeClassSpec struct {
 	// +kubebuilder:validation:items:MaxLength=63
 	Zones []string `json:"zones,omitempty"`
 
+	// Hibernate makes standby nodes hibernate instead of stopping, as an AWSNodeClass
+	// may: a start then resumes the node (the cloud's hibernate physics) instead of
+	// booting it. Defaults to false.
+	// +optional
+	Hibernate bool `json:"hibernate,omitempty"`
+
 	// Physics overrides the cloud's timings for instances of this class. Unset: the
 	// cloud's timings.
 	// +optional

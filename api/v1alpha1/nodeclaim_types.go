@@ -118,6 +118,11 @@ type NodeClaimStatus struct {
 	// +optional
 	InstanceID string `json:"instanceID,omitempty"`
 
+	// ImageID is the machine image the instance was launched from, where the cloud has
+	// images (ami-... on EC2); a node class that now resolves to another image has drifted.
+	// +optional
+	ImageID string `json:"imageID,omitempty"`
+
 	// InstanceType the instance was launched as.
 	// +optional
 	InstanceType string `json:"instanceType,omitempty"`

@@ -14,6 +14,39 @@ const (
 	LabelCapacityType = Group + "/capacity-type"
 )
 
+// Instance labels: what an instance type is, as its Nodes carry it. Pools constrain them
+// in their requirements and pods select on them. Numbers are decimal integers, so that
+// the Gt and Lt operators apply.
+const (
+	// LabelInstanceFamily such as m5 or c7g.
+	LabelInstanceFamily = Group + "/instance-family"
+	// LabelInstanceCategory is the family's letters before the generation: m, c, r, t, g...
+	LabelInstanceCategory = Group + "/instance-category"
+	// LabelInstanceGeneration is the family's generation number, such as 5 for m5.
+	LabelInstanceGeneration = Group + "/instance-generation"
+	// LabelInstanceSize such as large or 2xlarge.
+	LabelInstanceSize = Group + "/instance-size"
+	// LabelInstanceCPU is the number of vCPUs.
+	LabelInstanceCPU = Group + "/instance-cpu"
+	// LabelInstanceMemory is the memory in MiB.
+	LabelInstanceMemory = Group + "/instance-memory"
+	// LabelInstanceGPUCount is the number of GPUs; absent on types without.
+	LabelInstanceGPUCount = Group + "/instance-gpu-count"
+	// LabelInstanceGPUName such as t4 or a10g; absent on types without GPUs.
+	LabelInstanceGPUName = Group + "/instance-gpu-name"
+	// LabelInstanceHypervisor such as nitro or xen; empty for bare metal.
+	LabelInstanceHypervisor = Group + "/instance-hypervisor"
+	// LabelInstanceNetworkBandwidth is the baseline network bandwidth in Mbps.
+	LabelInstanceNetworkBandwidth = Group + "/instance-network-bandwidth"
+)
+
+// InstanceLabelKeys are the instance labels, in the order docs list them.
+var InstanceLabelKeys = []string{
+	LabelInstanceFamily, LabelInstanceCategory, LabelInstanceGeneration, LabelInstanceSize,
+	LabelInstanceCPU, LabelInstanceMemory, LabelInstanceGPUCount, LabelInstanceGPUName,
+	LabelInstanceHypervisor, LabelInstanceNetworkBandwidth,
+}
+
 // Capacity types, the values of LabelCapacityType.
 const (
 	CapacityTypeOnDemand = "on-demand"

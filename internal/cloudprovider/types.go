@@ -25,7 +25,10 @@ type Instance struct {
 	ID         string
 	ProviderID string
 	// Type is the instance type, such as m5.large.
-	Type         string
+	Type string
+	// ImageID is the machine image the instance was launched from; empty where the
+	// cloud has none.
+	ImageID      string
 	Zone         string
 	CapacityType string
 	Architecture string
@@ -70,6 +73,10 @@ type InstanceType struct {
 	Overhead corev1.ResourceList
 	// Offerings are where and how the type can be bought, with prices.
 	Offerings []Offering
+	// Attributes are the well-known instance labels of the type (v1alpha1.LabelInstance*:
+	// family, category, generation, size, cpu, memory, GPUs, hypervisor, network
+	// bandwidth), as its Nodes carry them; absent keys do not apply to the type.
+	Attributes map[string]string
 }
 
 // Offering is an instance type in one zone with one capacity type.

@@ -1,0 +1,38 @@
+package aws
+
+import (
+	"context"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// ProviderName is the name of the EC2 provider, as --cloud-provider takes it.
+const ProviderName = "aws"
+
+// Cloud implements cloudprovider.API on EC2.
+type Cloud struct {
+	opts    Options
+	clients *Clients
+	// catalog holds instance types, offerings and prices, described once and refreshed
+	// in the background, so that describe calls do not grow with load.
+	catalog *catalog
+	// templates are the launch templates of the node classes, made once per content.
+	templates *launchTemplates
+}
+
+var _ cloudprovider.API = (*Cloud)(nil)
+
+// New returns the EC2 provider over clients.
+func New(opts Options, clients *Clients) *Cloud {
+	opts = opts.WithDefaults()
+	c := &Cloud{opts: opts, clients: clients}
+	c.catalog = newCatalog(opts, clients)
+	c.templates = newLaunchTemplates(opts, clients)
+	return c
+}
+
+// Name is aws.
+func (c *Cloud) Name() string { return ProviderName }
+
+// Start runs the background refresh of the catalog until ctx ends.
+func (c *Cloud) Start(ctx context.Context) error { return c.catalog.run(ctx) }
