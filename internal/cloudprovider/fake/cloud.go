@@ -137,13 +137,18 @@ func (c *Cloud) Instances() []cloudprovider.Instance {
 // passing of time. Signals coalesce; the channel has one reader, the kubelet simulator.
 func (c *Cloud) Changes() <-chan struct{} { return c.changes }
 
+// Clock is the clock the cloud's physics run on.
+func (c *Cloud) Clock() clock.WithTicker { return c.clock }
+
 // NextTransition returns the time of the earliest scheduled change still to come: of an
 // instance's state, or of what its kubelet reports.
 func (c *Cloud) NextTransition() (time.Time, bool) {
-	return c.nextEvent(c.clock.Now())
+	return c.NextEvent(c.clock.Now())
 }
 
-func (c *Cloud) nextEvent(after time.Time) (time.Time, bool) {
+// NextEvent returns the earliest scheduled change after the given time: of an instance's
+// state, or of what its kubelet reports.
+func (c *Cloud) NextEvent(after time.Time) (time.Time, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	var next time.Time
@@ -184,5 +189,5 @@ func (c *Cloud) forget(id string) {
 // drawer returns the delays of physics p, jittered from the seeded source and scaled.
 // The caller holds the lock.
 func (c *Cloud) drawer(p Physics) draw {
-	return func(d time.Duration) time.Duration { return p.draw(c.rng, d, c.timeScale) }
+	return func(d time.Duration) time.Duration { return p.Draw(c.rng, d, c.timeScale) }
 }

@@ -144,12 +144,12 @@ func TestNeverRegister(t *testing.T) {
 	clk.Step(time.Hour)
 	for _, inst := range []*cloudprovider.Instance{lost, lostByClass} {
 		wantState(t, c, inst.ID, cloudprovider.StateRunning)
-		if v := view(t, c, inst.ID); v.phase != phaseAbsent {
-			t.Errorf("%s: phase %v, want Absent", inst.ID, v.phase)
+		if v := view(t, c, inst.ID); v.Phase != NodeAbsent {
+			t.Errorf("%s: phase %v, want Absent", inst.ID, v.Phase)
 		}
 	}
-	if v := view(t, c, fine.ID); v.phase != phaseReady {
-		t.Errorf("phase %v, want Ready", v.phase)
+	if v := view(t, c, fine.ID); v.Phase != NodeReady {
+		t.Errorf("phase %v, want Ready", v.Phase)
 	}
 }
 

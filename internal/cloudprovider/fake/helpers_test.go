@@ -103,16 +103,16 @@ func act(t *testing.T, call func(context.Context, []string) (map[string]error, e
 }
 
 // view returns what the kubelet of an instance reports now.
-func view(t *testing.T, c *Cloud, id string) nodeView {
+func view(t *testing.T, c *Cloud, id string) NodeView {
 	t.Helper()
-	_, views := c.nodeViews()
+	_, views := c.NodeViews()
 	for _, v := range views {
-		if v.instanceID == id {
+		if v.InstanceID == id {
 			return v
 		}
 	}
 	t.Fatalf("no node view for %s", id)
-	return nodeView{}
+	return NodeView{}
 }
 
 // running launches an instance and steps the clock until it runs.

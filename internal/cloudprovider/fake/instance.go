@@ -34,19 +34,9 @@ type instance struct {
 	nextAt       time.Time
 	terminatedAt time.Time
 
-	boot boot
+	boot Boot
 	// pulledAt says when each image is pulled; zero when it is not scheduled.
 	pulledAt []time.Time
-}
-
-// boot is the kubelet's timeline during one run of the instance, from a launch or a start
-// to a stop or a termination.
-type boot struct {
-	number     int
-	registerAt time.Time
-	readyAt    time.Time
-	// shutdownAt is when a stop or a termination began, zero while none has.
-	shutdownAt time.Time
 }
 
 // draw returns one jittered, time-scaled occurrence of a delay of the instance's physics.
@@ -81,7 +71,7 @@ func (i *instance) launch(now time.Time, d draw) {
 	runningAt := now.Add(d(i.physics.LaunchDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
 	registerAt := runningAt.Add(d(i.physics.BootDelay))
-	i.boot = boot{number: 1, registerAt: registerAt, readyAt: registerAt.Add(d(i.physics.ReadyDelay))}
+	i.boot = Boot{Number: 1, RegisterAt: registerAt, ReadyAt: registerAt.Add(d(i.physics.ReadyDelay))}
 	i.pulledAt = make([]time.Time, len(i.images))
 	i.schedulePulls(d)
 }
@@ -100,7 +90,7 @@ func (i *instance) start(now time.Time, d draw) bool {
 	i.State = cloudprovider.StatePending
 	runningAt := now.Add(d(i.physics.StartDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
-	i.boot = boot{number: i.boot.number + 1, registerAt: runningAt, readyAt: runningAt.Add(d(i.physics.ResumeDelay))}
+	i.boot = Boot{Number: i.boot.Number + 1, RegisterAt: runningAt, ReadyAt: runningAt.Add(d(i.physics.ResumeDelay))}
 	i.schedulePulls(d)
 	return true
 }
@@ -134,10 +124,10 @@ func (i *instance) terminate(now time.Time, d draw) bool {
 
 // shutdown ends the current boot: the kubelet shuts down and image pulls in progress stop.
 func (i *instance) shutdown(now time.Time) {
-	if !i.boot.shutdownAt.IsZero() {
+	if !i.boot.ShutdownAt.IsZero() {
 		return
 	}
-	i.boot.shutdownAt = now
+	i.boot.ShutdownAt = now
 	for n, at := range i.pulledAt {
 		if at.After(now) {
 			i.pulledAt[n] = time.Time{}
@@ -147,7 +137,7 @@ func (i *instance) shutdown(now time.Time) {
 
 // schedulePulls schedules the images not pulled yet one after the other once the Node is Ready.
 func (i *instance) schedulePulls(d draw) {
-	at := i.boot.readyAt
+	at := i.boot.ReadyAt
 	for n := range i.pulledAt {
 		if i.pulledAt[n].IsZero() {
 			at = at.Add(d(i.physics.ImagePullDelay))
@@ -159,21 +149,15 @@ func (i *instance) schedulePulls(d draw) {
 // nextEvent returns the earliest scheduled change after the given time: of state, or of
 // what the kubelet reports.
 func (i *instance) nextEvent(after time.Time) (time.Time, bool) {
-	var next time.Time
-	consider := func(t time.Time) {
-		if t.After(after) && (next.IsZero() || t.Before(next)) {
-			next = t
-		}
+	next := i.nextAt
+	if !next.After(after) {
+		next = time.Time{}
 	}
-	consider(i.nextAt)
 	if i.neverRegister {
 		return next, !next.IsZero()
 	}
-	// Kubelet events after the shutdown of their boot never happen.
-	for _, t := range append([]time.Time{i.boot.registerAt, i.boot.readyAt}, i.pulledAt...) {
-		if i.boot.shutdownAt.IsZero() || t.Before(i.boot.shutdownAt) {
-			consider(t)
-		}
+	if t, ok := i.boot.NextEvent(after, i.pulledAt...); ok && (next.IsZero() || t.Before(next)) {
+		next = t
 	}
 	return next, !next.IsZero()
 }

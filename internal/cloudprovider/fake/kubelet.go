@@ -31,15 +31,15 @@ type KubeletOptions struct {
 	KubeletVersion string
 }
 
-// Kubelet simulates the kubelets of the fake cloud's instances against an API server:
-// it registers Nodes, reports them Ready or shutting down, pulls images and renews
-// Leases, following each instance's timeline. It never deletes a Node. It is a
-// controller-runtime Runnable; give it a client that reads from the API server rather
-// than from a cache.
+// Kubelet simulates the kubelets of a cloud's machines (the fake cloud's instances, or
+// an emulator's) against an API server: it registers Nodes, reports them Ready or
+// shutting down, pulls images and renews Leases, following each machine's timeline. It
+// never deletes a Node. It is a controller-runtime Runnable; give it a client that reads
+// from the API server rather than from a cache.
 type Kubelet struct {
-	cloud  *Cloud
-	client client.Client
-	opts   KubeletOptions
+	machines Machines
+	client   client.Client
+	opts     KubeletOptions
 
 	// reported is what was reported per instance ID; only Start's goroutine uses it.
 	reported map[string]reported
@@ -51,21 +51,22 @@ type Kubelet struct {
 type reported struct {
 	boot       int
 	registered bool
-	phase      nodePhase
+	phase      NodePhase
 	images     int
 	nodeUID    types.UID
 	leased     bool
 }
 
-// NewKubelet returns a kubelet simulator for the instances of cloud.
-func NewKubelet(cloud *Cloud, c client.Client, opts KubeletOptions) *Kubelet {
+// NewKubelet returns a kubelet simulator for the machines of a cloud, such as the fake
+// Cloud.
+func NewKubelet(machines Machines, c client.Client, opts KubeletOptions) *Kubelet {
 	if opts.HeartbeatInterval <= 0 {
 		opts.HeartbeatInterval = 10 * time.Second
 	}
 	if opts.KubeletVersion == "" {
 		opts.KubeletVersion = "v1.37.0"
 	}
-	return &Kubelet{cloud: cloud, client: c, opts: opts, reported: map[string]reported{}}
+	return &Kubelet{machines: machines, client: c, opts: opts, reported: map[string]reported{}}
 }
 
 // NeedLeaderElection is false: kubelets run whoever leads Stratos.
@@ -90,7 +91,7 @@ func (k *Kubelet) Start(ctx context.Context) error {
 		case <-ctx.Done():
 			stop()
 			return nil
-		case <-k.cloud.Changes():
+		case <-k.machines.Changes():
 		case <-heartbeat.C:
 			renew = true
 		case <-retry:
@@ -103,31 +104,31 @@ func (k *Kubelet) Start(ctx context.Context) error {
 // sync brings every Node up to the cloud's timeline and returns the clock time it
 // synced to, and whether any instance failed.
 func (k *Kubelet) sync(ctx context.Context, renew bool) (time.Time, bool) {
-	now, views := k.cloud.nodeViews()
+	now, views := k.machines.NodeViews()
 	results := make([]reported, len(views))
 	errs := make([]error, len(views))
 	workqueue.ParallelizeUntil(ctx, syncWorkers, len(views), func(n int) {
-		results[n], errs[n] = k.syncNode(ctx, views[n], k.reported[views[n].instanceID], now, renew)
+		results[n], errs[n] = k.syncNode(ctx, views[n], k.reported[views[n].InstanceID], now, renew)
 	})
 	failed := false
 	k.reported = make(map[string]reported, len(views))
 	for n, v := range views {
-		k.reported[v.instanceID] = results[n]
+		k.reported[v.InstanceID] = results[n]
 		if errs[n] != nil && ctx.Err() == nil {
 			failed = true
-			logf.FromContext(ctx).Error(errs[n], "Syncing the Node failed; retrying", "node", v.nodeName, "instance", v.instanceID)
+			logf.FromContext(ctx).Error(errs[n], "Syncing the Node failed; retrying", "node", v.NodeName, "instance", v.InstanceID)
 		}
 	}
 	return now, failed
 }
 
 // syncNode reports what changed for one instance and returns what is now reported.
-func (k *Kubelet) syncNode(ctx context.Context, v nodeView, r reported, now time.Time, renew bool) (reported, error) {
-	if r.boot != v.boot {
+func (k *Kubelet) syncNode(ctx context.Context, v NodeView, r reported, now time.Time, renew bool) (reported, error) {
+	if r.boot != v.Boot {
 		// A new boot: a real kubelet registers again and posts its status from scratch.
-		r = reported{boot: v.boot}
+		r = reported{boot: v.Boot}
 	}
-	if v.phase == phaseAbsent {
+	if v.Phase == NodeAbsent {
 		return r, nil
 	}
 	if !r.registered {
@@ -136,14 +137,14 @@ func (k *Kubelet) syncNode(ctx context.Context, v nodeView, r reported, now time
 		}
 		r.registered = true
 	}
-	if r.phase != v.phase || r.images != len(v.images) {
+	if r.phase != v.Phase || r.images != len(v.Images) {
 		uid, err := k.updateStatus(ctx, v, now)
 		if err != nil {
 			return r, err
 		}
-		r.phase, r.images, r.nodeUID = v.phase, len(v.images), uid
+		r.phase, r.images, r.nodeUID = v.Phase, len(v.Images), uid
 	}
-	if v.phase == phaseReady && (renew || !r.leased) {
+	if v.Phase == NodeReady && (renew || !r.leased) {
 		if err := k.renewLease(ctx, v, r.nodeUID); err != nil {
 			return r, err
 		}
@@ -155,11 +156,11 @@ func (k *Kubelet) syncNode(ctx context.Context, v nodeView, r reported, now time
 // wake returns a channel that fires at the cloud's next event after synced, in clock
 // time, and a function that releases the timer.
 func (k *Kubelet) wake(synced time.Time) (<-chan time.Time, func()) {
-	next, ok := k.cloud.nextEvent(synced)
+	next, ok := k.machines.NextEvent(synced)
 	if !ok {
 		return nil, func() {}
 	}
-	clk := k.cloud.clock
+	clk := k.machines.Clock()
 	for {
 		armed := clk.Now()
 		if !next.After(armed) {

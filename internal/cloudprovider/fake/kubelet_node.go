@@ -30,28 +30,28 @@ const (
 // register creates the Node as a kubelet does at startup, with the labels and the
 // --register-with-taints of the launch. A Node that exists is left as it is: a
 // restarted kubelet keeps its Node, and others may have changed its labels and taints.
-func (k *Kubelet) register(ctx context.Context, v nodeView) error {
+func (k *Kubelet) register(ctx context.Context, v NodeView) error {
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: v.nodeName, Labels: v.labels},
-		Spec:       corev1.NodeSpec{ProviderID: v.providerID, Taints: v.taints},
+		ObjectMeta: metav1.ObjectMeta{Name: v.NodeName, Labels: v.Labels},
+		Spec:       corev1.NodeSpec{ProviderID: v.ProviderID, Taints: v.Taints},
 	}
 	err := k.client.Create(ctx, node)
 	if apierrors.IsAlreadyExists(err) {
 		return nil
 	}
 	if err == nil {
-		logf.FromContext(ctx).V(1).Info("Registered the Node", "node", v.nodeName, "instance", v.instanceID)
+		logf.FromContext(ctx).V(1).Info("Registered the Node", "node", v.NodeName, "instance", v.InstanceID)
 	}
 	return err
 }
 
 // updateStatus patches the parts of the Node's status a kubelet owns and returns the
 // Node's UID. A Node deleted by someone else stays deleted, as with a real kubelet.
-func (k *Kubelet) updateStatus(ctx context.Context, v nodeView, now time.Time) (types.UID, error) {
+func (k *Kubelet) updateStatus(ctx context.Context, v NodeView, now time.Time) (types.UID, error) {
 	var uid types.UID
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
 		node := &corev1.Node{}
-		if err := k.client.Get(ctx, client.ObjectKey{Name: v.nodeName}, node); err != nil {
+		if err := k.client.Get(ctx, client.ObjectKey{Name: v.NodeName}, node); err != nil {
 			return err
 		}
 		uid = node.UID
@@ -65,37 +65,37 @@ func (k *Kubelet) updateStatus(ctx context.Context, v nodeView, now time.Time) (
 		return k.client.Status().Patch(ctx, updated, client.StrategicMergeFrom(node, client.MergeFromWithOptimisticLock{}))
 	})
 	if apierrors.IsNotFound(err) {
-		logf.FromContext(ctx).V(1).Info("The Node is gone; not registering it again before the next boot", "node", v.nodeName)
+		logf.FromContext(ctx).V(1).Info("The Node is gone; not registering it again before the next boot", "node", v.NodeName)
 		return "", nil
 	}
 	if err == nil {
-		logf.FromContext(ctx).V(1).Info("Posted the Node status", "node", v.nodeName, "phase", v.phase, "images", len(v.images))
+		logf.FromContext(ctx).V(1).Info("Posted the Node status", "node", v.NodeName, "phase", v.Phase, "images", len(v.Images))
 	}
 	return uid, err
 }
 
 // setStatus sets what the kubelet reports in status to what it is as of now.
-func (k *Kubelet) setStatus(s *corev1.NodeStatus, v nodeView, now time.Time) {
-	s.Capacity = v.instanceType.Capacity.DeepCopy()
-	s.Allocatable = v.instanceType.Allocatable()
+func (k *Kubelet) setStatus(s *corev1.NodeStatus, v NodeView, now time.Time) {
+	s.Capacity = v.InstanceType.Capacity.DeepCopy()
+	s.Allocatable = v.InstanceType.Allocatable()
 	s.NodeInfo = corev1.NodeSystemInfo{
-		MachineID:               v.instanceID,
-		SystemUUID:              v.instanceID,
-		BootID:                  fmt.Sprintf("%s-boot-%d", v.instanceID, v.boot),
+		MachineID:               v.InstanceID,
+		SystemUUID:              v.InstanceID,
+		BootID:                  fmt.Sprintf("%s-boot-%d", v.InstanceID, v.Boot),
 		KernelVersion:           "6.12.0-fake",
 		OSImage:                 "Fake Linux",
 		ContainerRuntimeVersion: "containerd://2.1.0",
 		KubeletVersion:          k.opts.KubeletVersion,
 		OperatingSystem:         "linux",
-		Architecture:            v.instanceType.Architecture,
+		Architecture:            v.InstanceType.Architecture,
 	}
 	s.Addresses = []corev1.NodeAddress{
-		{Type: corev1.NodeInternalIP, Address: v.privateIP},
-		{Type: corev1.NodeHostName, Address: v.nodeName},
+		{Type: corev1.NodeInternalIP, Address: v.PrivateIP},
+		{Type: corev1.NodeHostName, Address: v.NodeName},
 	}
 	s.DaemonEndpoints.KubeletEndpoint.Port = kubeletPort
 	s.Images = nil
-	for _, image := range v.images {
+	for _, image := range v.Images {
 		s.Images = append(s.Images, corev1.ContainerImage{Names: []string{image}})
 	}
 
@@ -108,16 +108,16 @@ func (k *Kubelet) setStatus(s *corev1.NodeStatus, v nodeView, now time.Time) {
 	set(corev1.NodeMemoryPressure, corev1.ConditionFalse, "KubeletHasSufficientMemory", "kubelet has sufficient memory available", now)
 	set(corev1.NodeDiskPressure, corev1.ConditionFalse, "KubeletHasNoDiskPressure", "kubelet has no disk pressure", now)
 	set(corev1.NodePIDPressure, corev1.ConditionFalse, "KubeletHasSufficientPID", "kubelet has sufficient PID available", now)
-	switch v.phase {
-	case phaseNotReady:
-		set(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageNetworkNotReady, v.since)
-		set(corev1.NodeNetworkUnavailable, corev1.ConditionTrue, "NoRouteCreated", "Node created without a route", v.since)
-	case phaseReady:
-		set(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status", v.since)
-		set(corev1.NodeNetworkUnavailable, corev1.ConditionFalse, "RouteCreated", "RouteController created a route", v.since)
-	case phaseShuttingDown:
+	switch v.Phase {
+	case NodeNotReady:
+		set(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageNetworkNotReady, v.Since)
+		set(corev1.NodeNetworkUnavailable, corev1.ConditionTrue, "NoRouteCreated", "Node created without a route", v.Since)
+	case NodeReady:
+		set(corev1.NodeReady, corev1.ConditionTrue, "KubeletReady", "kubelet is posting ready status", v.Since)
+		set(corev1.NodeNetworkUnavailable, corev1.ConditionFalse, "RouteCreated", "RouteController created a route", v.Since)
+	case NodeShuttingDown:
 		// Graceful node shutdown: the kubelet reports NotReady before it goes away.
-		set(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageShuttingDown, v.since)
+		set(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageShuttingDown, v.Since)
 	}
 }
 
@@ -140,25 +140,25 @@ func setCondition(conditions *[]corev1.NodeCondition, c corev1.NodeCondition) {
 
 // renewLease renews the Node's Lease in kube-node-lease, creating it (and the namespace)
 // if needed. Renewal times are real time, as kube-controller-manager reads them.
-func (k *Kubelet) renewLease(ctx context.Context, v nodeView, nodeUID types.UID) error {
+func (k *Kubelet) renewLease(ctx context.Context, v NodeView, nodeUID types.UID) error {
 	renewed := metav1.NewMicroTime(time.Now())
 	lease := &coordinationv1.Lease{}
-	err := k.client.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: v.nodeName}, lease)
+	err := k.client.Get(ctx, client.ObjectKey{Namespace: corev1.NamespaceNodeLease, Name: v.NodeName}, lease)
 	if apierrors.IsNotFound(err) {
 		if err := k.ensureLeaseNamespace(ctx); err != nil {
 			return err
 		}
 		lease = &coordinationv1.Lease{
-			ObjectMeta: metav1.ObjectMeta{Namespace: corev1.NamespaceNodeLease, Name: v.nodeName},
+			ObjectMeta: metav1.ObjectMeta{Namespace: corev1.NamespaceNodeLease, Name: v.NodeName},
 			Spec: coordinationv1.LeaseSpec{
-				HolderIdentity:       ptr.To(v.nodeName),
+				HolderIdentity:       ptr.To(v.NodeName),
 				LeaseDurationSeconds: ptr.To[int32](leaseDurationSeconds),
 				RenewTime:            &renewed,
 			},
 		}
 		// Like the kubelet's, the Lease goes away with its Node.
 		if nodeUID != "" {
-			lease.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: v.nodeName, UID: nodeUID}}
+			lease.OwnerReferences = []metav1.OwnerReference{{APIVersion: "v1", Kind: "Node", Name: v.NodeName, UID: nodeUID}}
 		}
 		return k.client.Create(ctx, lease)
 	}
@@ -166,7 +166,7 @@ func (k *Kubelet) renewLease(ctx context.Context, v nodeView, nodeUID types.UID)
 		return err
 	}
 	base := lease.DeepCopy()
-	lease.Spec.HolderIdentity = ptr.To(v.nodeName)
+	lease.Spec.HolderIdentity = ptr.To(v.NodeName)
 	lease.Spec.LeaseDurationSeconds = ptr.To[int32](leaseDurationSeconds)
 	lease.Spec.RenewTime = &renewed
 	return k.client.Patch(ctx, lease, client.MergeFrom(base))

@@ -73,11 +73,11 @@ func (k *Kubelet) setupWithManager(mgr ctrl.Manager) (*podSyncer, error) {
 		return nil, err
 	}
 	s := &podSyncer{
-		cloud:  k.cloud,
-		client: k.client,
-		reader: mgr.GetCache(),
-		alarms: newAlarms(k.cloud.clock),
-		pods:   map[types.NamespacedName]podRecord{},
+		machines: k.machines,
+		client:   k.client,
+		reader:   mgr.GetCache(),
+		alarms:   newAlarms(k.machines.Clock()),
+		pods:     map[types.NamespacedName]podRecord{},
 	}
 	bound := predicate.NewPredicateFuncs(func(o client.Object) bool { return o.(*corev1.Pod).Spec.NodeName != "" })
 	return s, ctrl.NewControllerManagedBy(mgr).
@@ -89,11 +89,11 @@ func (k *Kubelet) setupWithManager(mgr ctrl.Manager) (*podSyncer, error) {
 		Complete(s)
 }
 
-// podSyncer plays the kubelets' part in the pods bound to the cloud's Nodes.
+// podSyncer plays the kubelets' part in the pods bound to the machines' Nodes.
 type podSyncer struct {
-	cloud  *Cloud
-	client client.Client
-	reader client.Reader
+	machines Machines
+	client   client.Client
+	reader   client.Reader
 	// alarms wake pods when their containers are due to start, on the cloud's clock.
 	alarms *alarms
 
@@ -155,7 +155,7 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 	if pod.Spec.NodeName == "" {
 		return reconcile.Result{}, nil
 	}
-	now, host, ok := s.cloud.podHost(pod.Spec.NodeName, req.String())
+	now, host, ok := s.machines.PodHost(pod.Spec.NodeName, req.String())
 	if !ok {
 		// Not one of the cloud's Nodes, or one the cloud has forgotten.
 		return reconcile.Result{}, nil
@@ -173,11 +173,11 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 	var status *corev1.PodStatus
 	started := false
 	switch {
-	case !host.ready:
+	case !host.Ready:
 		if podReady(pod) {
 			status = notReadyStatus(pod, now)
 		}
-	case rec.boot == host.boot || (rec.boot == 0 && podReady(pod)):
+	case rec.boot == host.Boot || (rec.boot == 0 && podReady(pod)):
 		// Started in this boot; or started by someone else, or by the kubelets before
 		// a restart of the simulator, and found running: adopt it. Readiness gates may
 		// have changed since.
@@ -187,7 +187,7 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 			setReady(status, pod, now)
 		}
 	default:
-		startAt := laterOf(rec.seen, host.readyAt).Add(host.startDelay)
+		startAt := laterOf(rec.seen, host.ReadyAt).Add(host.StartDelay)
 		if now.Before(startAt) {
 			s.alarms.set(req.NamespacedName, startAt)
 			// Still Ready from an earlier boot: not until the containers start again.
@@ -216,14 +216,14 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		logf.FromContext(ctx).V(1).Info("Posted the pod status", "node", pod.Spec.NodeName, "phase", status.Phase, "ready", podReady(updated))
 	}
 	if started {
-		s.update(req.NamespacedName, pod.UID, func(r *podRecord) { r.boot = host.boot })
+		s.update(req.NamespacedName, pod.UID, func(r *podRecord) { r.boot = host.Boot })
 	}
 	return reconcile.Result{}, nil
 }
 
 // finishDeletion confirms the deletion of a terminating pod on a running instance.
-func (s *podSyncer) finishDeletion(ctx context.Context, pod *corev1.Pod, host podHost) error {
-	if !host.running {
+func (s *podSyncer) finishDeletion(ctx context.Context, pod *corev1.Pod, host PodHost) error {
+	if !host.Running {
 		return nil
 	}
 	err := s.client.Delete(ctx, pod, client.GracePeriodSeconds(0), client.Preconditions{UID: &pod.UID})

@@ -440,11 +440,11 @@ func TestContainerStartDelayDraw(t *testing.T) {
 	inst := create(t, c, request("a"))
 	name := c.instances[inst.ID].hostname
 	delay := func(pod string) time.Duration {
-		_, host, ok := c.podHost(name, pod)
+		_, host, ok := c.PodHost(name, pod)
 		if !ok {
 			t.Fatal("no host")
 		}
-		return host.startDelay
+		return host.StartDelay
 	}
 	low, high := time.Hour, time.Duration(0)
 	for n := range 200 {
@@ -458,7 +458,7 @@ func TestContainerStartDelayDraw(t *testing.T) {
 	if low < 900*time.Millisecond || high > 1100*time.Millisecond || high-low < 100*time.Millisecond {
 		t.Errorf("delays spread over [%s, %s]", low, high)
 	}
-	if _, _, ok := c.podHost("elsewhere", "default/pod"); ok {
+	if _, _, ok := c.PodHost("elsewhere", "default/pod"); ok {
 		t.Error("a Node the cloud does not know has a host")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"hash/fnv"
-	"math/rand/v2"
 	"net/netip"
 	"strings"
 	"time"
@@ -18,29 +17,10 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
-// podHost is what the pods bound to one Node see of the instance behind it.
-type podHost struct {
-	instanceID string
-	privateIP  string
-	boot       int
-	// running: the instance is running, so a kubelet can confirm pod deletions.
-	running bool
-	// ready: the instance runs and its kubelet reports the Node Ready, since readyAt.
-	ready   bool
-	readyAt time.Time
-	// startDelay is the container start delay of the pod asked about in this boot.
-	startDelay time.Duration
-}
-
-// podHost returns the clock time and what a pod sees of the instance behind the Node
+// PodHost returns the clock time and what a pod sees of the instance behind the Node
 // nodeName, with the pod's container start delay in the current boot; false when the
 // cloud knows no such instance.
-//
-// The delay is jittered from a source seeded with the instance ID, the boot and the pod's
-// key rather than from the cloud's source: pods are synced concurrently, in no set order,
-// and drawing from the shared source would shift every later launch of the run. Instance
-// IDs come from the seeded source, so the delays are as repeatable as the rest.
-func (c *Cloud) podHost(nodeName, podKey string) (time.Time, podHost, bool) {
+func (c *Cloud) PodHost(nodeName, podKey string) (time.Time, PodHost, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
@@ -51,21 +31,17 @@ func (c *Cloud) podHost(nodeName, podKey string) (time.Time, podHost, bool) {
 		}
 		v := inst.nodeView(now, c.region)
 		running := inst.State == cloudprovider.StateRunning
-		h := fnv.New64a()
-		fmt.Fprintf(h, "%s/%d/%s", inst.ID, v.boot, podKey)
-		seed := h.Sum64()
-		rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-		return now, podHost{
-			instanceID: inst.ID,
-			privateIP:  inst.privateIP,
-			boot:       v.boot,
-			running:    running,
-			ready:      running && v.phase == phaseReady,
-			readyAt:    v.since,
-			startDelay: inst.physics.draw(rng, inst.physics.ContainerStartDelay, c.timeScale),
+		return now, PodHost{
+			InstanceID: inst.ID,
+			PrivateIP:  inst.privateIP,
+			Boot:       v.Boot,
+			Running:    running,
+			Ready:      running && v.Phase == NodeReady,
+			ReadyAt:    v.Since,
+			StartDelay: inst.physics.PodStartDelay(inst.ID, v.Boot, podKey, c.timeScale),
 		}, true
 	}
-	return now, podHost{}, false
+	return now, PodHost{}, false
 }
 
 const (
@@ -128,14 +104,14 @@ func notReadyStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
 // runningStatus returns the pod's status once its containers started at startedAt on
 // host, for a pod first seen at seen. Containers that ran before, in an earlier boot,
 // count a restart.
-func runningStatus(pod *corev1.Pod, host podHost, seen, startedAt time.Time) *corev1.PodStatus {
+func runningStatus(pod *corev1.Pod, host PodHost, seen, startedAt time.Time) *corev1.PodStatus {
 	s := pod.Status.DeepCopy()
 	s.Phase = corev1.PodRunning
 	if s.StartTime == nil {
-		s.StartTime = ptr.To(metav1.NewTime(laterOf(seen, host.readyAt)))
+		s.StartTime = ptr.To(metav1.NewTime(laterOf(seen, host.ReadyAt)))
 	}
-	s.HostIP = host.privateIP
-	s.HostIPs = []corev1.HostIP{{IP: host.privateIP}}
+	s.HostIP = host.PrivateIP
+	s.HostIPs = []corev1.HostIP{{IP: host.PrivateIP}}
 	if s.PodIP == "" {
 		s.PodIP = podIP(pod, host)
 		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
@@ -182,7 +158,7 @@ func setReady(s *corev1.PodStatus, pod *corev1.Pod, now time.Time) {
 
 // containerStatuses returns the statuses of containers started at startedAt. Init
 // containers ran to completion before, except sidecars, which keep running.
-func containerStatuses(pod *corev1.Pod, host podHost, containers []corev1.Container, previous []corev1.ContainerStatus, startedAt time.Time, init bool) []corev1.ContainerStatus {
+func containerStatuses(pod *corev1.Pod, host PodHost, containers []corev1.Container, previous []corev1.ContainerStatus, startedAt time.Time, init bool) []corev1.ContainerStatus {
 	if len(containers) == 0 {
 		return nil
 	}
@@ -245,9 +221,9 @@ func containerNames(pod *corev1.Pod) []string {
 
 // podIP is a stable address for the pod in 100.64.0.0/10, from its namespace and name;
 // pods on the host's network have the host's.
-func podIP(pod *corev1.Pod, host podHost) string {
+func podIP(pod *corev1.Pod, host PodHost) string {
 	if pod.Spec.HostNetwork {
-		return host.privateIP
+		return host.PrivateIP
 	}
 	h := fnv.New32a()
 	h.Write([]byte(pod.Namespace + "/" + pod.Name))
@@ -271,8 +247,8 @@ func imageID(image string) string {
 
 // containerID names a container of one boot of the host; it changes when the container
 // is started again.
-func containerID(pod *corev1.Pod, host podHost, name string) string {
-	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%s/%s/%s", host.instanceID, host.boot, pod.UID, pod.Namespace+"/"+pod.Name, name)))
+func containerID(pod *corev1.Pod, host PodHost, name string) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d/%s/%s/%s", host.InstanceID, host.Boot, pod.UID, pod.Namespace+"/"+pod.Name, name)))
 	return "containerd://" + hex.EncodeToString(sum[:])
 }
 

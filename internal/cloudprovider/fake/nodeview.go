@@ -10,98 +10,47 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
-// nodePhase is what the kubelet of an instance reports during the current boot.
-type nodePhase int
-
-const (
-	// phaseAbsent: the kubelet has not registered yet during this boot, or never will.
-	phaseAbsent nodePhase = iota
-	// phaseNotReady: registered, waiting for the network.
-	phaseNotReady
-	phaseReady
-	// phaseShuttingDown: a stop or termination began after the kubelet registered.
-	phaseShuttingDown
-)
-
-func (p nodePhase) String() string {
-	return [...]string{"Absent", "NotReady", "Ready", "ShuttingDown"}[p]
-}
-
-// nodeView is what the kubelet of one instance reports at some time. It holds copies,
-// so the kubelet simulator uses it without the cloud's lock.
-type nodeView struct {
-	instanceID   string
-	nodeName     string
-	providerID   string
-	privateIP    string
-	instanceType *cloudprovider.InstanceType
-	// labels and taints are those the kubelet registers the Node with.
-	labels map[string]string
-	taints []corev1.Taint
-
-	boot  int
-	phase nodePhase
-	// since is when the phase began.
-	since time.Time
-	// images are the images pulled so far, in pull order.
-	images []string
-}
-
-// nodeViews returns the kubelets' view of every instance the cloud knows, by instance
+// NodeViews returns the kubelets' view of every instance the cloud knows, by instance
 // ID, and the clock time it holds for.
-func (c *Cloud) nodeViews() (time.Time, []nodeView) {
+func (c *Cloud) NodeViews() (time.Time, []NodeView) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
 	c.advance(now)
-	views := make([]nodeView, 0, len(c.instances))
+	views := make([]NodeView, 0, len(c.instances))
 	for _, inst := range c.instances {
 		views = append(views, inst.nodeView(now, c.region))
 	}
-	sort.Slice(views, func(a, b int) bool { return views[a].instanceID < views[b].instanceID })
+	sort.Slice(views, func(a, b int) bool { return views[a].InstanceID < views[b].InstanceID })
 	return now, views
 }
 
-func (i *instance) nodeView(now time.Time, region string) nodeView {
+func (i *instance) nodeView(now time.Time, region string) NodeView {
 	offering := cloudprovider.Offering{Zone: i.Zone, CapacityType: i.CapacityType}
-	v := nodeView{
-		instanceID:   i.ID,
-		nodeName:     i.hostname,
-		providerID:   i.ProviderID,
-		privateIP:    i.privateIP,
-		instanceType: i.instanceType,
-		labels:       maps.Clone(i.labels),
-		boot:         i.boot.number,
+	v := NodeView{
+		InstanceID:   i.ID,
+		NodeName:     i.hostname,
+		ProviderID:   i.ProviderID,
+		PrivateIP:    i.privateIP,
+		InstanceType: i.instanceType,
+		Labels:       maps.Clone(i.labels),
+		Boot:         i.boot.Number,
 	}
 	// The kubelet's own labels win over requested ones, as the kubelet's do.
-	if v.labels == nil {
-		v.labels = map[string]string{}
+	if v.Labels == nil {
+		v.Labels = map[string]string{}
 	}
-	maps.Copy(v.labels, offeringLabels(region, i.instanceType, offering))
-	v.labels[corev1.LabelHostname] = i.hostname
+	maps.Copy(v.Labels, offeringLabels(region, i.instanceType, offering))
+	v.Labels[corev1.LabelHostname] = i.hostname
 	for _, t := range i.taints {
-		v.taints = append(v.taints, *t.DeepCopy())
+		v.Taints = append(v.Taints, *t.DeepCopy())
 	}
-
-	b := i.boot
-	// happened reports whether a kubelet event of this boot took place by now: events
-	// after the shutdown began never do.
-	happened := func(t time.Time) bool {
-		return !t.After(now) && (b.shutdownAt.IsZero() || t.Before(b.shutdownAt))
-	}
-	switch {
-	case i.neverRegister || !happened(b.registerAt):
-		v.phase = phaseAbsent
-	case !b.shutdownAt.IsZero():
-		v.phase, v.since = phaseShuttingDown, b.shutdownAt
-	case happened(b.readyAt):
-		v.phase, v.since = phaseReady, b.readyAt
-	default:
-		v.phase, v.since = phaseNotReady, b.registerAt
+	if !i.neverRegister {
+		v.Phase, v.Since = i.boot.Phase(now)
 	}
 	for n, at := range i.pulledAt {
 		if !at.IsZero() && !at.After(now) {
-			v.images = append(v.images, i.images[n])
+			v.Images = append(v.Images, i.images[n])
 		}
 	}
 	return v

@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"fmt"
+	"hash/fnv"
 	"math/rand/v2"
 	"time"
 
@@ -78,13 +80,25 @@ func (p Physics) With(o *v1alpha1.FakePhysics) Physics {
 	return p
 }
 
-// draw returns one occurrence of the delay d: multiplied by a factor uniform in
+// Draw returns one occurrence of the delay d: multiplied by a factor uniform in
 // [1-j, 1+j] for a jitter j, then divided by the time scale. No number is drawn when
 // there is no jitter, so that turning jitter off does not shift the rest of the sequence.
-func (p Physics) draw(rng *rand.Rand, d time.Duration, timeScale float64) time.Duration {
+func (p Physics) Draw(rng *rand.Rand, d time.Duration, timeScale float64) time.Duration {
 	factor := 1.0
 	if j := float64(min(max(p.JitterPercent, 0), 100)) / 100; j > 0 {
 		factor += j * (2*rng.Float64() - 1)
 	}
 	return time.Duration(float64(d) * factor / timeScale)
+}
+
+// PodStartDelay draws the container start delay of the pod podKey on a machine in
+// one of its boots. The jitter comes from a source seeded with the instance ID, the boot
+// and the pod's key rather than from a shared source: pods are synced concurrently, in no
+// set order, and drawing from a shared source would shift every later draw of the run.
+// Instance IDs come from seeded sources, so the delays are as repeatable as the rest.
+func (p Physics) PodStartDelay(instanceID string, boot int, podKey string, timeScale float64) time.Duration {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s/%d/%s", instanceID, boot, podKey)
+	seed := h.Sum64()
+	return p.Draw(rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), p.ContainerStartDelay, timeScale)
 }

@@ -26,21 +26,21 @@ func TestLaunchTimeline(t *testing.T) {
 
 	steps := []struct {
 		step   time.Duration
-		phase  nodePhase
+		phase  NodePhase
 		images int
 	}{
-		{p.BootDelay - tick, phaseAbsent, 0},
-		{tick, phaseNotReady, 0},
-		{p.ReadyDelay - tick, phaseNotReady, 0},
-		{tick, phaseReady, 0},
-		{p.ImagePullDelay, phaseReady, 1},
-		{p.ImagePullDelay - tick, phaseReady, 1},
-		{tick, phaseReady, 2},
+		{p.BootDelay - tick, NodeAbsent, 0},
+		{tick, NodeNotReady, 0},
+		{p.ReadyDelay - tick, NodeNotReady, 0},
+		{tick, NodeReady, 0},
+		{p.ImagePullDelay, NodeReady, 1},
+		{p.ImagePullDelay - tick, NodeReady, 1},
+		{tick, NodeReady, 2},
 	}
 	for n, s := range steps {
 		clk.Step(s.step)
-		if v := view(t, c, inst.ID); v.phase != s.phase || len(v.images) != s.images {
-			t.Fatalf("step %d: phase %v with %d images, want %v with %d", n, v.phase, len(v.images), s.phase, s.images)
+		if v := view(t, c, inst.ID); v.Phase != s.phase || len(v.Images) != s.images {
+			t.Fatalf("step %d: phase %v with %d images, want %v with %d", n, v.Phase, len(v.Images), s.phase, s.images)
 		}
 	}
 	if got := clk.Since(epoch); got != 40*time.Second+2*p.ImagePullDelay {
@@ -58,8 +58,8 @@ func TestStopStartTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantState(t, c, inst.ID, cloudprovider.StateStopping)
-	if v := view(t, c, inst.ID); v.phase != phaseShuttingDown {
-		t.Fatalf("phase after stop = %v, want ShuttingDown", v.phase)
+	if v := view(t, c, inst.ID); v.Phase != NodeShuttingDown {
+		t.Fatalf("phase after stop = %v, want ShuttingDown", v.Phase)
 	}
 	clk.Step(p.StopDelay - tick)
 	wantState(t, c, inst.ID, cloudprovider.StateStopping)
@@ -70,19 +70,19 @@ func TestStopStartTimeline(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantState(t, c, inst.ID, cloudprovider.StatePending)
-	if v := view(t, c, inst.ID); v.phase != phaseAbsent || v.boot != 2 {
-		t.Fatalf("after start: phase %v boot %d, want Absent in boot 2", v.phase, v.boot)
+	if v := view(t, c, inst.ID); v.Phase != NodeAbsent || v.Boot != 2 {
+		t.Fatalf("after start: phase %v boot %d, want Absent in boot 2", v.Phase, v.Boot)
 	}
 	clk.Step(p.StartDelay - tick)
 	wantState(t, c, inst.ID, cloudprovider.StatePending)
 	clk.Step(tick)
 	wantState(t, c, inst.ID, cloudprovider.StateRunning)
-	if v := view(t, c, inst.ID); v.phase != phaseNotReady {
-		t.Fatalf("phase when running again = %v, want NotReady", v.phase)
+	if v := view(t, c, inst.ID); v.Phase != NodeNotReady {
+		t.Fatalf("phase when running again = %v, want NotReady", v.Phase)
 	}
 	clk.Step(p.ResumeDelay)
-	if v := view(t, c, inst.ID); v.phase != phaseReady {
-		t.Fatalf("phase after resume = %v, want Ready", v.phase)
+	if v := view(t, c, inst.ID); v.Phase != NodeReady {
+		t.Fatalf("phase after resume = %v, want Ready", v.Phase)
 	}
 }
 
@@ -98,8 +98,8 @@ func TestTerminateTimeline(t *testing.T) {
 	clk.Step(tick)
 	wantState(t, c, inst.ID, cloudprovider.StateTerminated)
 	// The kubelet never came up in this boot, so it has nothing to report.
-	if v := view(t, c, inst.ID); v.phase != phaseAbsent {
-		t.Errorf("phase = %v, want Absent", v.phase)
+	if v := view(t, c, inst.ID); v.Phase != NodeAbsent {
+		t.Errorf("phase = %v, want Absent", v.Phase)
 	}
 }
 
@@ -117,7 +117,7 @@ func TestJitterBoundedAndSeeded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 1))
 	low, high := 10*time.Second, time.Duration(0)
 	for range 1000 {
-		d := p.draw(rng, 10*time.Second, 1)
+		d := p.Draw(rng, 10*time.Second, 1)
 		low, high = min(low, d), max(high, d)
 	}
 	if low < 9*time.Second || high > 11*time.Second {
@@ -171,7 +171,7 @@ func TestNodeClassPhysics(t *testing.T) {
 	wantState(t, c, inst.ID, cloudprovider.StateRunning)
 	// Other delays keep the cloud's values.
 	clk.Step(c.physics.BootDelay - tick)
-	if v := view(t, c, inst.ID); v.phase != phaseAbsent {
+	if v := view(t, c, inst.ID); v.Phase != NodeAbsent {
 		t.Errorf("registered before the cloud's boot delay")
 	}
 }

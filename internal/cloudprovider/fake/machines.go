@@ -1,0 +1,134 @@
+package fake
+
+import (
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/utils/clock"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// Machines is what the kubelet simulator reads of a cloud: what the kubelet of each
+// machine reports at a moment, and when that changes next. The fake Cloud is one; the
+// simulator's aws mode feeds the same kubelets from the instances of an EC2 emulator
+// (internal/sim/ec2machines).
+type Machines interface {
+	// Clock is the clock the machines' timelines are on.
+	Clock() clock.WithTicker
+	// Changes signals, coalesced, that machines changed other than by the passing of
+	// time. The channel has one reader, the kubelet simulator's Node loop.
+	Changes() <-chan struct{}
+	// NodeViews returns what the kubelet of every machine reports now, by instance ID,
+	// and the clock time it holds for.
+	NodeViews() (time.Time, []NodeView)
+	// NextEvent returns the earliest change after the given clock time of what a
+	// kubelet reports.
+	NextEvent(after time.Time) (time.Time, bool)
+	// PodHost returns the clock time and what the pods bound to the Node nodeName see
+	// of the machine behind it, with the container start delay of the pod podKey
+	// (namespace/name) in the current boot; false when no machine runs that Node.
+	PodHost(nodeName, podKey string) (time.Time, PodHost, bool)
+}
+
+var _ Machines = (*Cloud)(nil)
+
+// NodePhase is what the kubelet of a machine reports during the current boot.
+type NodePhase int
+
+const (
+	// NodeAbsent: the kubelet has not registered yet during this boot, or never will.
+	NodeAbsent NodePhase = iota
+	// NodeNotReady: registered, waiting for the network.
+	NodeNotReady
+	// NodeReady: registered and Ready.
+	NodeReady
+	// NodeShuttingDown: a stop or termination began after the kubelet registered.
+	NodeShuttingDown
+)
+
+func (p NodePhase) String() string {
+	return [...]string{"Absent", "NotReady", "Ready", "ShuttingDown"}[p]
+}
+
+// NodeView is what the kubelet of one machine reports at some time. It holds copies,
+// so that the kubelet simulator uses it without the cloud's lock.
+type NodeView struct {
+	InstanceID   string
+	NodeName     string
+	ProviderID   string
+	PrivateIP    string
+	InstanceType *cloudprovider.InstanceType
+	// Labels and Taints are those the kubelet registers the Node with, its own labels
+	// (hostname, zone, instance type…) included.
+	Labels map[string]string
+	Taints []corev1.Taint
+
+	Boot  int
+	Phase NodePhase
+	// Since is when the phase began.
+	Since time.Time
+	// Images are the images pulled so far, in pull order.
+	Images []string
+}
+
+// PodHost is what the pods bound to one Node see of the machine behind it.
+type PodHost struct {
+	InstanceID string
+	PrivateIP  string
+	Boot       int
+	// Running: the machine runs, so its kubelet can confirm pod deletions.
+	Running bool
+	// Ready: the machine runs and its kubelet reports the Node Ready, since ReadyAt.
+	Ready   bool
+	ReadyAt time.Time
+	// StartDelay is the container start delay of the pod asked about in this boot.
+	StartDelay time.Duration
+}
+
+// Boot is the kubelet's timeline during one run of a machine, from a launch or a start
+// to a stop or a termination.
+type Boot struct {
+	// Number counts the boots of the machine from 1.
+	Number     int
+	RegisterAt time.Time
+	ReadyAt    time.Time
+	// ShutdownAt is when a stop or a termination began, zero while none has.
+	ShutdownAt time.Time
+}
+
+// Happened reports whether a kubelet event of this boot at t took place by now: events
+// after the shutdown began never do.
+func (b Boot) Happened(t, now time.Time) bool {
+	return !t.After(now) && (b.ShutdownAt.IsZero() || t.Before(b.ShutdownAt))
+}
+
+// Phase returns what the kubelet reports at now, and since when.
+func (b Boot) Phase(now time.Time) (NodePhase, time.Time) {
+	switch {
+	case !b.Happened(b.RegisterAt, now):
+		return NodeAbsent, time.Time{}
+	case !b.ShutdownAt.IsZero():
+		return NodeShuttingDown, b.ShutdownAt
+	case b.Happened(b.ReadyAt, now):
+		return NodeReady, b.ReadyAt
+	default:
+		return NodeNotReady, b.RegisterAt
+	}
+}
+
+// NextEvent returns the earliest of the boot's registration, readiness and the other
+// given kubelet events (image pulls) after the given time that will happen before the
+// shutdown.
+func (b Boot) NextEvent(after time.Time, others ...time.Time) (time.Time, bool) {
+	var next time.Time
+	for _, t := range append([]time.Time{b.RegisterAt, b.ReadyAt}, others...) {
+		if t.IsZero() || !t.After(after) || (!b.ShutdownAt.IsZero() && !t.Before(b.ShutdownAt)) {
+			continue
+		}
+		if next.IsZero() || t.Before(next) {
+			next = t
+		}
+	}
+	return next, !next.IsZero()
+}

@@ -1,0 +1,47 @@
+package fake
+
+import (
+	"testing"
+	"time"
+)
+
+func TestBootPhase(t *testing.T) {
+	at := func(s int) time.Time { return epoch.Add(time.Duration(s) * time.Second) }
+	booting := Boot{Number: 1, RegisterAt: at(30), ReadyAt: at(40)}
+	stopped := booting
+	stopped.ShutdownAt = at(35)
+	stoppedEarly := booting
+	stoppedEarly.ShutdownAt = at(10)
+	for _, c := range []struct {
+		name  string
+		boot  Boot
+		now   int
+		phase NodePhase
+		since time.Time
+	}{
+		{"before registration", booting, 29, NodeAbsent, time.Time{}},
+		{"registered", booting, 30, NodeNotReady, at(30)},
+		{"ready", booting, 40, NodeReady, at(40)},
+		{"stopped before ready", stopped, 50, NodeShuttingDown, at(35)},
+		{"stopped before registering", stoppedEarly, 50, NodeAbsent, time.Time{}},
+	} {
+		if phase, since := c.boot.Phase(at(c.now)); phase != c.phase || !since.Equal(c.since) {
+			t.Errorf("%s: %v since %v, want %v since %v", c.name, phase, since, c.phase, c.since)
+		}
+	}
+}
+
+func TestBootNextEvent(t *testing.T) {
+	at := func(s int) time.Time { return epoch.Add(time.Duration(s) * time.Second) }
+	b := Boot{Number: 1, RegisterAt: at(30), ReadyAt: at(40)}
+	if next, ok := b.NextEvent(at(0), at(45), time.Time{}); !ok || !next.Equal(at(30)) {
+		t.Errorf("next after 0: %v %v, want registration at 30", next, ok)
+	}
+	if next, ok := b.NextEvent(at(40), at(45)); !ok || !next.Equal(at(45)) {
+		t.Errorf("next after 40: %v %v, want the pull at 45", next, ok)
+	}
+	b.ShutdownAt = at(35)
+	if next, ok := b.NextEvent(at(30), at(45)); ok {
+		t.Errorf("next after a shutdown at 35: %v, want none: events after the shutdown never happen", next)
+	}
+}
