@@ -1,0 +1,83 @@
+package ec2machines
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+// rootVolume is the ephemeral storage a node reports: the EKS images' default root
+// volume of 20 GiB. The emulator keeps no volume sizes worth reading.
+var rootVolume = resource.MustParse("20Gi")
+
+// machineShape returns what the kubelet of an instance of the type reports, as EC2
+// describes the type: vCPUs, memory, the pods the VPC CNI gives addresses to, and what
+// nodeadm reserves for the system. It plays the part of nodeadm on a real node and so
+// shares no code with the operator's catalogue, whose figures it checks.
+func machineShape(info ec2types.InstanceTypeInfo) (*cloudprovider.InstanceType, error) {
+	name := string(info.InstanceType)
+	if info.VCpuInfo == nil || info.VCpuInfo.DefaultVCpus == nil || info.MemoryInfo == nil || info.MemoryInfo.SizeInMiB == nil {
+		return nil, fmt.Errorf("instance type %s: EC2 describes no vCPUs or memory", name)
+	}
+	pods, err := maxPods(info)
+	if err != nil {
+		return nil, fmt.Errorf("instance type %s: %w", name, err)
+	}
+	cpus := int64(*info.VCpuInfo.DefaultVCpus)
+	arch := "amd64"
+	if info.ProcessorInfo != nil && slices.Contains(info.ProcessorInfo.SupportedArchitectures, ec2types.ArchitectureTypeArm64) {
+		arch = "arm64"
+	}
+	return &cloudprovider.InstanceType{
+		Name:         name,
+		Architecture: arch,
+		Capacity: corev1.ResourceList{
+			corev1.ResourceCPU:              *resource.NewQuantity(cpus, resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity(*info.MemoryInfo.SizeInMiB<<20, resource.BinarySI),
+			corev1.ResourcePods:             *resource.NewQuantity(pods, resource.DecimalSI),
+			corev1.ResourceEphemeralStorage: rootVolume,
+		},
+		Overhead: reserved(cpus, pods),
+	}, nil
+}
+
+// maxPods is the VPC CNI's limit without prefix delegation: each network interface but
+// the primary address of each gives its secondary addresses to pods, plus two for the
+// host-network pods (kube-proxy, the CNI itself).
+func maxPods(info ec2types.InstanceTypeInfo) (int64, error) {
+	n := info.NetworkInfo
+	if n == nil || n.MaximumNetworkInterfaces == nil || n.Ipv4AddressesPerInterface == nil {
+		return 0, fmt.Errorf("EC2 describes no network interface limits")
+	}
+	return int64(*n.MaximumNetworkInterfaces)*(int64(*n.Ipv4AddressesPerInterface)-1) + 2, nil
+}
+
+// reserved is what nodeadm sets aside on an EKS node: kube-reserved CPU by a sliding
+// share of the cores (6% of the first, 1% of the second, 0.5% of the next two, 0.25% of
+// the rest), kube-reserved memory of 255 MiB plus 11 MiB per pod and ephemeral storage
+// of 1 GiB, and the kubelet's hard eviction thresholds (100 MiB of memory, 10% of the
+// root volume).
+func reserved(cpus, pods int64) corev1.ResourceList {
+	shares := []struct {
+		cores    int64
+		perMille float64
+	}{{1, 60}, {1, 10}, {2, 5}, {math.MaxInt32, 2.5}}
+	millicores, left := 0.0, cpus
+	for _, s := range shares {
+		n := min(left, s.cores)
+		millicores += float64(n) * s.perMille
+		left -= n
+	}
+	storage := resource.NewQuantity(1<<30+rootVolume.Value()/10, resource.BinarySI)
+	return corev1.ResourceList{
+		corev1.ResourceCPU:              *resource.NewMilliQuantity(int64(math.Round(millicores)), resource.DecimalSI),
+		corev1.ResourceMemory:           *resource.NewQuantity((255+11*pods+100)<<20, resource.BinarySI),
+		corev1.ResourceEphemeralStorage: *storage,
+	}
+}
