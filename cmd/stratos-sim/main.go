@@ -3,7 +3,7 @@
 // with its kubelet simulator, and the stratos binary, driven by a scenario file. See
 // docs/simulator.md.
 //
-//	stratos-sim run SCENARIO [--json FILE] [--plot FILE] [--time-scale X]
+//	stratos-sim run SCENARIO [--json FILE] [--plot FILE] [--time-scale X] [--cloud fake|aws]
 package main
 
 import (
@@ -43,6 +43,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	jsonPath := fs.String("json", "", "write the JSON report to this file")
 	plotPath := fs.String("plot", "", "write an SVG plot of pods and nodes over time and the latency CDF to this file")
 	timeScale := fs.Float64("time-scale", 0, "run this many times faster than real time (default: the scenario's timeScale)")
+	cloud := fs.String("cloud", "", "the cloud to run against: fake, or aws (the EC2 provider against moto, an EC2 emulator) (default: the scenario's cloud, fake unless it says)")
 	toolsDir := fs.String("tools-dir", envOr("STRATOS_TOOLS_DIR", "bin"), "folder with etcd, kube-apiserver, kube-scheduler and kube-controller-manager (built by hack/tools.sh)")
 	stratos := fs.String("stratos", "", "the stratos binary to run (default: stratos next to this binary)")
 	crds := fs.String("crds", "config/crd/bases", "folder with the Stratos CRDs")
@@ -81,6 +82,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if *timeScale > 0 {
 		s.TimeScale = *timeScale
+	}
+	if *cloud != "" {
+		// What the scenario asks may not be there on the other cloud: check again.
+		s.Cloud = *cloud
+		if err := s.Validate(); err != nil {
+			fmt.Fprintf(stderr, "stratos-sim: %s with --cloud=%s: %v\n", path, *cloud, err)
+			return 1
+		}
 	}
 	if *stratos == "" {
 		*stratos = siblingBinary("stratos")

@@ -19,6 +19,7 @@ import (
 type Process struct {
 	binary string
 	args   []string
+	env    []string
 	log    *os.File
 
 	// restartMu serialises restarts, as kills scheduled by several steps may overlap.
@@ -31,13 +32,14 @@ type Process struct {
 	peakRSS  int64
 }
 
-// Start starts binary with args, appending its output to logPath.
-func Start(binary string, args []string, logPath string) (*Process, error) {
+// Start starts binary with args, in this process's environment with env added (KEY=value,
+// replacing values of the same keys), appending its output to logPath.
+func Start(binary string, args, env []string, logPath string) (*Process, error) {
 	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	p := &Process{binary: binary, args: args, log: log}
+	p := &Process{binary: binary, args: args, env: env, log: log}
 	if err := p.start(); err != nil {
 		log.Close()
 		return nil, err
@@ -48,6 +50,7 @@ func Start(binary string, args []string, logPath string) (*Process, error) {
 // start runs a new process; the caller holds no lock.
 func (p *Process) start() error {
 	cmd := exec.Command(p.binary, p.args...)
+	cmd.Env = append(os.Environ(), p.env...)
 	cmd.Stdout, cmd.Stderr = p.log, p.log
 	// Its own process group: a terminal's Ctrl-C goes to the simulator, which stops
 	// the operator itself.

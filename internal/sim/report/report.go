@@ -16,21 +16,31 @@ import (
 // stable contract: dashboards and CI scripts read them.
 type Report struct {
 	Scenario string `json:"scenario"`
-	OK       bool   `json:"ok"`
+	// Cloud is the cloud the scenario ran against: fake, or aws (moto).
+	Cloud string `json:"cloud,omitempty"`
+	OK    bool   `json:"ok"`
 	// Failures says why OK is false: a wait that timed out, a failed
 	// expectation, a broken invariant.
-	Failures     []string       `json:"failures,omitempty"`
-	TimeScale    float64        `json:"timeScale"`
-	WallSeconds  float64        `json:"wallSeconds"`
-	Pods         Pods           `json:"pods"`
-	Nodes        Nodes          `json:"nodes"`
-	CloudCalls   map[string]int `json:"cloudCalls"` // by operation, e.g. "Create", "Start"
-	APIWrites    map[string]int `json:"apiWrites"`  // API writes by Stratos, by "verb Kind"
-	Invariants   Invariants     `json:"invariants"`
-	Operator     Operator       `json:"operator"`
-	Provisioning Provisioning   `json:"provisioning"`
-	Steps        []Step         `json:"steps"`
-	Timeline     []Sample       `json:"timeline"`
+	Failures    []string `json:"failures,omitempty"`
+	TimeScale   float64  `json:"timeScale"`
+	WallSeconds float64  `json:"wallSeconds"`
+	Pods        Pods     `json:"pods"`
+	Nodes       Nodes    `json:"nodes"`
+	// CloudCalls are the operator's cloud calls by operation: "Create", "Start" on the
+	// fake cloud; "ec2:CreateFleet", "ssm:GetParameter" on aws, as moto received them.
+	CloudCalls map[string]int `json:"cloudCalls"`
+	// CloudErrors are the operator's calls that failed, by operation and error code
+	// ("ec2:StartInstances IncorrectInstanceState"); aws only.
+	CloudErrors map[string]int `json:"cloudErrors,omitempty"`
+	// SimulatorCloudCalls are the simulator's own calls to the cloud (its kubelets'
+	// polls of moto), apart from the operator's; aws only.
+	SimulatorCloudCalls map[string]int `json:"simulatorCloudCalls,omitempty"`
+	APIWrites           map[string]int `json:"apiWrites"` // API writes by Stratos, by "verb Kind"
+	Invariants          Invariants     `json:"invariants"`
+	Operator            Operator       `json:"operator"`
+	Provisioning        Provisioning   `json:"provisioning"`
+	Steps               []Step         `json:"steps"`
+	Timeline            []Sample       `json:"timeline"`
 }
 
 // Pods summarises the workload pods the scenario created.
@@ -137,6 +147,9 @@ func (r *Report) title() string {
 	name := r.Scenario
 	if name == "" {
 		name = "(unnamed scenario)"
+	}
+	if r.Cloud != "" {
+		name += " on " + r.Cloud
 	}
 	return name + ": " + status
 }

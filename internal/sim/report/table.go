@@ -51,6 +51,12 @@ func WriteTable(w io.Writer, r *Report) error {
 	row("Nodes from standby / warming / cold / peak", "%d / %d / %d / %d",
 		r.Nodes.StartedFromStandby, r.Nodes.TakenWhileWarming, r.Nodes.LaunchedCold, r.Nodes.Peak)
 	row("Cloud calls", "%s", formatCounts(r.CloudCalls, byName, 0))
+	if len(r.CloudErrors) > 0 {
+		row("Cloud errors", "%s", formatCounts(r.CloudErrors, byName, 0))
+	}
+	if len(r.SimulatorCloudCalls) > 0 {
+		row("Simulator's cloud calls", "%s", formatCounts(r.SimulatorCloudCalls, byName, 0))
+	}
 	row("API writes", "%d total (%s)", sumCounts(r.APIWrites), formatCounts(r.APIWrites, byCount, topAPIWriteKinds))
 	row("Invariants leaked / duplicate / orphan", "%d / %d / %d",
 		r.Invariants.LeakedInstances, r.Invariants.DuplicateInstances, r.Invariants.OrphanClaims)

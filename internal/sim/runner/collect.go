@@ -46,6 +46,9 @@ func (r *run) checkInvariants(ctx context.Context) {
 func (r *run) collect() {
 	rep := r.report
 	rep.WallSeconds = time.Since(r.started).Seconds()
+	for _, problem := range r.cloud.problems() {
+		r.fail("%s", problem)
+	}
 	times := r.observer.podTimes()
 	rep.Pods.Created = len(times)
 	for _, t := range times {
@@ -58,7 +61,7 @@ func (r *run) collect() {
 	rep.Provisioning.StartCallLatencySeconds = report.Percentiles(r.startCallLatencies(times))
 	counts := r.observer.counters()
 	rep.Nodes.StartedFromStandby, rep.Nodes.TakenWhileWarming, rep.Nodes.LaunchedCold = counts.startedFromStandby, counts.takenWhileWarming, counts.launchedCold
-	rep.CloudCalls = r.cloud.Calls()
+	r.cloud.record(rep)
 	rep.APIWrites = auditedWrites(r.opts.WorkDir + "/audit.log")
 	rep.Operator.Restarts = r.operator.Restarts()
 	rep.Operator.PeakRSSBytes = r.operator.PeakRSS()
@@ -103,7 +106,7 @@ func (r *run) startCallLatencies(times []podTimes) []float64 {
 	slices.SortFunc(marks, time.Time.Compare)
 	var slots []time.Time
 	counted := map[string]bool{}
-	for _, call := range r.recording.startCalls() {
+	for _, call := range r.cloud.startCalls() {
 		for _, id := range call.ids {
 			if !counted[id] && r.observer.startedFromStandby(id) {
 				counted[id] = true

@@ -1,8 +1,9 @@
-// Package runner runs a scenario against a simulated cluster: a real control plane, the
-// fake cloud with its kubelet simulator in this process, and the real stratos binary as
-// a child process reaching the cloud over loopback, so that the operator can be killed
-// while its instances live on. It reports what users feel (pod creation → Running) and
-// what must never happen (leaks, duplicates).
+// Package runner runs a scenario against a simulated cluster: a real control plane, a
+// cloud (the fake cloud in this process, or moto with the EC2 provider) with the kubelet
+// simulator in this process, and the real stratos binary as a child process reaching the
+// cloud over loopback, so that the operator can be killed while its instances live on.
+// It reports what users feel (pod creation → Running) and what must never happen
+// (leaks, duplicates).
 package runner
 
 import (
@@ -12,8 +13,6 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -21,7 +20,6 @@ import (
 
 	"github.com/go-logr/logr/funcr"
 	"k8s.io/client-go/rest"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	ctrllog "sigs.k8s.io/controller-runtime/pkg/log"
@@ -61,16 +59,15 @@ type Options struct {
 
 // run is one scenario run in progress.
 type run struct {
-	opts      Options
-	scale     float64
-	started   time.Time
-	rng       *rand.Rand
-	cloud     *fake.Cloud
-	recording *recordingCloud
-	client    client.Client
-	observer  *observer
-	operator  *operatorproc.Process
-	report    *report.Report
+	opts     Options
+	scale    float64
+	started  time.Time
+	rng      *rand.Rand
+	cloud    simCloud
+	client   client.Client
+	observer *observer
+	operator *operatorproc.Process
+	report   *report.Report
 
 	// kills are the pending killOperator steps.
 	kills sync.WaitGroup
@@ -82,15 +79,22 @@ type run struct {
 }
 
 // Run runs the scenario and returns its report. An error means the simulated cluster
-// could not be set up or torn down; a scenario that fails is a report with OK false.
+// could not be set up or torn down; a scenario that fails is a report with OK false. On
+// aws, the scenario's fake node classes are translated in place (see awsNodeClasses).
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	s := opts.Scenario
+	if s.Cloud == scenario.CloudAWS {
+		classes := awsNodeClasses{discoveryTags: map[string]string{discoveryTag: ClusterName}, role: nodeRole}
+		if err := classes.translate(s); err != nil {
+			return nil, err
+		}
+	}
 	r := &run{
 		opts:     opts,
 		scale:    s.TimeScale,
 		rng:      rand.New(rand.NewPCG(uint64(s.Seed), 0)),
 		observer: newObserver(),
-		report:   &report.Report{Scenario: s.Name, TimeScale: s.TimeScale},
+		report:   &report.Report{Scenario: s.Name, Cloud: s.Cloud, TimeScale: s.TimeScale},
 	}
 	logf := func(format string, args ...any) {
 		if opts.Progress != nil {
@@ -109,7 +113,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 
 	simCtx, stopSim := context.WithCancel(ctx)
 	defer stopSim()
-	endpoint, stopCloud, err := r.startCloud(simCtx, cp)
+	stopCloud, err := r.startCloud(simCtx, cp)
 	if err != nil {
 		return nil, err
 	}
@@ -126,11 +130,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			return nil, err
 		}
 	}
-	r.operator, err = operatorproc.Start(opts.OperatorBinary, append(operatorArgs(cp.OperatorKubeconfig, endpoint, s), "--calendar-file="+r.calendarFile()), operatorLog)
+	r.operator, err = operatorproc.Start(opts.OperatorBinary, append(operatorArgs(cp.OperatorKubeconfig, r.cloud.operatorFlags(), s), "--calendar-file="+r.calendarFile()), r.cloud.operatorEnv(), operatorLog)
 	if err != nil {
 		return nil, err
 	}
-	logf("stratos running (log: %s); running %d steps at time scale %g", operatorLog, len(s.Steps), s.TimeScale)
+	logf("stratos running on the %s cloud (log: %s); running %d steps at time scale %g", s.Cloud, operatorLog, len(s.Steps), s.TimeScale)
 
 	r.started = time.Now()
 	background, stopBackground := context.WithCancel(simCtx)
@@ -148,21 +152,17 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	return r.report, stopErr
 }
 
-// startCloud starts the fake cloud, serves it to the operator on loopback, and runs
+// startCloud starts the scenario's cloud, serves it to the operator on loopback, and runs
 // the kubelet simulator and the observer's informers in a manager of this process.
-func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (endpoint string, stop func(), err error) {
+func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (stop func(), err error) {
 	s := r.opts.Scenario
-	r.cloud = fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)})
-	r.cloud.SetFaults(faults(s.Faults))
-	r.recording = &recordingCloud{API: r.cloud}
-
 	// The kubelets of a thousand pods write fast; client-go's default of 5 queries a
 	// second would make the simulator, not Stratos, the bottleneck.
 	cfg := rest.CopyConfig(cp.Config)
 	cfg.QPS, cfg.Burst = 2000, 4000
 	logFile, err := os.Create(filepath.Join(r.opts.WorkDir, "sim.log"))
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	logger := funcr.New(func(prefix, args string) { fmt.Fprintln(logFile, prefix, args) }, funcr.Options{})
 	// client-go and controller-runtime log through the global logger too.
@@ -174,41 +174,52 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (en
 		HealthProbeBindAddress: "0",
 	})
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
 	direct, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
-		return "", nil, err
+		return nil, err
 	}
-	if err := fake.NewKubelet(r.cloud, direct, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
-		return "", nil, err
+	switch s.Cloud {
+	case scenario.CloudAWS:
+		r.cloud, err = startAWSCloud(ctx, s, r.opts.WorkDir, warmupImages(direct))
+	default:
+		r.cloud, err = startFakeCloud(s)
 	}
-	if err := r.addObserver(ctx, mgr); err != nil {
-		return "", nil, err
+	if err != nil {
+		return nil, err
+	}
+	machines := r.cloud.machines()
+	// Machines that poll their cloud run in the manager.
+	if runnable, ok := machines.(manager.Runnable); ok {
+		err = mgr.Add(runnable)
+	}
+	if err == nil {
+		err = fake.NewKubelet(machines, direct, fake.KubeletOptions{}).SetupWithManager(mgr)
+	}
+	if err == nil {
+		err = r.addObserver(ctx, mgr)
+	}
+	if err != nil {
+		r.cloud.stop()
+		return nil, err
 	}
 	r.client = mgr.GetClient()
-
-	listener, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	server := &http.Server{Handler: fake.NewServer(r.recording), ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = server.Serve(listener) }()
 
 	mgrCtx, stopMgr := context.WithCancel(ctx)
 	done := make(chan error, 1)
 	go func() { done <- mgr.Start(mgrCtx) }()
-	if !mgr.GetCache().WaitForCacheSync(ctx) {
-		stopMgr()
-		return "", nil, errors.New("the simulator's caches did not sync")
-	}
 	stop = func() {
-		_ = server.Close()
 		stopMgr()
 		<-done
+		r.cloud.stop()
 		logFile.Close()
 	}
-	return "http://" + listener.Addr().String(), stop, nil
+	if !mgr.GetCache().WaitForCacheSync(ctx) {
+		stop()
+		return nil, errors.New("the simulator's caches did not sync")
+	}
+	return stop, nil
 }
 
 // addObserver registers the observer's handlers on the manager's informers.
@@ -228,20 +239,21 @@ func (r *run) addObserver(ctx context.Context, mgr manager.Manager) error {
 	return err
 }
 
-// operatorArgs runs the operator as a single replica against the remote fake cloud.
+// operatorArgs runs the operator as a single replica against the cloud its flags reach.
 // Leader election is off: there is one replica, and a restart should measure Stratos's
 // recovery rather than the expiry of a dead leader's Lease.
-func operatorArgs(kubeconfig, endpoint string, s *scenario.Scenario) []string {
-	return append([]string{
+func operatorArgs(kubeconfig string, cloudFlags []string, s *scenario.Scenario) []string {
+	args := append([]string{
 		"--kubeconfig=" + kubeconfig,
 		"--cluster-name=" + ClusterName,
-		"--cloud-provider=fake",
-		"--fake-cloud-endpoint=" + endpoint,
+	}, cloudFlags...)
+	args = append(args,
 		"--leader-elect=false",
 		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
 		"--log-format=text",
-	}, s.OperatorArgs...)
+	)
+	return append(args, s.OperatorArgs...)
 }
 
 // calendarFile is where setClock steps set the operator's windows clock.

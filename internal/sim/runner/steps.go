@@ -68,10 +68,10 @@ func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
 	case st.SetClock != nil:
 		return calendar.Write(r.calendarFile(), calendar.Setting{Time: st.SetClock.Time, SetAt: time.Now(), Rate: r.scale})
 	case st.Faults != nil:
-		r.cloud.SetFaults(faults(st.Faults))
+		r.cloud.setFaults(st.Faults)
 		return nil
 	case st.ClearFaults:
-		r.cloud.SetFaults(faults(nil))
+		r.cloud.setFaults(nil)
 		return nil
 	}
 	return fmt.Errorf("the step has no action")

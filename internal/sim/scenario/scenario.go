@@ -21,12 +21,17 @@ type Scenario struct {
 	// TimeScale divides every delay of the cloud's physics, and every duration of the
 	// steps, so that a scenario means the same at any scale. Defaults to 1.
 	TimeScale float64 `json:"timeScale,omitempty"`
+	// Cloud is the cloud the scenario runs against: fake (the default) or aws (the EC2
+	// provider against moto). stratos-sim run --cloud overrides it.
+	Cloud string `json:"cloud,omitempty"`
 	// Seed of the cloud's jitter and faults, and of the steps' random moments.
 	Seed int64 `json:"seed,omitempty"`
 	// OperatorArgs are extra flags for the stratos binary, such as
 	// --batch-max-duration=500ms, to compare settings on the same scenario.
 	OperatorArgs []string `json:"operatorArgs,omitempty"`
-	// Physics overrides the cloud's default timings.
+	// Physics overrides the cloud's default timings. On aws they time the kubelets only,
+	// from the moment an instance is seen running; stopDelay and terminateDelay are the
+	// fake cloud's.
 	Physics *v1alpha1.FakePhysics `json:"physics,omitempty"`
 	// Faults are injected from the start.
 	Faults *Faults `json:"faults,omitempty"`
@@ -90,6 +95,9 @@ func Parse(data []byte) (*Scenario, error) {
 	}
 	if s.Seed == 0 {
 		s.Seed = 1
+	}
+	if s.Cloud == "" {
+		s.Cloud = CloudFake
 	}
 	if err := s.Validate(); err != nil {
 		return nil, err

@@ -46,6 +46,7 @@ func (s *Scenario) Validate() error {
 	for i := range s.Steps {
 		errs = append(errs, prefix(fmt.Sprintf("steps[%d]", i), s.Steps[i].validate()))
 	}
+	errs = append(errs, s.validateCloud())
 	return errors.Join(errs...)
 }
 

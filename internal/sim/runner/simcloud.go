@@ -1,0 +1,169 @@
+package runner
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"path/filepath"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/ec2machines"
+	"github.com/stratos-sh/stratos/internal/sim/report"
+	"github.com/stratos-sh/stratos/internal/sim/scenario"
+	"github.com/stratos-sh/stratos/test/moto"
+)
+
+// simCloud is the cloud a scenario runs against, as the runner drives and observes it:
+// the fake cloud in this process, or moto with the EC2 provider.
+type simCloud interface {
+	// Instances are every instance the cloud knows, for the invariants and the
+	// start-call latency.
+	Instances() []cloudprovider.Instance
+	// machines feed the kubelet simulator.
+	machines() fake.Machines
+	// operatorFlags and operatorEnv reach the cloud from the operator.
+	operatorFlags() []string
+	operatorEnv() []string
+	// record fills the report's cloud calls.
+	record(rep *report.Report)
+	// startCalls are the operator's StartInstances calls.
+	startCalls() []startCall
+	// setFaults replaces the injected faults; only the fake cloud has them.
+	setFaults(*scenario.Faults)
+	// problems are what the cloud found wrong with the instances the operator launched.
+	problems() []string
+	stop()
+}
+
+// serve serves handler on a loopback port and returns its URL.
+func serve(handler http.Handler) (*http.Server, string, error) {
+	listener, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, "", err
+	}
+	server := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = server.Serve(listener) }()
+	return server, "http://" + listener.Addr().String(), nil
+}
+
+// fakeSimCloud is the fake cloud in this process, served to the operator over loopback.
+type fakeSimCloud struct {
+	cloud     *fake.Cloud
+	recording *recordingCloud
+	server    *http.Server
+	endpoint  string
+}
+
+func startFakeCloud(s *scenario.Scenario) (*fakeSimCloud, error) {
+	c := &fakeSimCloud{cloud: fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)})}
+	c.cloud.SetFaults(faults(s.Faults))
+	c.recording = &recordingCloud{API: c.cloud}
+	var err error
+	c.server, c.endpoint, err = serve(fake.NewServer(c.recording))
+	return c, err
+}
+
+func (c *fakeSimCloud) Instances() []cloudprovider.Instance { return c.cloud.Instances() }
+func (c *fakeSimCloud) machines() fake.Machines             { return c.cloud }
+func (c *fakeSimCloud) operatorFlags() []string {
+	return []string{"--cloud-provider=fake", "--fake-cloud-endpoint=" + c.endpoint}
+}
+func (c *fakeSimCloud) operatorEnv() []string        { return nil }
+func (c *fakeSimCloud) record(rep *report.Report)    { rep.CloudCalls = c.cloud.Calls() }
+func (c *fakeSimCloud) startCalls() []startCall      { return c.recording.startCalls() }
+func (c *fakeSimCloud) setFaults(f *scenario.Faults) { c.cloud.SetFaults(faults(f)) }
+func (c *fakeSimCloud) problems() []string           { return nil }
+func (c *fakeSimCloud) stop()                        { _ = c.server.Close() }
+
+// awsSimCloud is moto, prepared as an AWS account for the cluster, with the operator's
+// calls counted by a proxy in front of it and the kubelets fed by its instances.
+type awsSimCloud struct {
+	moto     *moto.Server
+	proxy    *recordingProxy
+	server   *http.Server
+	endpoint string
+	kubelets *ec2machines.Machines
+}
+
+// startAWSCloud starts moto (its log in the work folder) and prepares the account.
+// images tells the kubelets what to pull at first boot.
+func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string, images func(context.Context, map[string]string) []string) (*awsSimCloud, error) {
+	server, err := moto.Start(ctx, filepath.Join(workDir, "moto.log"))
+	if err != nil {
+		return nil, err
+	}
+	c := &awsSimCloud{moto: server}
+	if err := prepareAccount(ctx, server.Endpoint, ClusterName); err != nil {
+		server.Stop()
+		return nil, fmt.Errorf("preparing moto's account: %w", err)
+	}
+	target, err := url.Parse(server.Endpoint)
+	if err != nil {
+		server.Stop()
+		return nil, err
+	}
+	c.proxy = newRecordingProxy(target)
+	if c.server, c.endpoint, err = serve(c.proxy); err != nil {
+		server.Stop()
+		return nil, err
+	}
+	c.kubelets = ec2machines.New(ec2machines.Options{
+		// The kubelets call moto directly: their polls are not the operator's calls.
+		EC2:          ec2.New(ec2.Options{Region: awsRegion, Credentials: motoCredentials, BaseEndpoint: aws.String(server.Endpoint)}),
+		ClusterName:  ClusterName,
+		Region:       awsRegion,
+		Physics:      fake.DefaultPhysics().With(s.Physics),
+		TimeScale:    s.TimeScale,
+		Seed:         s.Seed,
+		WarmupImages: images,
+	})
+	return c, nil
+}
+
+func (c *awsSimCloud) Instances() []cloudprovider.Instance { return c.kubelets.Instances() }
+func (c *awsSimCloud) machines() fake.Machines             { return c.kubelets }
+func (c *awsSimCloud) operatorFlags() []string {
+	return []string{
+		"--cloud-provider=aws", "--aws-endpoint=" + c.endpoint, "--aws-region=" + awsRegion,
+		"--aws-ssm-parameter-root=" + ssmParameterRoot, "--kubernetes-version=" + kubernetesVersion,
+	}
+}
+func (c *awsSimCloud) operatorEnv() []string { return motoEnv }
+func (c *awsSimCloud) record(rep *report.Report) {
+	rep.CloudCalls, rep.CloudErrors = c.proxy.counts()
+	rep.SimulatorCloudCalls = c.kubelets.Calls()
+}
+func (c *awsSimCloud) startCalls() []startCall    { return c.proxy.startCalls() }
+func (c *awsSimCloud) setFaults(*scenario.Faults) {}
+func (c *awsSimCloud) problems() []string         { return c.kubelets.Problems() }
+func (c *awsSimCloud) stop() {
+	_ = c.server.Close()
+	c.moto.Stop()
+}
+
+// warmupImages are the images the kubelet of an instance pulls in its first boot, as on
+// the fake cloud: its pool's warmup images when its claim was made for standby. Issue 17
+// replaces this with a pre-pull pod on the node, on both clouds.
+func warmupImages(c client.Reader) func(context.Context, map[string]string) []string {
+	return func(ctx context.Context, tags map[string]string) []string {
+		claim := &v1alpha1.NodeClaim{}
+		if err := c.Get(ctx, client.ObjectKey{Name: tags[v1alpha1.TagNodeClaim]}, claim); err != nil || claim.Spec.DesiredState != v1alpha1.DesiredStandby {
+			return nil
+		}
+		pool := &v1alpha1.NodePool{}
+		if err := c.Get(ctx, client.ObjectKey{Name: claim.Spec.NodePool}, pool); err != nil {
+			return nil
+		}
+		return pool.Spec.Standby.Warmup.Images
+	}
+}

@@ -1,0 +1,52 @@
+package scenario
+
+import (
+	"strings"
+	"testing"
+)
+
+const fakeClass = `objects:
+- apiVersion: stratos.sh/v1alpha1
+  kind: FakeNodeClass
+  metadata: {name: default}
+  spec: {instanceTypes: [m5.large], hibernate: true%s}
+`
+
+func TestCloudDefaultsToFake(t *testing.T) {
+	s, err := Parse([]byte("steps:\n- sleep: 1s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Cloud != CloudFake {
+		t.Errorf("cloud %q, want fake", s.Cloud)
+	}
+}
+
+func TestAWSRefusesWhatOnlyTheFakeCloudHas(t *testing.T) {
+	cases := map[string]struct{ yaml, want string }{
+		"unknown cloud":   {"cloud: gcp\nsteps:\n- sleep: 1s\n", `cloud "gcp" is not one of [fake aws]`},
+		"faults":          {"cloud: aws\nfaults: {neverRegister: 0.1}\nsteps:\n- sleep: 1s\n", "faults: only the fake cloud has it"},
+		"stop delay":      {"cloud: aws\nphysics: {stopDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.stopDelay: only the fake cloud"},
+		"terminate delay": {"cloud: aws\nphysics: {terminateDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.terminateDelay"},
+		"a faults step":   {"cloud: aws\nsteps:\n- sleep: 1s\n- faults: {neverRegister: 0.1}\n", "steps[1]: faults: only the fake cloud"},
+		"clearFaults":     {"cloud: aws\nsteps:\n- clearFaults: true\n", "steps[0]: clearFaults"},
+		"class zones":     {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", zones: [fake-1a]", 1) + "steps:\n- sleep: 1s\n", "objects[0]: FakeNodeClass default: spec.zones: only the fake cloud"},
+		"class physics":   {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", physics: {bootDelay: 1s}", 1) + "steps:\n- sleep: 1s\n", "spec.physics"},
+		"applied class":   {"cloud: aws\nsteps:\n- apply:\n  - {apiVersion: stratos.sh/v1alpha1, kind: FakeNodeClass, metadata: {name: x}, spec: {faults: {}}}\n", "steps[0]: apply[0]: FakeNodeClass x: spec.faults"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			_, err := Parse([]byte(c.yaml))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got error %v, want one containing %q", err, c.want)
+			}
+		})
+	}
+}
+
+func TestAWSAcceptsTheKubeletTimings(t *testing.T) {
+	yaml := "cloud: aws\nphysics: {bootDelay: 5s, readyDelay: 2s}\n" + strings.Replace(fakeClass, "%s", "", 1) + "steps:\n- sleep: 1s\n"
+	if _, err := Parse([]byte(yaml)); err != nil {
+		t.Errorf("a class with instance types and hibernate, and the kubelets' timings, on aws: %v", err)
+	}
+}
