@@ -103,6 +103,9 @@ type Step struct {
 	OK          bool    `json:"ok"`
 	Seconds     float64 `json:"seconds"`
 	Message     string  `json:"message,omitempty"`
+	// CloudCalls are the operator's cloud calls during the step, by operation, as in
+	// Report.CloudCalls; a burst's calls are those of the steps that wait for it.
+	CloudCalls map[string]int `json:"cloudCalls,omitempty"`
 }
 
 // Sample is a point-in-time snapshot of the simulated cluster.

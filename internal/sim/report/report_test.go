@@ -71,7 +71,7 @@ func sampleReport() *Report {
 		Operator:     Operator{Restarts: 2, PeakRSSBytes: 150 << 20},
 		Provisioning: Provisioning{StartCallLatencySeconds: Latency{P50: 0.05, P90: 0.1, P99: 0.2, Max: 0.3}},
 		Steps: []Step{
-			{Index: 1, Description: "create standby pool", OK: true, Seconds: 12.5},
+			{Index: 1, Description: "create standby pool", OK: true, Seconds: 12.5, CloudCalls: map[string]int{"Create": 2}},
 			{Index: 2, Description: "scale deployment to 100", OK: false, Seconds: 120, Message: "timed out\nafter 2m"},
 		},
 		Timeline: []Sample{

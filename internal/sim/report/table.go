@@ -35,7 +35,11 @@ func WriteTable(w io.Writer, r *Report) error {
 			if !s.OK {
 				mark = "✗"
 			}
-			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.1fs\t%s\n", mark, s.Index, oneLine(s.Description), s.Seconds, oneLine(s.Message))
+			detail := oneLine(s.Message)
+			if len(s.CloudCalls) > 0 {
+				detail = strings.TrimSpace(detail + " cloud calls: " + formatCounts(s.CloudCalls, byName, 0))
+			}
+			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.1fs\t%s\n", mark, s.Index, oneLine(s.Description), s.Seconds, detail)
 		}
 		ew.check(tw.Flush())
 	}

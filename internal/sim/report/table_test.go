@@ -16,6 +16,7 @@ func TestWriteTable(t *testing.T) {
 	for _, want := range []string{
 		"burst-<100>&co: FAILED", "wait for 100 pods Running timed out",
 		"✓", "✗", "create standby pool", "12.5s", "timed out after 2m",
+		"cloud calls: Create=2", // the step's
 		"6 / 5",                          // pods created / running
 		"1.00s / 7.25s / 7.25s / 7.25s",  // nearest rank of 6 values: ranks 3, 6, 6, 6
 		"0.05s / 0.10s / 0.20s / 0.30s",  // start-call latency
@@ -30,6 +31,24 @@ func TestWriteTable(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestWriteTableAWS(t *testing.T) {
+	r := &Report{
+		Scenario: "burst", Cloud: "aws", OK: true,
+		CloudCalls:          map[string]int{"ec2:CreateFleet": 5, "ec2:StartInstances": 2},
+		CloudErrors:         map[string]int{"ec2:StartInstances IncorrectInstanceState": 1},
+		SimulatorCloudCalls: map[string]int{"DescribeInstances": 40},
+	}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"burst on aws: OK", "ec2:CreateFleet=5, ec2:StartInstances=2", "ec2:StartInstances IncorrectInstanceState=1", "DescribeInstances=40"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, buf.String())
 		}
 	}
 }

@@ -34,7 +34,8 @@ type simCloud interface {
 	// operatorFlags and operatorEnv reach the cloud from the operator.
 	operatorFlags() []string
 	operatorEnv() []string
-	// record fills the report's cloud calls.
+	// calls are the operator's calls so far by operation; record fills the report's.
+	calls() map[string]int
 	record(rep *report.Report)
 	// startCalls are the operator's StartInstances calls.
 	startCalls() []startCall
@@ -79,6 +80,7 @@ func (c *fakeSimCloud) operatorFlags() []string {
 	return []string{"--cloud-provider=fake", "--fake-cloud-endpoint=" + c.endpoint}
 }
 func (c *fakeSimCloud) operatorEnv() []string        { return nil }
+func (c *fakeSimCloud) calls() map[string]int        { return c.cloud.Calls() }
 func (c *fakeSimCloud) record(rep *report.Report)    { rep.CloudCalls = c.cloud.Calls() }
 func (c *fakeSimCloud) startCalls() []startCall      { return c.recording.startCalls() }
 func (c *fakeSimCloud) setFaults(f *scenario.Faults) { c.cloud.SetFaults(faults(f)) }
@@ -139,6 +141,10 @@ func (c *awsSimCloud) operatorFlags() []string {
 	}
 }
 func (c *awsSimCloud) operatorEnv() []string { return motoEnv }
+func (c *awsSimCloud) calls() map[string]int {
+	calls, _ := c.proxy.counts()
+	return calls
+}
 func (c *awsSimCloud) record(rep *report.Report) {
 	rep.CloudCalls, rep.CloudErrors = c.proxy.counts()
 	rep.SimulatorCloudCalls = c.kubelets.Calls()

@@ -22,9 +22,9 @@ func (r *run) runSteps(ctx context.Context) {
 			description = describeStep(step)
 		}
 		r.progress("step %d/%d: %s", i+1, len(r.opts.Scenario.Steps), description)
-		began := r.now()
+		began, callsBefore := r.now(), r.cloud.calls()
 		err := r.runStep(ctx, step)
-		result := report.Step{Index: i + 1, Description: description, OK: err == nil, Seconds: r.now() - began}
+		result := report.Step{Index: i + 1, Description: description, OK: err == nil, Seconds: r.now() - began, CloudCalls: since(callsBefore, r.cloud.calls())}
 		if err != nil {
 			result.Message = err.Error()
 			r.fail("step %d (%s): %v", i+1, description, err)
@@ -139,6 +139,20 @@ func pause(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// since returns the counts that grew from before to after, by how much.
+func since(before, after map[string]int) map[string]int {
+	grown := map[string]int{}
+	for key, n := range after {
+		if n > before[key] {
+			grown[key] = n - before[key]
+		}
+	}
+	if len(grown) == 0 {
+		return nil
+	}
+	return grown
 }
 
 func describeStep(st *scenario.Step) string {
