@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -47,15 +48,21 @@ func machineShape(info ec2types.InstanceTypeInfo) (*cloudprovider.InstanceType, 
 	}, nil
 }
 
-// maxPods is the VPC CNI's limit without prefix delegation: each network interface but
-// the primary address of each gives its secondary addresses to pods, plus two for the
-// host-network pods (kube-proxy, the CNI itself).
+// maxPods is the VPC CNI's limit without prefix delegation: each network interface of
+// the default network card (the only one the CNI attaches to) gives its addresses but
+// its primary one to pods, plus two for the host-network pods (kube-proxy, the CNI).
 func maxPods(info ec2types.InstanceTypeInfo) (int64, error) {
 	n := info.NetworkInfo
 	if n == nil || n.MaximumNetworkInterfaces == nil || n.Ipv4AddressesPerInterface == nil {
 		return 0, fmt.Errorf("EC2 describes no network interface limits")
 	}
-	return int64(*n.MaximumNetworkInterfaces)*(int64(*n.Ipv4AddressesPerInterface)-1) + 2, nil
+	interfaces := *n.MaximumNetworkInterfaces
+	for _, card := range n.NetworkCards {
+		if aws.ToInt32(card.NetworkCardIndex) == aws.ToInt32(n.DefaultNetworkCardIndex) && card.MaximumNetworkInterfaces != nil {
+			interfaces = *card.MaximumNetworkInterfaces
+		}
+	}
+	return int64(interfaces)*(int64(*n.Ipv4AddressesPerInterface)-1) + 2, nil
 }
 
 // reserved is what nodeadm sets aside on an EKS node: kube-reserved CPU by a sliding

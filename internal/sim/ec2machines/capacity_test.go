@@ -19,6 +19,16 @@ func info(name string, vcpus int32, mib int64, enis, ips int32, arch ec2types.Ar
 	}
 }
 
+// multiCard gives a type cards network cards of perCard interfaces each, the first the
+// default.
+func multiCard(i ec2types.InstanceTypeInfo, cards, perCard int32) ec2types.InstanceTypeInfo {
+	i.NetworkInfo.DefaultNetworkCardIndex = aws.Int32(0)
+	for n := range cards {
+		i.NetworkInfo.NetworkCards = append(i.NetworkInfo.NetworkCards, ec2types.NetworkCardInfo{NetworkCardIndex: aws.Int32(n), MaximumNetworkInterfaces: aws.Int32(perCard)})
+	}
+	return i
+}
+
 // TestMachineShape checks the shapes against EKS's published figures: max pods from its
 // eni-max-pods table, CPU and memory reservations from its bootstrap's formula.
 func TestMachineShape(t *testing.T) {
@@ -34,6 +44,9 @@ func TestMachineShape(t *testing.T) {
 		{info("m5.xlarge", 4, 16384, 4, 15, ec2types.ArchitectureTypeX8664), "amd64", 58, "3920m", "15391Mi"},
 		// m5.4xlarge: 8 × 30; 110m of 16.
 		{info("m5.4xlarge", 16, 65536, 8, 30, ec2types.ArchitectureTypeX8664), "amd64", 234, "15890m", "62607Mi"},
+		// p5.48xlarge: 32 cards of 2 interfaces (64 in all) of 50 addresses; the CNI uses
+		// the default card's 2: 2 × 49 + 2 = 100 pods, as eni-max-pods.txt lists.
+		{multiCard(info("p5.48xlarge", 192, 2097152, 64, 50, ec2types.ArchitectureTypeX8664), 32, 2), "amd64", 100, "191450m", "2095697Mi"},
 		// c6g.medium: 2 × 4; 60m of 1.
 		{info("c6g.medium", 1, 2048, 2, 4, ec2types.ArchitectureTypeArm64), "arm64", 8, "940m", "1605Mi"},
 	} {
