@@ -50,3 +50,18 @@ func TestAWSAcceptsTheKubeletTimings(t *testing.T) {
 		t.Errorf("a class with instance types and hibernate, and the kubelets' timings, on aws: %v", err)
 	}
 }
+
+// TestBundledScenariosOnAWS checks that the scenarios documented to run on aws ask
+// nothing of the fake cloud alone.
+func TestBundledScenariosOnAWS(t *testing.T) {
+	for _, name := range []string{"quickstart.yaml", "give-back.yaml", "burst-aws-50.yaml"} {
+		s, err := Load("../../../test/scenarios/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Cloud = CloudAWS
+		if err := s.Validate(); err != nil {
+			t.Errorf("%s on aws: %v", name, err)
+		}
+	}
+}

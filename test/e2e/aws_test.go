@@ -1,0 +1,67 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stratos-sh/stratos/internal/sim/report"
+)
+
+// checkAWS asserts what every scenario on aws must show beyond a clean run: that it ran
+// on moto, that the operator's EC2 calls reached it through the counting proxy, and
+// that the simulator's kubelets polled moto on their own account.
+func checkAWS(t *testing.T, rep *report.Report) {
+	t.Helper()
+	if rep.Cloud != "aws" {
+		t.Errorf("ran on %q, want aws", rep.Cloud)
+	}
+	for call := range rep.CloudCalls {
+		if !strings.Contains(call, ":") {
+			t.Errorf("cloud call %q is not named service:Action", call)
+		}
+	}
+	if rep.CloudCalls["ec2:CreateFleet"] == 0 {
+		t.Errorf("cloud calls %v: no launch", rep.CloudCalls)
+	}
+	if rep.SimulatorCloudCalls["DescribeInstances"] == 0 {
+		t.Errorf("the simulator's kubelets never described moto's instances: %v", rep.SimulatorCloudCalls)
+	}
+}
+
+// TestQuickstartOnAWS runs the demo's scenario against moto with the EC2 provider, five
+// times faster than real time: the same file as on the fake cloud, its FakeNodeClass
+// made an AWSNodeClass by the simulator.
+func TestQuickstartOnAWS(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "quickstart.yaml", "--time-scale=5", "--cloud=aws")
+	checkClean(t, rep, 40)
+	checkAWS(t, rep)
+	if rep.Nodes.StartedFromStandby < 5 {
+		t.Errorf("started from standby: %d, want at least the pool's 5", rep.Nodes.StartedFromStandby)
+	}
+	if rep.CloudCalls["ec2:CreateFleet"] < 5 || rep.CloudCalls["ec2:StartInstances"] == 0 || rep.CloudCalls["ec2:StopInstances"] == 0 {
+		t.Errorf("cloud calls %v: want at least the 5 warm launches, starts and stops", rep.CloudCalls)
+	}
+	if rep.Provisioning.StartCallLatencySeconds.Max <= 0 {
+		t.Errorf("the start-call latency was not measured: %+v", rep.Provisioning.StartCallLatencySeconds)
+	}
+	t.Logf("quickstart on aws at 5x: pods p50 %.1fs p99 %.1fs (scenario time), wall %.0fs; EC2 calls %v; failed %v",
+		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.WallSeconds, rep.CloudCalls, rep.CloudErrors)
+}
+
+// TestGiveBackOnAWS runs give-back.yaml against moto: five cold launches, the nodes
+// stopped into standby when the load goes, and started for the second burst.
+func TestGiveBackOnAWS(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "give-back.yaml", "--time-scale=5", "--cloud=aws")
+	checkClean(t, rep, 70)
+	checkAWS(t, rep)
+	if rep.Nodes.LaunchedCold != 5 || rep.Nodes.StartedFromStandby != 5 {
+		t.Errorf("launched cold %d, started from standby %d; want 5 and 5", rep.Nodes.LaunchedCold, rep.Nodes.StartedFromStandby)
+	}
+	if rep.CloudCalls["ec2:StopInstances"] == 0 || rep.CloudCalls["ec2:StartInstances"] == 0 {
+		t.Errorf("cloud calls %v: want the stops of the give-back and the starts of the second burst", rep.CloudCalls)
+	}
+	t.Logf("give-back on aws at 5x: pods p50 %.1fs p99 %.1fs (scenario time), wall %.0fs; EC2 calls %v; failed %v",
+		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.WallSeconds, rep.CloudCalls, rep.CloudErrors)
+}
