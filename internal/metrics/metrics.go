@@ -44,6 +44,12 @@ var (
 	}, []string{"instance_type", "zone", "capacity_type"})
 )
 
+// AWS API requests of the EC2 provider.
+var AWSAPICalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+	Name: "stratos_aws_api_calls_total",
+	Help: "Requests sent to AWS APIs by the EC2 provider, each attempt counted, by service, operation and result code (OK, the AWS error code, or RequestError when no answer came).",
+}, []string{"service", "operation", "code"})
+
 // NodeClaims.
 var (
 	PhaseTransitions = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -114,7 +120,7 @@ var (
 // All lists every Stratos metric.
 var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
-	UnavailableOfferings, OfferingsMarkedUnavailable,
+	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
 	PoolNodes, PoolStandbyTarget,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions,

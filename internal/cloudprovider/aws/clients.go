@@ -34,7 +34,13 @@ const pricingRegion = "us-east-1"
 // it. A non-empty opts.Endpoint sends every service to that URL.
 func NewClients(ctx context.Context, opts Options) (*Clients, error) {
 	loadOpts := []func(*config.LoadOptions) error{
-		config.WithRetryer(func() aws.Retryer { return retry.NewAdaptiveMode() }),
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewAdaptiveMode(func(o *retry.AdaptiveModeOptions) {
+				o.StandardOptions = append(o.StandardOptions, func(so *retry.StandardOptions) {
+					so.Retryables = append([]retry.IsErrorRetryable{capacityNotRetried}, so.Retryables...)
+				})
+			})
+		}),
 		config.WithAppID("stratos-" + version.Version),
 	}
 	if opts.Region != "" {
@@ -47,6 +53,7 @@ func NewClients(ctx context.Context, opts Options) (*Clients, error) {
 	if cfg.Region == "" {
 		return nil, fmt.Errorf("no AWS region: set --aws-region or AWS_REGION")
 	}
+	cfg.APIOptions = append(cfg.APIOptions, countCalls)
 	endpoint := func(base **string) {
 		if opts.Endpoint != "" {
 			*base = aws.String(opts.Endpoint)
