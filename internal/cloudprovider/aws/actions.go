@@ -61,25 +61,25 @@ func (c *Cloud) StopInstances(ctx context.Context, ids []string) (map[string]err
 
 // Kinds of stop.
 const (
-	plainStop = "stop"
-	hibernate = "hibernate"
+	stopPlainly     = "stop"
+	stopHibernating = "hibernate"
 )
 
 // stopInstances stops the running instances among ids, hibernating, when asked to, those
 // launched able to (HibernationOptions configured). EC2 refuses to hibernate an
 // instance launched without, so those stop plainly, in a call of their own.
-func (c *Cloud) stopInstances(ctx context.Context, ids []string, hibernateAsked bool) (map[string]error, error) {
+func (c *Cloud) stopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
 	return c.act(ctx, action{
 		op:     cloudprovider.OpStop,
 		decide: stopVerdict,
 		kind: func(inst types.Instance) string {
-			if hibernateAsked && inst.HibernationOptions != nil && aws.ToBool(inst.HibernationOptions.Configured) {
-				return hibernate
+			if hibernate && inst.HibernationOptions != nil && aws.ToBool(inst.HibernationOptions.Configured) {
+				return stopHibernating
 			}
-			return plainStop
+			return stopPlainly
 		},
 		call: func(ctx context.Context, kind string, ids []string) error {
-			_, err := c.clients.EC2.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: ids, Hibernate: aws.Bool(kind == hibernate)})
+			_, err := c.clients.EC2.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: ids, Hibernate: aws.Bool(kind == stopHibernating)})
 			return err
 		},
 	}, ids)

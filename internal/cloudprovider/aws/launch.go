@@ -74,7 +74,7 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 	out, err := c.clients.EC2.CreateFleet(ctx, input)
 	if err != nil {
 		if isTemplateNotFound(awsErrorCode(err)) {
-			c.templates.forget(lt)
+			return nil, c.templateGone(lt)
 		}
 		return nil, classify(cloudprovider.OpCreate, "", err)
 	}
@@ -84,9 +84,17 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 		}
 	}
 	if slices.ContainsFunc(out.Errors, func(e types.CreateFleetError) bool { return isTemplateNotFound(aws.ToString(e.ErrorCode)) }) {
-		c.templates.forget(lt)
+		return nil, c.templateGone(lt)
 	}
 	return nil, fleetError(out.Errors, plan)
+}
+
+// templateGone forgets a launch template EC2 says does not exist (someone deleted it)
+// and returns a retryable error: the next attempt makes it again.
+func (c *Cloud) templateGone(lt launchTemplate) error {
+	c.templates.forget(lt)
+	return cloudprovider.NewError(cloudprovider.CodeInternal, cloudprovider.OpCreate, "",
+		"launch template %s was deleted outside Stratos; the next attempt makes it again", lt.name)
 }
 
 // asAWSNodeClass is the request's node class.

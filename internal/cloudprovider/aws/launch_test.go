@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -45,6 +46,8 @@ func TestLaunch(t *testing.T) {
 		{"CapacityErrorsNameTheOfferings", launchCapacityErrorsNameTheOfferings},
 		{"UnauthorizedIsReadable", launchUnauthorizedIsReadable},
 		{"RefusesAnUnresolvedNodeClass", launchRefusesAnUnresolvedNodeClass},
+		{"TemplateDeletedOutsideIsMadeAgain", launchTemplateDeletedOutsideIsMadeAgain},
+		{"BurstOfFifty", burstOfFifty},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, e) })
 	}
@@ -449,4 +452,78 @@ func launchRefusesAnUnresolvedNodeClass(t *testing.T, e *ec2Env) {
 		t.Fatalf("launch error %v, want InvalidParameter naming what is missing", err)
 	}
 	wantCalls(t, "a launch of an unresolved node class", calls, map[string]int{})
+}
+
+// A burst of 50 launches at once, then the 50 stopped, started and terminated in one
+// batch each: the EC2 calls it takes, by operation.
+func burstOfFifty(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	const n = 50
+	before := awsCalls(t)
+	ids := make([]string, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			inst, err := e.cloud.launch(ctx, launchRequest(e, fmt.Sprintf("burst-%02d", i)), testInstanceTypes())
+			if err != nil {
+				errs <- err
+				return
+			}
+			ids[i] = inst.ID
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	_, launches := callsSince(t, before)
+	// Each launch looks for an earlier instance of its claim, makes its template (the
+	// claim's name is among the labels in the user data, so no two claims share one)
+	// and launches.
+	wantCalls(t, "50 launches", launches, map[string]int{"DescribeInstances": n, "CreateLaunchTemplate": n, "CreateFleet": n})
+
+	for _, step := range []struct {
+		op  string
+		act func(context.Context, []string) (map[string]error, error)
+	}{
+		{"StopInstances", e.cloud.StopInstances},
+		{"StartInstances", e.cloud.StartInstances},
+		{"TerminateInstances", e.cloud.TerminateInstances},
+	} {
+		before := awsCalls(t)
+		results, err := step.act(ctx, ids)
+		if err != nil || len(results) != 0 {
+			t.Fatalf("%s: %v, %v", step.op, results, err)
+		}
+		_, calls := callsSince(t, before)
+		wantCalls(t, step.op+" of 50", calls, map[string]int{"DescribeInstances": 1, step.op: 1})
+	}
+}
+
+// A launch template deleted behind Stratos's back fails one launch, retryably; the next
+// makes it again.
+func launchTemplateDeletedOutsideIsMadeAgain(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	mark := e.proxy.mark()
+	if _, err := e.cloud.launch(ctx, launchRequest(e, "deleted-1"), testInstanceTypes()); err != nil {
+		t.Fatal(err)
+	}
+	name := createFleetForm(t, e.proxy.since(mark)).Get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName")
+	if _, err := e.clients.EC2.DeleteLaunchTemplate(ctx, &ec2.DeleteLaunchTemplateInput{LaunchTemplateName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+	req := launchRequest(e, "deleted-2")
+	req.Labels = launchRequest(e, "deleted-1").Labels // the same content, so the same template
+	_, err := e.cloud.launch(ctx, req, testInstanceTypes())
+	if !cloudprovider.IsRetryable(err) || !strings.Contains(err.Error(), name) {
+		t.Fatalf("launch error %v, want a retryable error naming the template", err)
+	}
+	before := awsCalls(t)
+	if _, err := e.cloud.launch(ctx, req, testInstanceTypes()); err != nil {
+		t.Fatal(err)
+	}
+	_, calls := callsSince(t, before)
+	wantCalls(t, "the launch after", calls, map[string]int{"DescribeInstances": 1, "CreateLaunchTemplate": 1, "CreateFleet": 1})
 }

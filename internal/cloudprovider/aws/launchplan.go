@@ -33,7 +33,6 @@ type launchOverride struct {
 	instanceType string
 	subnet       v1alpha1.ResolvedSubnet
 	ami          v1alpha1.ResolvedAMI
-	price        float64
 }
 
 // candidate is an offering a launch may use.
@@ -122,7 +121,7 @@ func planLaunch(class *v1alpha1.AWSNodeClass, req *cloudprovider.CreateRequest, 
 	}
 	for _, c := range candidates {
 		if slices.Contains(chosen, c.instanceType.Name) && len(plan.overrides) < maxOverrides {
-			plan.overrides = append(plan.overrides, launchOverride{instanceType: c.instanceType.Name, subnet: c.subnet, ami: c.ami, price: c.offering.PricePerHour})
+			plan.overrides = append(plan.overrides, launchOverride{instanceType: c.instanceType.Name, subnet: c.subnet, ami: c.ami})
 		}
 	}
 	return plan, nil
