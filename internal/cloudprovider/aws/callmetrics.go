@@ -11,34 +11,35 @@ import (
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
 
-// callMetricsID names the middleware in the SDK's stacks.
-const callMetricsID = "StratosCallMetrics"
+// Codes of stratos_aws_api_calls_total besides AWS's error codes.
+const (
+	callCodeOK = "OK"
+	// callCodeNoResponse is a request AWS did not answer: no connection, a timeout, or
+	// the caller gave up.
+	callCodeNoResponse = "NoResponse"
+)
 
-// countCalls adds to a client's middleware stack a step that counts every request sent
-// to AWS in stratos_aws_api_calls_total. It sits inside the retry loop, right after the
-// SDK's retryer, so that each attempt counts: a throttled call the SDK retries twice
-// shows as two RequestLimitExceeded and one OK, which is what the API's rate limits see.
-func countCalls(stack *middleware.Stack) error {
-	step := middleware.FinalizeMiddlewareFunc(callMetricsID, func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
-		out, md, err := next.HandleFinalize(ctx, in)
-		metrics.AWSAPICalls.WithLabelValues(awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx), resultCode(err)).Inc()
-		return out, md, err
-	})
-	if _, ok := stack.Finalize.Get("Retry"); ok {
-		return stack.Finalize.Insert(step, "Retry", middleware.After)
-	}
-	return stack.Finalize.Add(step, middleware.After)
+// countAPICalls adds to a client's stack the middleware that counts each request in
+// stratos_aws_api_calls_total by service, operation and result. It sits after the
+// retryer, so that every attempt is counted, as AWS counts requests against its rate
+// limits, with the code it was answered with (Throttling, RequestLimitExceeded...).
+func countAPICalls(stack *middleware.Stack) error {
+	return stack.Finalize.Add(middleware.FinalizeMiddlewareFunc("StratosCountAPICalls",
+		func(ctx context.Context, in middleware.FinalizeInput, next middleware.FinalizeHandler) (middleware.FinalizeOutput, middleware.Metadata, error) {
+			out, metadata, err := next.HandleFinalize(ctx, in)
+			metrics.AWSAPICalls.WithLabelValues(awsmiddleware.GetServiceID(ctx), awsmiddleware.GetOperationName(ctx), callCode(err)).Inc()
+			return out, metadata, err
+		}), middleware.After)
 }
 
-// resultCode is OK, the AWS error code of an answered request, or RequestError when no
-// answer came (a connection refused, a cancelled context).
-func resultCode(err error) string {
+// callCode is the code of a request's result: OK, AWS's error code, or NoResponse.
+func callCode(err error) string {
 	if err == nil {
-		return "OK"
+		return callCodeOK
 	}
 	var apiErr smithy.APIError
 	if errors.As(err, &apiErr) && apiErr.ErrorCode() != "" {
 		return apiErr.ErrorCode()
 	}
-	return "RequestError"
+	return callCodeNoResponse
 }

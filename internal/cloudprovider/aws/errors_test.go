@@ -107,15 +107,3 @@ func TestCapacityAnswersAreNotRetried(t *testing.T) {
 		t.Fatalf("an internal error is %v, want left to the SDK's other rules", got)
 	}
 }
-
-func TestResultCodeOfACall(t *testing.T) {
-	for err, want := range map[error]string{
-		nil:                       "OK",
-		apiError("X", "Boom", ""): "Boom",
-		context.Canceled:          "RequestError",
-	} {
-		if got := resultCode(err); got != want {
-			t.Errorf("resultCode(%v) = %s, want %s", err, got, want)
-		}
-	}
-}

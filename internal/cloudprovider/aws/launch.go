@@ -25,9 +25,12 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := readyToLaunch(class); err != nil {
+		return nil, err
+	}
 	instanceTypes, err := c.InstanceTypes(ctx, class)
 	if err != nil {
-		return nil, err
+		return nil, classify(cloudprovider.OpCreate, "", err)
 	}
 	return c.launch(ctx, req, instanceTypes)
 }

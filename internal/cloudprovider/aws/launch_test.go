@@ -41,6 +41,7 @@ func TestLaunch(t *testing.T) {
 		{"RefusesAnUnresolvedNodeClass", launchRefusesAnUnresolvedNodeClass},
 		{"TemplateDeletedOutsideIsMadeAgain", launchTemplateDeletedOutsideIsMadeAgain},
 		{"BurstOfFifty", burstOfFifty},
+		{"FromTheCatalog", launchFromTheCatalog},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, e) })
 	}
@@ -341,4 +342,45 @@ func launchRefusesAnUnresolvedNodeClass(t *testing.T, e *ec2Env) {
 		t.Fatalf("launch error %v, want InvalidParameter naming what is missing", err)
 	}
 	wantCalls(t, "a launch of an unresolved node class", calls, map[string]int{})
+}
+
+// Create launches among the instance types the catalogue describes from EC2.
+func launchFromTheCatalog(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	allowed := []string{"m5.large", "m5.xlarge", "m6g.large", "c6g.large"}
+	req := launchRequest(e, "catalog-1")
+	req.Requirements = append(req.Requirements, corev1.NodeSelectorRequirement{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: allowed})
+	types, err := e.cloud.InstanceTypes(ctx, e.class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	archOf := map[string]string{}
+	for _, it := range types {
+		archOf[it.Name] = it.Architecture
+	}
+	mark := e.proxy.mark()
+	inst, err := e.cloud.Create(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(allowed, inst.Type) || inst.CapacityType != v1alpha1.CapacityTypeOnDemand ||
+		(inst.Zone != zoneA && inst.Zone != zoneB) || inst.Architecture != archOf[inst.Type] || inst.ImageID != e.amis[inst.Architecture] {
+		t.Fatalf("launched %+v: want an on-demand %v in a subnet's zone from the image of its architecture", inst, allowed)
+	}
+	overrides := formOverrides(createFleetForm(t, e.proxy.since(mark)))
+	if len(overrides) != 2*len(allowed) {
+		t.Fatalf("overrides %v, want the %d allowed types in both zones", overrides, len(allowed))
+	}
+	for _, o := range overrides {
+		if !slices.Contains(allowed, strings.Fields(o)[0]) {
+			t.Fatalf("override %q of a type not allowed", o)
+		}
+	}
+	// The catalogue answers the next launch from what it holds.
+	before := awsCalls(t)
+	if _, err := e.cloud.Create(ctx, launchRequest(e, "catalog-2")); err != nil {
+		t.Fatal(err)
+	}
+	_, calls := callsSince(t, before)
+	wantCalls(t, "a launch with the catalogue loaded", calls, map[string]int{"DescribeInstances": 1, "CreateLaunchTemplate": 1, "CreateFleet": 1})
 }
