@@ -19,6 +19,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -86,7 +87,8 @@ func (f *fixture) claimImages(pool string) map[string]string {
 	return images
 }
 
-// A pool on al2023@latest waits while its class has not resolved, then its standby
+// A pool on al2023@latest waits while its class has not resolved (no standby node, no
+// node for a waiting pod), then its standby
 // node launches from the image the class resolved to and records it; when a new image
 // is published behind the alias, the node is marked Drifted for ImageChanged and a
 // standby node of the new image takes its place.
@@ -119,8 +121,22 @@ func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
 		degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
 		return degraded != nil && degraded.Reason == nodepool.ReasonNodeClassNotReady && strings.Contains(degraded.Message, "SubnetsNotFound")
 	})
+	// A pod that waits gets no node of the pool either: provisioning passes it over.
+	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "waiting", Namespace: "default"},
+		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1"}}}}
+	f.create(pod)
+	base := pod.DeepCopy()
+	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
+		Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.Now()}}
+	if err := f.env.Client.Status().Patch(f.ctx, pod, client.MergeFrom(base)); err != nil {
+		t.Fatal(err)
+	}
+	f.eventually("provisioning says no pool can make a node for the pod", func() bool { return len(f.events("waiting", provisioning.ReasonNoPoolFits)) > 0 })
 	if images := f.claimImages("web"); len(images) != 0 {
 		t.Fatalf("claims %v were made while the class was not ready", images)
+	}
+	if err := f.env.Client.Delete(f.ctx, pod); err != nil {
+		t.Fatal(err)
 	}
 
 	// The class resolves: a standby node launches from the class's amd64 image.
