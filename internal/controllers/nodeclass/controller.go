@@ -19,7 +19,6 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/client-go/util/workqueue"
-	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -85,7 +84,6 @@ type AWSReconciler struct {
 	Client   client.Client
 	Resolver Resolver
 	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
 	Options  Options
 }
 
@@ -94,9 +92,6 @@ type AWSReconciler struct {
 // that use a class being deleted; and runs the sweep of instance profiles.
 func (r *AWSReconciler) SetupWithManager(mgr ctrl.Manager) error {
 	r.Options = r.Options.WithDefaults()
-	if r.Clock == nil {
-		r.Clock = clock.RealClock{}
-	}
 	if err := mgr.Add(&sweeper{r: r}); err != nil {
 		return err
 	}

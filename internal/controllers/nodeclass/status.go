@@ -20,6 +20,9 @@ const (
 	// ReasonDeleting: the class is deleted and waits for the claims that use it to go
 	// before it removes its instance profile.
 	ReasonDeleting = "Deleting"
+	// ReasonImagesChanged is the Event of a class whose selectors resolve to other
+	// images than before.
+	ReasonImagesChanged = "ImagesChanged"
 )
 
 // apply writes a resolution into class's status. A part that resolved takes the new
@@ -117,7 +120,7 @@ func notices(before, after *v1alpha1.AWSNodeClassStatus) []notice {
 		out = append(out, notice{reason: ReasonResolved, note: now.Message})
 	}
 	if old, images := imageIDs(before.AMIs), imageIDs(after.AMIs); len(old) > 0 && len(images) > 0 && !slices.Equal(old, images) {
-		out = append(out, notice{reason: "ImagesChanged", note: fmt.Sprintf(
+		out = append(out, notice{reason: ReasonImagesChanged, note: fmt.Sprintf(
 			"The selectors now resolve to images %s (were %s); nodes on the old images drift and are replaced",
 			strings.Join(images, ", "), strings.Join(old, ", "))})
 	}

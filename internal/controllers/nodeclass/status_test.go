@@ -142,7 +142,7 @@ func TestNoticesTellChangesOnly(t *testing.T) {
 		{"still failing", failing("SubnetsNotFound"), failing("SubnetsNotFound"), nil},
 		{"recovers", failing("SubnetsNotFound"), good(oldAMIs), []string{"Normal Resolved"}},
 		{"refresh, nothing new", good(oldAMIs), good(oldAMIs), nil},
-		{"new image", good(oldAMIs), good(newAMIs), []string{"Normal ImagesChanged"}},
+		{"new image", good(oldAMIs), good(newAMIs), []string{"Normal " + ReasonImagesChanged}},
 	}
 	for _, c := range cases {
 		var got []string

@@ -96,7 +96,7 @@ func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
 		amis := f.get("default").Status.AMIs
 		return len(amis) == 2 && amis[0].ID == imageV2AMD64.ID && amis[1].ID == imageV1ARM64.ID
 	})
-	f.eventually("an ImagesChanged event for default", func() bool { return len(f.events("default", "ImagesChanged")) == 1 })
+	f.eventually("an ImagesChanged event for default", func() bool { return len(f.events("default", nodeclass.ReasonImagesChanged)) == 1 })
 }
 
 // A deleted class keeps its instance profile until no claim uses it, then removes it
