@@ -55,12 +55,3 @@ func tagMap(tags []types.Tag) map[string]string {
 	}
 	return out
 }
-
-// tagFilters are describe filters that match resources carrying every tag, sorted by key.
-func tagFilters(tags map[string]string) []types.Filter {
-	out := make([]types.Filter, 0, len(tags))
-	for _, k := range slices.Sorted(maps.Keys(tags)) {
-		out = append(out, types.Filter{Name: aws.String("tag:" + k), Values: []string{tags[k]}})
-	}
-	return out
-}
