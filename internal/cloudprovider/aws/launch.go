@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -61,7 +62,7 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 	if err != nil {
 		return nil, err
 	}
-	data, err := userData(req.Labels, req.Taints, class.Spec.UserData)
+	data, err := userData(sharedLabels(req.Labels), req.Taints, class.Spec.UserData)
 	if err != nil {
 		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "", "AWSNodeClass %s: %v", class.Name, err)
 	}
@@ -251,4 +252,14 @@ func fleetInstance(fi types.CreateFleetInstance, plan *launchPlan, instanceTypes
 	}
 	inst.ProviderID = providerID(inst.Zone, id)
 	return inst
+}
+
+// sharedLabels are the launch's labels without the claim's name: the user data, and so
+// the launch template, is then the same for every claim of a pool, and a burst of
+// launches makes one template, not one each. The Node maps back to its claim by its
+// provider ID, and the operator sets the claim label at registration.
+func sharedLabels(labels map[string]string) map[string]string {
+	out := maps.Clone(labels)
+	delete(out, v1alpha1.LabelNodeClaim)
+	return out
 }

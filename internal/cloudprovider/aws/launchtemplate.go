@@ -137,6 +137,13 @@ func (t *launchTemplates) ensure(ctx context.Context, lt launchTemplate) error {
 		return nil
 	}
 	_, err, _ := t.inflight.Do(lt.name, func() (any, error) {
+		// A flight that ended between the look above and this one made it.
+		t.mu.Lock()
+		known := t.known[lt.name]
+		t.mu.Unlock()
+		if known {
+			return nil, nil
+		}
 		_, err := t.ec2.CreateLaunchTemplate(ctx, &ec2.CreateLaunchTemplateInput{
 			LaunchTemplateName: aws.String(lt.name),
 			LaunchTemplateData: lt.data,

@@ -62,7 +62,7 @@ func launchTemplateCarriesTheNodeClassAndUserData(t *testing.T, e *ec2Env) {
 		}
 		flags := nodeConfigFlags(t, aws.ToString(data.UserData))
 		wantFlags := []string{
-			"--node-labels=stratos.sh/nodeclaim=template-1,stratos.sh/nodepool=default",
+			"--node-labels=stratos.sh/nodepool=default",
 			"--register-with-taints=stratos.sh/standby:NoSchedule,dedicated=gpu:NoSchedule",
 		}
 		if !slices.Equal(flags, wantFlags) {
@@ -162,7 +162,9 @@ func burstOfFifty(t *testing.T, e *ec2Env) {
 	var wg sync.WaitGroup
 	for i := range n {
 		wg.Go(func() {
-			inst, err := e.cloud.launch(ctx, launchRequest(e, fmt.Sprintf("burst-%02d", i)), testInstanceTypes())
+			req := launchRequest(e, fmt.Sprintf("burst-%02d", i))
+			req.Labels[v1alpha1.LabelNodePool] = "burst" // a pool no earlier test launched for
+			inst, err := e.cloud.launch(ctx, req, testInstanceTypes())
 			if err != nil {
 				errs <- err
 				return
@@ -176,10 +178,9 @@ func burstOfFifty(t *testing.T, e *ec2Env) {
 		t.Fatal(err)
 	}
 	_, launches := callsSince(t, before)
-	// Each launch looks for an earlier instance of its claim, makes its template (the
-	// claim's name is among the labels in the user data, so no two claims share one)
-	// and launches.
-	wantCalls(t, "50 launches", launches, map[string]int{"DescribeInstances": n, "CreateLaunchTemplate": n, "CreateFleet": n})
+	// Each launch looks for an earlier instance of its claim and launches; the claims of
+	// one pool share one template (the claim's name is not in the user data), made once.
+	wantCalls(t, "50 launches", launches, map[string]int{"DescribeInstances": n, "CreateLaunchTemplate": 1, "CreateFleet": n})
 
 	for _, step := range []struct {
 		op  string
