@@ -10,10 +10,11 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
+	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 )
 
 // newAWSCloud builds the EC2 provider: clients from the SDK's default credential chain,
-// the catalogue's background refresh run by the manager.
+// the catalogue's background refresh run by the manager, and the AWSNodeClass controller.
 func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.Cloud, error) {
 	version := opts.KubernetesVersion
 	if version == "" {
@@ -35,6 +36,12 @@ func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.
 	}
 	cloud := aws.New(awsOpts, clients)
 	if err := mgr.Add(manager.RunnableFunc(cloud.Start)); err != nil {
+		return nil, err
+	}
+	// The node classes resolve into the status launches read: images, subnets, security
+	// groups and the instance profile.
+	resolver := aws.NewResolver(awsOpts, clients)
+	if err := (&nodeclassctrl.AWSReconciler{Client: mgr.GetClient(), Resolver: resolver, Recorder: mgr.GetEventRecorder("stratos"), Options: nodeclassctrl.Options{}}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	return cloud, nil

@@ -63,17 +63,25 @@ func (c *cached[T]) get(ctx context.Context) (T, uint64, error) {
 	if lastErr != nil && c.clock.Since(failedAt) < cacheRetryAfterFailure {
 		return value, 0, lastErr
 	}
-	if err := c.refresh(ctx); err != nil {
+	if err := c.refresh(ctx, 0); err != nil {
 		return value, 0, err
 	}
 	value, version = c.current()
 	return value, version, nil
 }
 
-// refresh loads the value anew, or waits for the load under way. The load carries on
-// when ctx ends, for the other callers waiting on it.
-func (c *cached[T]) refresh(ctx context.Context) error {
+// refresh loads the value anew, unless a load newer than version seen ended meanwhile
+// (a caller that saw no value may arrive just after the first load ended), or waits for
+// the load under way. The load carries on when ctx ends, for the other callers waiting
+// on it.
+func (c *cached[T]) refresh(ctx context.Context, seen uint64) error {
 	done := c.group.DoChan("", func() (any, error) {
+		c.mu.RLock()
+		newer := c.version > seen
+		c.mu.RUnlock()
+		if newer {
+			return nil, nil
+		}
 		loadCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), cacheLoadTimeout)
 		defer cancel()
 		value, err := c.load(loadCtx)
@@ -112,7 +120,8 @@ func (c *cached[T]) keepFresh(ctx context.Context, clk clock.Clock, every time.D
 		case <-next:
 		}
 		next = clk.After(every)
-		if err := c.refresh(ctx); err != nil && ctx.Err() == nil {
+		_, seen := c.current()
+		if err := c.refresh(ctx, seen); err != nil && ctx.Err() == nil {
 			log.FromContext(ctx).Error(err, "Refreshing failed; keeping the last answer", "every", every)
 		}
 	}

@@ -102,7 +102,7 @@ func TestCachedFailures(t *testing.T) {
 		t.Fatalf("get after the outage = %d, version %d, %v; want the second load's 2, version 1", v, version, err)
 	}
 	failing = true
-	if err := c.refresh(ctx); !errors.Is(err, fail) {
+	if err := c.refresh(ctx, version); !errors.Is(err, fail) {
 		t.Fatalf("refresh = %v, want the failure", err)
 	}
 	if v, version, err := c.get(ctx); err != nil || v != 2 || version != 1 {

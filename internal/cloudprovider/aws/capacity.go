@@ -13,7 +13,7 @@ import (
 
 // What a node of an instance type has and what its kubelet keeps back, as the EKS
 // images (AL2023's nodeadm, and AL2's bootstrap before it) configure the kubelet.
-// docs/aws-catalog.md explains each figure.
+// docs/aws.md explains each figure.
 
 // vmMemoryOverheadPercent of an instance type's memory is not seen by the node: the
 // kernel and the hypervisor keep it. EC2 lists 8192 MiB for m5.large, whose Node reports

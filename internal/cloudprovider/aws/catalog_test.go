@@ -298,7 +298,7 @@ func testPricesFromMoto(t *testing.T, env catalogTest) {
 	for _, o := range m5.Offerings {
 		switch o.CapacityType {
 		case v1alpha1.CapacityTypeOnDemand:
-			// 2 vCPUs at $0.0348 and 8 GiB at $0.0033 (docs/aws-catalog.md).
+			// 2 vCPUs at $0.0348 and 8 GiB at $0.0033 (docs/aws.md).
 			if o.PricePerHour != 0.0960 || !o.Available {
 				t.Errorf("m5.large on demand in %s: $%v, available %v; want the estimate $0.0960", o.Zone, o.PricePerHour, o.Available)
 			}

@@ -10,7 +10,7 @@ import (
 // answered (it is served from us-east-1 only, which an operator in another region or
 // behind a firewall may not reach, and moto does not serve it), spot when
 // DescribeSpotPriceHistory lists nothing. An estimate only has to order the types as
-// their prices do, so that the cheapest type that fits is chosen; docs/aws-catalog.md
+// their prices do, so that the cheapest type that fits is chosen; docs/aws.md
 // says how the figures were fitted.
 const (
 	// estimatePerVCPU and estimatePerGiB are dollars per hour, fitted to the us-east-1

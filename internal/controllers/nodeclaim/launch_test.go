@@ -52,11 +52,12 @@ func TestCreateRequestOfARunningClaimRegistersParkedWithoutWarmup(t *testing.T) 
 }
 
 func TestNodeToClaimUsesTheClaimLabel(t *testing.T) {
+	r := &Lifecycle{}
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelNodeClaim: "web-abc"}}}
-	if reqs := nodeToClaim(context.Background(), node); len(reqs) != 1 || reqs[0].Name != "web-abc" {
+	if reqs := r.nodeToClaim(context.Background(), node); len(reqs) != 1 || reqs[0].Name != "web-abc" {
 		t.Fatalf("requests %v", reqs)
 	}
-	if reqs := nodeToClaim(context.Background(), &corev1.Node{}); len(reqs) != 0 {
+	if reqs := r.nodeToClaim(context.Background(), &corev1.Node{}); len(reqs) != 0 {
 		t.Fatalf("a Node without the label maps to %v", reqs)
 	}
 }

@@ -12,14 +12,28 @@ import (
 	"github.com/stratos-sh/stratos/internal/indexes"
 )
 
-// nodeToClaim maps a Node to its claim by the stratos.sh/nodeclaim label, which the
-// kubelet registers the Node with (it is one of the launch's labels).
-func nodeToClaim(_ context.Context, node client.Object) []ctrl.Request {
-	name := node.GetLabels()[v1alpha1.LabelNodeClaim]
-	if name == "" {
+// nodeToClaim maps a Node to its claim by the stratos.sh/nodeclaim label, else by its
+// provider ID: the fake cloud's kubelets register with the label, while on EC2 the
+// label is left out of the user data so that the claims of a pool share one launch
+// template, and the operator adds it at registration.
+func (r *Lifecycle) nodeToClaim(ctx context.Context, obj client.Object) []ctrl.Request {
+	if name := obj.GetLabels()[v1alpha1.LabelNodeClaim]; name != "" {
+		return []ctrl.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+	}
+	node, ok := obj.(*corev1.Node)
+	if !ok || node.Spec.ProviderID == "" {
 		return nil
 	}
-	return []ctrl.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+	claims := &v1alpha1.NodeClaimList{}
+	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimProviderID: node.Spec.ProviderID}); err != nil {
+		log.FromContext(ctx).Error(err, "Listing the claim of a Node by provider ID", "node", node.Name)
+		return nil
+	}
+	requests := make([]ctrl.Request, 0, len(claims.Items))
+	for _, c := range claims.Items {
+		requests = append(requests, ctrl.Request{NamespacedName: client.ObjectKey{Name: c.Name}})
+	}
+	return requests
 }
 
 // podToClaim maps a pod to the claim of the Node it is bound to.
