@@ -68,7 +68,7 @@ func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 	return ctrl.NewControllerManagedBy(mgr).
 		Named("nodeclaim").
 		For(&v1alpha1.NodeClaim{}).
-		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.nodeToClaim)).
+		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.nodeToClaim), builder.WithPredicates(nodeChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToClaim), builder.WithPredicates(podLeaving)).
 		Watches(&v1alpha1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.poolToClaims), builder.WithPredicates(poolResumed)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles}).
