@@ -16,6 +16,9 @@ const (
 	CodeThrottled            ErrorCode = "Throttled"
 	CodeInvalidState         ErrorCode = "InvalidState"
 	CodeQuotaExceeded        ErrorCode = "QuotaExceeded"
+	// CodeUnsupported: the instance cannot do what was asked, such as hibernate when it
+	// was not launched for hibernation (EC2's UnsupportedHibernationConfiguration).
+	CodeUnsupported ErrorCode = "Unsupported"
 	// CodeInternal is any other failure of the cloud, such as a 5xx answer.
 	CodeInternal ErrorCode = "Internal"
 )
@@ -45,6 +48,7 @@ var (
 	ErrThrottled            = &Error{Code: CodeThrottled}
 	ErrInvalidState         = &Error{Code: CodeInvalidState}
 	ErrQuotaExceeded        = &Error{Code: CodeQuotaExceeded}
+	ErrUnsupported          = &Error{Code: CodeUnsupported}
 	ErrInternal             = &Error{Code: CodeInternal}
 )
 

@@ -21,7 +21,7 @@ func newCloudProvider(opts *Options, mgr manager.Manager) (cloudprovider.CloudPr
 		if err != nil {
 			return nil, err
 		}
-		return cloudprovider.New(api, cloudprovider.DefaultBatchWindow, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, clock.RealClock{})), nil
+		return cloudprovider.New(api, cloudprovider.DefaultBatchOptions, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, clock.RealClock{})), nil
 	case ProviderAWS:
 		return nil, errAWSNotImplemented
 	default:

@@ -9,7 +9,7 @@ func (c *Cloud) StartInstances(ctx context.Context, ids []string) (map[string]er
 	return nil, errors.New("not implemented")
 }
 
-func (c *Cloud) StopInstances(ctx context.Context, ids []string) (map[string]error, error) {
+func (c *Cloud) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
 	return nil, errors.New("not implemented")
 }
 

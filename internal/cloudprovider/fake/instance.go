@@ -28,6 +28,9 @@ type instance struct {
 	physics       Physics
 	faults        *v1alpha1.FakeFaults
 	neverRegister bool
+	// hibernation: the instance was launched able to hibernate, as EC2's
+	// HibernationOptions.Configured; only such an instance may hibernate.
+	hibernation bool
 
 	// nextState is the state the instance reaches at nextAt, when nextAt is set.
 	nextState    cloudprovider.InstanceState
@@ -40,13 +43,29 @@ type instance struct {
 }
 
 // boot is the kubelet's timeline during one run of the instance, from a launch or a start
-// to a stop or a termination.
+// to a stop or a termination. A hibernation does not end the boot but freezes it; the
+// next start resumes it (see hibernate.go).
 type boot struct {
-	number     int
+	number int
+	// startedAt is when the launch or start call of this run was made.
+	startedAt  time.Time
 	registerAt time.Time
 	readyAt    time.Time
 	// shutdownAt is when a stop or a termination began, zero while none has.
 	shutdownAt time.Time
+	// hibernated: the stop at shutdownAt is a hibernation, which froze the kubelet and
+	// the pods instead of shutting them down.
+	hibernated bool
+	// resumes counts the boot's resumes from hibernation; thawedAt is when the last one
+	// thawed the processes, from when the kubelet reports again.
+	resumes  int
+	thawedAt time.Time
+}
+
+// reportsFrom is when the kubelet reports Ready in this run: once it is Ready and, after
+// a resume, thawed.
+func (b boot) reportsFrom() time.Time {
+	return laterOf(b.readyAt, b.thawedAt)
 }
 
 // draw returns one jittered, time-scaled occurrence of a delay of the instance's physics.
@@ -81,14 +100,14 @@ func (i *instance) launch(now time.Time, d draw) {
 	runningAt := now.Add(d(i.physics.LaunchDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
 	registerAt := runningAt.Add(d(i.physics.BootDelay))
-	i.boot = boot{number: 1, registerAt: registerAt, readyAt: registerAt.Add(d(i.physics.ReadyDelay))}
+	i.boot = boot{number: 1, startedAt: now, registerAt: registerAt, readyAt: registerAt.Add(d(i.physics.ReadyDelay))}
 	i.pulledAt = make([]time.Time, len(i.images))
 	i.schedulePulls(d)
 }
 
-// start boots a stopped instance again. The kubelet comes back as soon as the instance
-// runs; images pulled in earlier boots are still on disk. It reports false when the
-// state does not allow a start.
+// start boots a stopped instance again, or resumes a hibernated one. After a boot, the
+// kubelet comes back as soon as the instance runs; images pulled in earlier boots are
+// still on disk. It reports false when the state does not allow a start.
 func (i *instance) start(now time.Time, d draw) bool {
 	switch i.State {
 	case cloudprovider.StatePending, cloudprovider.StateRunning:
@@ -100,7 +119,11 @@ func (i *instance) start(now time.Time, d draw) bool {
 	i.State = cloudprovider.StatePending
 	runningAt := now.Add(d(i.physics.StartDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
-	i.boot = boot{number: i.boot.number + 1, registerAt: runningAt, readyAt: runningAt.Add(d(i.physics.ResumeDelay))}
+	if i.boot.hibernated {
+		i.boot = i.boot.resume(now, runningAt.Add(d(i.physics.HibernateResumeDelay)))
+	} else {
+		i.boot = boot{number: i.boot.number + 1, startedAt: now, registerAt: runningAt, readyAt: runningAt.Add(d(i.physics.ResumeDelay))}
+	}
 	i.schedulePulls(d)
 	return true
 }
@@ -147,7 +170,7 @@ func (i *instance) shutdown(now time.Time) {
 
 // schedulePulls schedules the images not pulled yet one after the other once the Node is Ready.
 func (i *instance) schedulePulls(d draw) {
-	at := i.boot.readyAt
+	at := i.boot.reportsFrom()
 	for n := range i.pulledAt {
 		if i.pulledAt[n].IsZero() {
 			at = at.Add(d(i.physics.ImagePullDelay))
@@ -170,7 +193,7 @@ func (i *instance) nextEvent(after time.Time) (time.Time, bool) {
 		return next, !next.IsZero()
 	}
 	// Kubelet events after the shutdown of their boot never happen.
-	for _, t := range append([]time.Time{i.boot.registerAt, i.boot.readyAt}, i.pulledAt...) {
+	for _, t := range append([]time.Time{i.boot.registerAt, i.boot.readyAt, i.boot.thawedAt}, i.pulledAt...) {
 		if i.boot.shutdownAt.IsZero() || t.Before(i.boot.shutdownAt) {
 			consider(t)
 		}

@@ -50,6 +50,7 @@ type Kubelet struct {
 // reported is what the kubelet of one instance has reported during its current boot.
 type reported struct {
 	boot       int
+	resumes    int
 	registered bool
 	phase      nodePhase
 	images     int
@@ -127,7 +128,14 @@ func (k *Kubelet) syncNode(ctx context.Context, v nodeView, r reported, now time
 		// A new boot: a real kubelet registers again and posts its status from scratch.
 		r = reported{boot: v.boot}
 	}
-	if v.phase == phaseAbsent {
+	if r.resumes != v.resumes {
+		// Resumed from hibernation: the same kubelet, registered already, posts its
+		// status and renews its Lease as soon as it thaws.
+		r.resumes, r.phase, r.leased = v.resumes, phaseAbsent, false
+	}
+	if v.phase == phaseAbsent || v.phase == phaseFrozen {
+		// Not up yet, or frozen by a hibernation: nothing is reported, and what was
+		// reported last stays.
 		return r, nil
 	}
 	if !r.registered {

@@ -25,6 +25,8 @@ type podHost struct {
 	boot       int
 	// running: the instance is running, so a kubelet can confirm pod deletions.
 	running bool
+	// frozen: a hibernation froze the kubelet, which writes nothing until it thaws.
+	frozen bool
 	// ready: the instance runs and its kubelet reports the Node Ready, since readyAt.
 	ready   bool
 	readyAt time.Time
@@ -60,6 +62,7 @@ func (c *Cloud) podHost(nodeName, podKey string) (time.Time, podHost, bool) {
 			privateIP:  inst.privateIP,
 			boot:       v.boot,
 			running:    running,
+			frozen:     v.phase == phaseFrozen,
 			ready:      running && v.phase == phaseReady,
 			readyAt:    v.since,
 			startDelay: inst.physics.draw(rng, inst.physics.ContainerStartDelay, c.timeScale),
@@ -121,6 +124,19 @@ func notReadyStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
 	}
 	for n := range s.ContainerStatuses {
 		s.ContainerStatuses[n].Ready = false
+	}
+	return s
+}
+
+// readyAgainStatus returns the status of a pod whose containers kept running while the
+// Node was not Ready, such as through a hibernation: the same containers, Ready again
+// once the kubelet reports (readiness probes pass again), with no restart.
+func readyAgainStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
+	s := pod.Status.DeepCopy()
+	setPodCondition(&s.Conditions, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)})
+	setReady(s, pod, now)
+	for n := range s.ContainerStatuses {
+		s.ContainerStatuses[n].Ready = s.ContainerStatuses[n].State.Running != nil
 	}
 	return s
 }

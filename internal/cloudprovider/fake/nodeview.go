@@ -21,10 +21,12 @@ const (
 	phaseReady
 	// phaseShuttingDown: a stop or termination began after the kubelet registered.
 	phaseShuttingDown
+	// phaseFrozen: a hibernation froze the kubelet, which reports nothing until it thaws.
+	phaseFrozen
 )
 
 func (p nodePhase) String() string {
-	return [...]string{"Absent", "NotReady", "Ready", "ShuttingDown"}[p]
+	return [...]string{"Absent", "NotReady", "Ready", "ShuttingDown", "Frozen"}[p]
 }
 
 // nodeView is what the kubelet of one instance reports at some time. It holds copies,
@@ -39,8 +41,11 @@ type nodeView struct {
 	labels map[string]string
 	taints []corev1.Taint
 
-	boot  int
-	phase nodePhase
+	boot int
+	// resumes counts the resumes from hibernation in this boot: the kubelet reports
+	// afresh after each.
+	resumes int
+	phase   nodePhase
 	// since is when the phase began.
 	since time.Time
 	// images are the images pulled so far, in pull order.
@@ -72,6 +77,7 @@ func (i *instance) nodeView(now time.Time, region string) nodeView {
 		instanceType: i.instanceType,
 		labels:       maps.Clone(i.labels),
 		boot:         i.boot.number,
+		resumes:      i.boot.resumes,
 	}
 	// The kubelet's own labels win over requested ones, as the kubelet's do.
 	if v.labels == nil {
@@ -90,12 +96,16 @@ func (i *instance) nodeView(now time.Time, region string) nodeView {
 		return !t.After(now) && (b.shutdownAt.IsZero() || t.Before(b.shutdownAt))
 	}
 	switch {
-	case i.neverRegister || !happened(b.registerAt):
+	case i.neverRegister:
+		v.phase = phaseAbsent
+	case b.frozen(now):
+		v.phase = phaseFrozen
+	case !happened(b.registerAt):
 		v.phase = phaseAbsent
 	case !b.shutdownAt.IsZero():
 		v.phase, v.since = phaseShuttingDown, b.shutdownAt
 	case happened(b.readyAt):
-		v.phase, v.since = phaseReady, b.readyAt
+		v.phase, v.since = phaseReady, b.reportsFrom()
 	default:
 		v.phase, v.since = phaseNotReady, b.registerAt
 	}
