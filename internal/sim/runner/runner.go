@@ -152,7 +152,11 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 // the kubelet simulator and the observer's informers in a manager of this process.
 func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (endpoint string, stop func(), err error) {
 	s := r.opts.Scenario
-	r.cloud = fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)})
+	opts := fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)}
+	if s.CallLatency != nil {
+		opts.CallLatency = s.CallLatency.Duration
+	}
+	r.cloud = fake.New(opts)
 	r.cloud.SetFaults(faults(s.Faults))
 	r.recording = &recordingCloud{API: r.cloud}
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -28,6 +29,10 @@ type Scenario struct {
 	OperatorArgs []string `json:"operatorArgs,omitempty"`
 	// Physics overrides the cloud's default timings.
 	Physics *v1alpha1.FakePhysics `json:"physics,omitempty"`
+	// CallLatency is how long the cloud takes to answer each instance call, in wall
+	// time and not scaled, as a real cloud's API takes (see fake.Options.CallLatency).
+	// Defaults to 0: every call answers at once.
+	CallLatency *metav1.Duration `json:"callLatency,omitempty"`
 	// Faults are injected from the start.
 	Faults *Faults `json:"faults,omitempty"`
 	// Objects are applied in order before the first step: node classes, pools,
