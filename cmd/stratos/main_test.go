@@ -75,17 +75,19 @@ func TestBadFlagsExitTwoWithTheProblem(t *testing.T) {
 	}
 }
 
-func TestAWSProviderSaysItIsNotImplemented(t *testing.T) {
+func TestAWSProviderWithoutARegionSaysSo(t *testing.T) {
 	env := harness.StartT(t)
 	kubeconfig := writeKubeconfig(t, env)
 	cmd := exec.Command(binary, "--cluster-name=test", "--cloud-provider=aws", "--kubeconfig", kubeconfig,
 		"--metrics-bind-address=0", "--health-probe-bind-address=0")
+	// No region anywhere the SDK's default chain looks.
+	cmd.Env = append(os.Environ(), "AWS_REGION=", "AWS_DEFAULT_REGION=", "AWS_CONFIG_FILE=/dev/null", "AWS_SHARED_CREDENTIALS_FILE=/dev/null", "AWS_PROFILE=")
 	out, err := cmd.CombinedOutput()
 	var exit *exec.ExitError
 	if !errors.As(err, &exit) || exit.ExitCode() != 1 {
 		t.Fatalf("want exit status 1, got %v\n%s", err, out)
 	}
-	if !strings.Contains(string(out), "aws cloud provider is not implemented yet") {
+	if !strings.Contains(string(out), "no AWS region") {
 		t.Fatalf("the operator does not say why it stopped:\n%s", out)
 	}
 }

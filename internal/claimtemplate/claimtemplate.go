@@ -13,8 +13,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
 
 // NewClaim returns a claim made from pool's template that asks for the desired state.
@@ -62,6 +64,25 @@ func Hash(pool *v1alpha1.NodePool, nodeClass runtime.Object) (string, error) {
 		return "", err
 	}
 	return combine(TemplateHash(pool), class), nil
+}
+
+// Current is what a pool's nodes should be made of now: the Hash of its template and
+// node class spec, and the images its node class resolved to, which can change while
+// the spec does not (a new image behind an alias).
+type Current struct {
+	Hash string
+	// Images the node class resolved to; none for a class that resolves no images (a
+	// FakeNodeClass) or resolves none now, and then no node drifts by its image.
+	Images []string
+}
+
+// CurrentOf is what pool's nodes should be made of now, with nodeClass.
+func CurrentOf(pool *v1alpha1.NodePool, nodeClass client.Object) (Current, error) {
+	hash, err := Hash(pool, nodeClass)
+	if err != nil {
+		return Current{}, err
+	}
+	return Current{Hash: hash, Images: nodeclass.Images(nodeClass)}, nil
 }
 
 // ClaimHash is the hash of what a claim was made from: the template it was created

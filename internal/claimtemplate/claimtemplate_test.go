@@ -104,3 +104,25 @@ func TestClaimHashDescribesWhatTheClaimWasMadeFrom(t *testing.T) {
 		t.Fatal("a claim without the annotation is taken as made from the current template")
 	}
 }
+
+// What a pool's nodes should be made of carries the images its class resolved to,
+// which the hash of its spec does not.
+func TestCurrentCarriesTheResolvedImages(t *testing.T) {
+	pool := &v1alpha1.NodePool{}
+	class := &v1alpha1.AWSNodeClass{}
+	before, err := CurrentOf(pool, class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	class.Status.AMIs = []v1alpha1.ResolvedAMI{{ID: "ami-new", Architecture: "amd64"}}
+	after, err := CurrentOf(pool, class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Hash != before.Hash {
+		t.Errorf("the hash changed with the class's status: %s, %s", before.Hash, after.Hash)
+	}
+	if len(before.Images) != 0 || len(after.Images) != 1 || after.Images[0] != "ami-new" {
+		t.Errorf("images %v then %v; want none then ami-new", before.Images, after.Images)
+	}
+}

@@ -1,6 +1,7 @@
 package claimtemplate
 
 import (
+	"slices"
 	"time"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -11,6 +12,15 @@ import (
 // current template.
 func Drifted(claim *v1alpha1.NodeClaim, current string) bool {
 	return claim.Status.TemplateHash != "" && current != "" && claim.Status.TemplateHash != current
+}
+
+// ImageDrifted reports whether a claim's instance runs an image that is not among the
+// images its node class resolves to now, such as the one behind al2023@latest before a
+// new one was published. The spec did not change, so the hashes cannot tell. A claim
+// whose image is not known, or a class that resolves no image now, is not drifted by
+// its image: a selector that stops matching must not replace every node.
+func ImageDrifted(claim *v1alpha1.NodeClaim, images []string) bool {
+	return claim.Status.ImageID != "" && len(images) > 0 && !slices.Contains(images, claim.Status.ImageID)
 }
 
 // ShapeDrifted reports whether a claim standing by was made for another shape than the
@@ -31,10 +41,10 @@ func ExpiresAt(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) time.Time {
 	return claim.CreationTimestamp.Add(*expiry.Duration)
 }
 
-// Stale says why a claim should be replaced at now, Drifted before Expired, or "" when
-// it should not.
-func Stale(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, current string, now time.Time) v1alpha1.DisruptionReason {
-	if Drifted(claim, current) || ShapeDrifted(pool, claim) {
+// Stale says why a claim should be replaced at now, given what its pool's nodes should
+// be made of, Drifted before Expired, or "" when it should not.
+func Stale(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, current Current, now time.Time) v1alpha1.DisruptionReason {
+	if Drifted(claim, current.Hash) || ImageDrifted(claim, current.Images) || ShapeDrifted(pool, claim) {
 		return v1alpha1.DisruptionDrifted
 	}
 	if at := ExpiresAt(pool, claim); !at.IsZero() && !now.Before(at) {

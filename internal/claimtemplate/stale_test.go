@@ -35,7 +35,7 @@ func TestStaleSaysDriftedBeforeExpired(t *testing.T) {
 		{"never expires", never, "a", launched.Add(1000 * day), ""},
 	}
 	for _, c := range cases {
-		if got := Stale(c.pool, claim(c.hash), "a", c.now); got != c.want {
+		if got := Stale(c.pool, claim(c.hash), Current{Hash: "a"}, c.now); got != c.want {
 			t.Errorf("%s: Stale = %q, want %q", c.name, got, c.want)
 		}
 	}
@@ -47,11 +47,11 @@ func TestAStandbyNodeOfAnOldShapeHasDrifted(t *testing.T) {
 	pool := &v1alpha1.NodePool{}
 	pool.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}
 	claim := NewStandbyClaim(pool, "zone-a", []string{v1alpha1.CapacityTypeOnDemand})
-	if ShapeDrifted(pool, claim) || Stale(pool, claim, "", time.Now()) != "" {
+	if ShapeDrifted(pool, claim) || Stale(pool, claim, Current{}, time.Now()) != "" {
 		t.Fatal("a standby claim of the current shape has drifted")
 	}
 	pool.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4")}
-	if !ShapeDrifted(pool, claim) || Stale(pool, claim, "", time.Now()) != v1alpha1.DisruptionDrifted {
+	if !ShapeDrifted(pool, claim) || Stale(pool, claim, Current{}, time.Now()) != v1alpha1.DisruptionDrifted {
 		t.Fatal("a standby claim of the old shape has not drifted")
 	}
 	running := claim.DeepCopy()
@@ -63,5 +63,37 @@ func TestAStandbyNodeOfAnOldShapeHasDrifted(t *testing.T) {
 	delete(older.Annotations, v1alpha1.AnnotationStandbyShapeHash)
 	if ShapeDrifted(pool, older) {
 		t.Fatal("a claim made before shapes were recorded has drifted")
+	}
+}
+
+// A node whose image its class no longer resolves to has drifted, though no spec
+// changed; one whose image is unknown, or whose class resolves no image now, has not.
+func TestANodeOnAnImageItsClassNoLongerResolvesHasDrifted(t *testing.T) {
+	pool := &v1alpha1.NodePool{}
+	on := func(image string) *v1alpha1.NodeClaim {
+		return &v1alpha1.NodeClaim{Status: v1alpha1.NodeClaimStatus{TemplateHash: "a", ImageID: image}}
+	}
+	cases := []struct {
+		name   string
+		image  string
+		images []string
+		want   bool
+	}{
+		{"on a resolved image", "ami-new", []string{"ami-new", "ami-arm"}, false},
+		{"on an image no longer resolved", "ami-old", []string{"ami-new", "ami-arm"}, true},
+		{"image unknown", "", []string{"ami-new"}, false},
+		{"the class resolves no image", "ami-old", nil, false},
+	}
+	for _, c := range cases {
+		if got := ImageDrifted(on(c.image), c.images); got != c.want {
+			t.Errorf("%s: ImageDrifted = %v, want %v", c.name, got, c.want)
+		}
+		want := v1alpha1.DisruptionReason("")
+		if c.want {
+			want = v1alpha1.DisruptionDrifted
+		}
+		if got := Stale(pool, on(c.image), Current{Hash: "a", Images: c.images}, time.Now()); got != want {
+			t.Errorf("%s: Stale = %q, want %q", c.name, got, want)
+		}
 	}
 }

@@ -16,6 +16,13 @@ const (
 	CodeThrottled            ErrorCode = "Throttled"
 	CodeInvalidState         ErrorCode = "InvalidState"
 	CodeQuotaExceeded        ErrorCode = "QuotaExceeded"
+	// CodeUnauthorized: the cloud refused the call for lack of permission; someone must
+	// grant it (EC2's UnauthorizedOperation).
+	CodeUnauthorized ErrorCode = "Unauthorized"
+	// CodeInvalidParameter: the cloud refused what was asked, such as an image, a subnet
+	// or a disk setting of the node class; the same call fails until the node class
+	// changes.
+	CodeInvalidParameter ErrorCode = "InvalidParameter"
 	// CodeUnsupported: the instance cannot do what was asked, such as hibernate when it
 	// was not launched for hibernation (EC2's UnsupportedHibernationConfiguration).
 	CodeUnsupported ErrorCode = "Unsupported"
@@ -48,6 +55,8 @@ var (
 	ErrThrottled            = &Error{Code: CodeThrottled}
 	ErrInvalidState         = &Error{Code: CodeInvalidState}
 	ErrQuotaExceeded        = &Error{Code: CodeQuotaExceeded}
+	ErrUnauthorized         = &Error{Code: CodeUnauthorized}
+	ErrInvalidParameter     = &Error{Code: CodeInvalidParameter}
 	ErrUnsupported          = &Error{Code: CodeUnsupported}
 	ErrInternal             = &Error{Code: CodeInternal}
 )

@@ -37,6 +37,8 @@ func TestRetryable(t *testing.T) {
 		ErrNotFound:             false,
 		ErrQuotaExceeded:        false,
 		ErrInvalidState:         false,
+		ErrUnauthorized:         false,
+		ErrInvalidParameter:     false,
 		context.Canceled:        true,
 		ErrInsufficientCapacity: false,
 	}

@@ -38,6 +38,11 @@ var (
 		Help: "1 for each offering (instance type, zone, capacity type) that launches and starts avoid because the cloud refused it for lack of capacity within --unavailable-offering-ttl; the series goes when the mark expires.",
 	}, []string{"instance_type", "zone", "capacity_type"})
 
+	AWSAPICalls = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_aws_api_calls_total",
+		Help: "Requests the EC2 provider sent to AWS, retries included, by service (EC2, SSM, IAM, Pricing), operation and code (OK, AWS's error code, or NoResponse).",
+	}, []string{"service", "operation", "code"})
+
 	OfferingsMarkedUnavailable = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_cloudprovider_offerings_marked_unavailable_total",
 		Help: "Times an offering was marked unavailable after the cloud refused a launch or a start of it for lack of capacity.",
@@ -114,7 +119,7 @@ var (
 // All lists every Stratos metric.
 var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
-	UnavailableOfferings, OfferingsMarkedUnavailable,
+	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
 	PoolNodes, PoolStandbyTarget,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions,

@@ -1,10 +1,13 @@
-// Package nodeclass resolves a NodeClassReference to the node class object it names.
+// Package nodeclass resolves a NodeClassReference to the node class object it names, and
+// says whether nodes can launch with it.
 package nodeclass
 
 import (
 	"context"
 	"fmt"
 
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -38,4 +41,48 @@ func Get(ctx context.Context, c client.Reader, ref v1alpha1.NodeClassReference) 
 // Objects returns one empty object of every node class kind, for watches.
 func Objects() []client.Object {
 	return []client.Object{&v1alpha1.FakeNodeClass{}, &v1alpha1.AWSNodeClass{}}
+}
+
+// Reasons Ready gives for a node class that is not ready, besides the reason of its own
+// Ready condition.
+const (
+	// ReasonNotResolved: the class has not been resolved since its spec last changed.
+	ReasonNotResolved = "NodeClassNotResolved"
+	// ReasonDeleting: the class is being deleted; no node launches with it any more.
+	ReasonDeleting = "NodeClassDeleting"
+)
+
+// Ready reports whether nodes can launch with a node class now, and if not, a reason
+// and a message that say why. A FakeNodeClass has nothing to resolve and is always
+// ready; an AWSNodeClass is once its Ready condition is True for its current spec.
+func Ready(obj client.Object) (bool, string, string) {
+	class, ok := obj.(*v1alpha1.AWSNodeClass)
+	if !ok {
+		return true, "", ""
+	}
+	if !class.DeletionTimestamp.IsZero() {
+		return false, ReasonDeleting, fmt.Sprintf("AWSNodeClass %s is being deleted", class.Name)
+	}
+	ready := meta.FindStatusCondition(class.Status.Conditions, v1alpha1.ConditionReady)
+	switch {
+	case ready == nil || ready.ObservedGeneration < class.Generation:
+		return false, ReasonNotResolved, fmt.Sprintf("AWSNodeClass %s has not been resolved since its spec last changed", class.Name)
+	case ready.Status != metav1.ConditionTrue:
+		return false, ready.Reason, fmt.Sprintf("AWSNodeClass %s is not ready: %s", class.Name, ready.Message)
+	}
+	return true, "", ""
+}
+
+// Images are the machine images a node class resolved to, the images its nodes should
+// run; nil when the class resolves none (a FakeNodeClass) or has not resolved any yet.
+func Images(obj client.Object) []string {
+	class, ok := obj.(*v1alpha1.AWSNodeClass)
+	if !ok {
+		return nil
+	}
+	var ids []string
+	for _, ami := range class.Status.AMIs {
+		ids = append(ids, ami.ID)
+	}
+	return ids
 }

@@ -1,6 +1,7 @@
 package operator
 
 import (
+	"context"
 	"errors"
 
 	"k8s.io/utils/clock"
@@ -9,22 +10,21 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
-// errAWSNotImplemented is returned for --cloud-provider=aws until the EC2 provider lands.
-var errAWSNotImplemented = errors.New("the aws cloud provider is not implemented yet: AWSNodeClass is defined and validated, the EC2 calls are not; run with --cloud-provider=fake")
-
 // newCloudProvider builds the cloud named by --cloud-provider, batching its calls and
 // avoiding for --unavailable-offering-ttl the offerings it refuses for lack of capacity.
-func newCloudProvider(opts *Options, mgr manager.Manager) (cloudprovider.CloudProvider, error) {
+func newCloudProvider(ctx context.Context, opts *Options, mgr manager.Manager) (cloudprovider.CloudProvider, error) {
+	var api cloudprovider.API
+	var err error
 	switch opts.CloudProvider {
 	case ProviderFake:
-		api, err := newFakeCloud(opts, mgr)
-		if err != nil {
-			return nil, err
-		}
-		return cloudprovider.New(api, cloudprovider.DefaultBatchOptions, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, clock.RealClock{})), nil
+		api, err = newFakeCloud(opts, mgr)
 	case ProviderAWS:
-		return nil, errAWSNotImplemented
+		api, err = newAWSCloud(ctx, opts, mgr)
 	default:
-		return nil, errors.New("unknown cloud provider " + opts.CloudProvider)
+		err = errors.New("unknown cloud provider " + opts.CloudProvider)
 	}
+	if err != nil {
+		return nil, err
+	}
+	return cloudprovider.New(api, cloudprovider.DefaultBatchOptions, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, clock.RealClock{})), nil
 }

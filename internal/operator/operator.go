@@ -92,7 +92,7 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 	if err := mgr.AddReadyzCheck("crds", crdsInstalled(mgr)); err != nil {
 		return nil, err
 	}
-	cloud, err := newCloudProvider(opts, mgr)
+	cloud, err := newCloudProvider(ctx, opts, mgr)
 	if err != nil {
 		return nil, err
 	}

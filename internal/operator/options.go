@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"regexp"
 	"strings"
 	"time"
@@ -61,6 +62,10 @@ type Options struct {
 	CalendarFile                string
 	FakeSeed                    int64
 	FakeCloudEndpoint           string
+	AWSRegion                   string
+	AWSEndpoint                 string
+	AWSSSMParameterRoot         string
+	KubernetesVersion           string
 	ShowVersion                 bool
 }
 
@@ -95,6 +100,10 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.Float64Var(&opts.FakeTimeScale, "fake-time-scale", 1, "With --cloud-provider=fake: how many times faster than real time the simulated cloud runs.")
 	fs.Int64Var(&opts.FakeSeed, "fake-seed", 1, "With --cloud-provider=fake: seed of the simulated cloud's jitter and faults.")
 	fs.StringVar(&opts.FakeCloudEndpoint, "fake-cloud-endpoint", "", "With --cloud-provider=fake: URL of a fake cloud served by another process (stratos-sim); empty runs the fake cloud and its kubelet simulator inside the operator.")
+	fs.StringVar(&opts.AWSRegion, "aws-region", "", "With --cloud-provider=aws: the region to launch in. Unset: the SDK's default chain (AWS_REGION, the shared config, the instance metadata).")
+	fs.StringVar(&opts.AWSEndpoint, "aws-endpoint", "", "With --cloud-provider=aws: a URL every AWS service is called at instead of AWS's own, for tests and the simulator against an emulator (moto). Leave unset on AWS.")
+	fs.StringVar(&opts.AWSSSMParameterRoot, "aws-ssm-parameter-root", "/aws/service", "With --cloud-provider=aws: the SSM path under which the images behind AMI aliases are published. Change it only against an emulator that reserves /aws.")
+	fs.StringVar(&opts.KubernetesVersion, "kubernetes-version", "", "The cluster's Kubernetes minor version (1.37) for AMI aliases. Unset: the API server's version.")
 	fs.StringVar(&opts.CalendarFile, "calendar-file", "", "A file that sets the clock time windows are read on, for simulations and rehearsals (stratos-sim writes it); empty reads windows on the real clock.")
 	fs.BoolVar(&opts.ShowVersion, "version", false, "Print the version and exit.")
 	fs.Usage = func() { PrintUsage(fs.Output(), fs) }
@@ -211,8 +220,29 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--fake-cloud-endpoint %w", err))
 		}
 	}
+	if o.CloudProvider != ProviderAWS {
+		for flagName, value := range map[string]string{"--aws-region": o.AWSRegion, "--aws-endpoint": o.AWSEndpoint} {
+			if value != "" {
+				errs = append(errs, fmt.Errorf("%s needs --cloud-provider=aws, not %q", flagName, o.CloudProvider))
+			}
+		}
+	}
+	if o.AWSEndpoint != "" {
+		if u, err := url.Parse(o.AWSEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("--aws-endpoint %q must be an http or https URL", o.AWSEndpoint))
+		}
+	}
+	if !strings.HasPrefix(o.AWSSSMParameterRoot, "/") {
+		errs = append(errs, fmt.Errorf("--aws-ssm-parameter-root %q must be an SSM path starting with /", o.AWSSSMParameterRoot))
+	}
+	if o.KubernetesVersion != "" && !kubernetesMinorPattern.MatchString(o.KubernetesVersion) {
+		errs = append(errs, fmt.Errorf("--kubernetes-version %q must be a minor version such as 1.37", o.KubernetesVersion))
+	}
 	return errors.Join(errs...)
 }
+
+// kubernetesMinorPattern is a Kubernetes minor version as AMI aliases name it.
+var kubernetesMinorPattern = regexp.MustCompile(`^1\.[0-9]{1,3}$`)
 
 // PrintUsage writes the help text: every flag with its default and its environment variable.
 func PrintUsage(w io.Writer, fs *flag.FlagSet) {

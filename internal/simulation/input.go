@@ -92,7 +92,7 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 	}
 	types := catalog{}
 	current := map[string]*v1alpha1.NodePool{}
-	hashes := map[string]string{}
+	currents := map[string]claimtemplate.Current{}
 	poolClaims := map[string][]*v1alpha1.NodeClaim{}
 	for _, claim := range snap.All {
 		poolClaims[claim.Spec.NodePool] = append(poolClaims[claim.Spec.NodePool], claim)
@@ -102,13 +102,13 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 		if !pool.DeletionTimestamp.IsZero() || pool.Spec.Paused || pool.Spec.KillSwitch {
 			continue // nothing of the pool is launched or started
 		}
-		sp, hash, err := b.schedulingPool(ctx, pool, poolClaims[pool.Name], types)
+		sp, made, err := b.schedulingPool(ctx, pool, poolClaims[pool.Name], types)
 		if err != nil {
 			log.FromContext(ctx).Error(err, "Leaving a pool out of this decision", "nodepool", pool.Name)
 			continue
 		}
 		in.Pools = append(in.Pools, sp)
-		current[pool.Name], hashes[pool.Name] = pool, hash
+		current[pool.Name], currents[pool.Name] = pool, made
 	}
 	for _, ns := range snap.Nodes {
 		if Schedulable(ns.Node) {
@@ -125,7 +125,7 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 		if c.Standby && (pool == nil || StartRefusedRecently(cs.Claim, now) || types.unavailable(cs.Claim)) {
 			continue // its pool is paused, stopped by its kill switch, or gone; or the cloud just refused to start it, or has no capacity for it now
 		}
-		if c.Standby && claimtemplate.Stale(pool, cs.Claim, hashes[pool.Name], now) != "" {
+		if c.Standby && claimtemplate.Stale(pool, cs.Claim, currents[pool.Name], now) != "" {
 			c.Rank += StaleRank
 		}
 		in.Claims = append(in.Claims, c)
@@ -138,20 +138,24 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 }
 
 // schedulingPool is a pool with the instance types its class offers within its
-// requirements, and what its limits leave given all of its claims; and the hash of its
-// current template.
-func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, types catalog) (scheduling.Pool, string, error) {
+// requirements, and what its limits leave given all of its claims; and what its nodes
+// should be made of now. A pool whose node class is not ready offers no new nodes:
+// its standby claims may still start.
+func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, types catalog) (scheduling.Pool, claimtemplate.Current, error) {
 	class, err := nodeclass.Get(ctx, b.Client, pool.Spec.Template.NodeClassRef)
 	if err != nil {
-		return scheduling.Pool{}, "", fmt.Errorf("resolving the node class: %w", err)
+		return scheduling.Pool{}, claimtemplate.Current{}, fmt.Errorf("resolving the node class: %w", err)
 	}
-	hash, err := claimtemplate.Hash(pool, class)
+	made, err := claimtemplate.CurrentOf(pool, class)
 	if err != nil {
-		return scheduling.Pool{}, "", err
+		return scheduling.Pool{}, made, err
+	}
+	if ready, _, _ := nodeclass.Ready(class); !ready {
+		return scheduling.Pool{Pool: pool}, made, nil
 	}
 	offered, err := b.Cloud.InstanceTypes(ctx, class)
 	if err != nil {
-		return scheduling.Pool{}, "", fmt.Errorf("listing instance types: %w", err)
+		return scheduling.Pool{}, made, fmt.Errorf("listing instance types: %w", err)
 	}
 	requirements := v1alpha1.CoreRequirements(pool.Spec.Template.Requirements)
 	sp := scheduling.Pool{Pool: pool}
@@ -162,7 +166,7 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, cl
 		narrowed.Offerings = nil
 		for _, o := range it.Offerings {
 			if o.Zone == "" {
-				return sp, "", fmt.Errorf("the cloud offers instance type %s without a zone", it.Name)
+				return sp, made, fmt.Errorf("the cloud offers instance type %s without a zone", it.Name)
 			}
 			if ok, err := cloudprovider.Satisfies(it, o, requirements); err == nil && ok {
 				narrowed.Offerings = append(narrowed.Offerings, o)
@@ -174,13 +178,13 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, cl
 		}
 	}
 	if len(zones) > scheduling.MaxZones {
-		return sp, "", fmt.Errorf("the pool's instance types are offered in %d zones; the scheduling simulation handles at most %d: narrow the pool's zones with a requirement", len(zones), scheduling.MaxZones)
+		return sp, made, fmt.Errorf("the pool's instance types are offered in %d zones; the scheduling simulation handles at most %d: narrow the pool's zones with a requirement", len(zones), scheduling.MaxZones)
 	}
 	// The active window may cap the nodes; windows that cannot be read leave the spec's.
 	targets, _ := windows.For(pool, windows.Calendar(b.Calendar, b.Clock).Now())
 	left := limits.Remaining(pool.Spec.Limits, targets.MaxNodes, claims, limits.Cheapest(offered))
 	sp.NodesLeft, sp.CPULeft, sp.MemoryLeft = left.Nodes, left.CPU, left.Memory
-	return sp, hash, nil
+	return sp, made, nil
 }
 
 // StartRetryBackoff is how long a standby claim whose start the cloud refused (for lack

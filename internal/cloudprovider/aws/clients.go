@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
+	"github.com/aws/smithy-go/middleware"
 
 	"github.com/stratos-sh/stratos/internal/version"
 )
@@ -31,11 +32,19 @@ const pricingRegion = "us-east-1"
 // NewClients loads credentials and region from the SDK's default chain (environment,
 // IRSA or Pod Identity web identity, shared config, instance metadata), with the SDK's
 // retryer in adaptive mode so that throttling slows every call down instead of failing
-// it. A non-empty opts.Endpoint sends every service to that URL.
+// it; out-of-capacity answers are not retried (capacityNotRetried). Every request is counted in stratos_aws_api_calls_total. A non-empty opts.Endpoint
+// sends every service to that URL.
 func NewClients(ctx context.Context, opts Options) (*Clients, error) {
 	loadOpts := []func(*config.LoadOptions) error{
-		config.WithRetryer(func() aws.Retryer { return retry.NewAdaptiveMode() }),
+		config.WithRetryer(func() aws.Retryer {
+			return retry.NewAdaptiveMode(func(o *retry.AdaptiveModeOptions) {
+				o.StandardOptions = append(o.StandardOptions, func(so *retry.StandardOptions) {
+					so.Retryables = append([]retry.IsErrorRetryable{capacityNotRetried}, so.Retryables...)
+				})
+			})
+		}),
 		config.WithAppID("stratos-" + version.Version),
+		config.WithAPIOptions([]func(*middleware.Stack) error{countAPICalls}),
 	}
 	if opts.Region != "" {
 		loadOpts = append(loadOpts, config.WithRegion(opts.Region))

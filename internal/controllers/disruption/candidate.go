@@ -29,7 +29,7 @@ type candidate struct {
 
 // candidates are the pool's claims that run, asked to, with a Node, and the pods on it,
 // as the pass's picture shows them.
-func candidates(snap state.Snapshot, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, hash string, now time.Time) []candidate {
+func candidates(snap state.Snapshot, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, current claimtemplate.Current, now time.Time) []candidate {
 	nodes := make(map[string]state.NodeState, len(snap.Nodes))
 	for _, ns := range snap.Nodes {
 		nodes[ns.Node.Name] = ns
@@ -40,7 +40,7 @@ func candidates(snap state.Snapshot, pool *v1alpha1.NodePool, claims []*v1alpha1
 		if !runningForPods(claim) || !ok {
 			continue
 		}
-		cand := candidate{claim: claim, node: ns.Node, stale: claimtemplate.Stale(pool, claim, hash, now)}
+		cand := candidate{claim: claim, node: ns.Node, stale: claimtemplate.Stale(pool, claim, current, now)}
 		for _, pod := range ns.Pods {
 			if pod.Spec.NodeName == ns.Node.Name {
 				cand.pods = append(cand.pods, pod)

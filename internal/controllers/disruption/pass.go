@@ -179,7 +179,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	if err != nil {
 		log.FromContext(ctx).V(1).Info("The pool's windows cannot be read; its spec's targets hold", "nodepool", pool.Name, "error", err.Error())
 	}
-	hash, err := c.templateHash(ctx, pool)
+	current, err := c.current(ctx, pool)
 	if err != nil {
 		return err
 	}
@@ -196,7 +196,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	pp.consolidateAfter = after
 	protected := c.replacements()
 	var stale, empty, busy []candidate
-	for _, cand := range candidates(p.snap, pool, claims, hash, p.now) {
+	for _, cand := range candidates(p.snap, pool, claims, current, p.now) {
 		if expires := claimtemplate.ExpiresAt(pool, cand.claim); expires.After(p.now) {
 			p.wakeAt(expires)
 		}
@@ -235,17 +235,17 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	return err
 }
 
-// templateHash is the hash of the pool's current template, or "" while its node class
-// is missing (nothing counts as drifted then).
-func (c *Controller) templateHash(ctx context.Context, pool *v1alpha1.NodePool) (string, error) {
+// current is what the pool's nodes should be made of now, or nothing while its node
+// class is missing (nothing counts as drifted then).
+func (c *Controller) current(ctx context.Context, pool *v1alpha1.NodePool) (claimtemplate.Current, error) {
 	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.NodeClassRef)
 	if apierrors.IsNotFound(err) {
-		return "", nil
+		return claimtemplate.Current{}, nil
 	}
 	if err != nil {
-		return "", err
+		return claimtemplate.Current{}, err
 	}
-	return claimtemplate.Hash(pool, class)
+	return claimtemplate.CurrentOf(pool, class)
 }
 
 // counts are what a pool's claims add up to for disruption.

@@ -23,6 +23,8 @@ const (
 	ReasonLaunched          = "Launched"
 	ReasonNodePoolNotFound  = "NodePoolNotFound"
 	ReasonNodeClassNotFound = "NodeClassNotFound"
+	// ReasonNodeClassNotReady: the node class has not resolved; the launch waits for it.
+	ReasonNodeClassNotReady = "NodeClassNotReady"
 	ReasonLaunchTimeout     = "LaunchTimeout"
 )
 
@@ -60,6 +62,7 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	claim.Status.InstanceType = instance.Type
 	claim.Status.Zone = instance.Zone
 	claim.Status.CapacityType = instance.CapacityType
+	claim.Status.ImageID = instance.ImageID
 	claim.Status.TemplateHash = req.templateHash
 	message := fmt.Sprintf("Launched %s, a %s %s instance in %s", instance.ID, instance.Type, instance.CapacityType, instance.Zone)
 	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, message)
@@ -100,7 +103,8 @@ type launchRequest struct {
 }
 
 // createRequest builds the launch of a claim from the claim, its pool and its node class.
-// A missing pool or class is a launch failure, not an error: the claim waits for it.
+// A missing pool or class, or a class that has not resolved, is a launch failure, not
+// an error: the claim waits for it.
 func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim) (*launchRequest, *launchFailure, error) {
 	pool := &v1alpha1.NodePool{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: claim.Spec.NodePool}, pool); err != nil {
@@ -116,6 +120,9 @@ func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim
 			return nil, &launchFailure{reason: ReasonNodeClassNotFound, message: fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)}, nil
 		}
 		return nil, nil, err
+	}
+	if ready, _, message := nodeclass.Ready(class); !ready {
+		return nil, &launchFailure{reason: ReasonNodeClassNotReady, message: message}, nil
 	}
 	hash, err := claimtemplate.ClaimHash(claim, pool, class)
 	if err != nil {

@@ -175,17 +175,22 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// The cache does not show this controller's last writes yet: plan on it later.
 		return ctrl.Result{RequeueAfter: conflictRetry}, nil
 	default:
-		hash, err := claimtemplate.Hash(pool, class)
+		current, err := claimtemplate.CurrentOf(pool, class)
 		if err != nil {
 			return ctrl.Result{}, err
 		}
-		if err := r.markDrift(ctx, pool, claims.Items, hash); err != nil {
+		if err := r.markDrift(ctx, pool, claims.Items, current); err != nil {
 			return ctrl.Result{}, err
 		}
 		if obs.stopped == ReasonPaused {
 			break
 		}
-		if err := r.scale(ctx, pool, class, hash, &obs); err != nil {
+		if ready, reason, message := nodeclass.Ready(class); !ready {
+			// Nothing launches with a class that has not resolved: the pool waits for it.
+			obs.classNotReady = reason + ": " + message
+			break
+		}
+		if err := r.scale(ctx, pool, class, current, &obs); err != nil {
 			return ctrl.Result{}, err
 		}
 		obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
@@ -233,7 +238,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // scale carries out one plan for the pool: the running minimum, the warm pool's
 // creations and its removals, all within the limits as the limits package counts them.
-func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, hash string, obs *observation) error {
+func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, current claimtemplate.Current, obs *observation) error {
 	// The instance types are read only when the pass needs them: for limits on cpu or
 	// memory, for standby claims that may be held, or to place new ones.
 	var types []*cloudprovider.InstanceType
@@ -255,7 +260,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	for i := range obs.claims {
 		c := &obs.claims[i]
 		claims = append(claims, c)
-		staleBecause[c.Name] = claimtemplate.Stale(pool, c, hash, now)
+		staleBecause[c.Name] = claimtemplate.Stale(pool, c, current, now)
 		held := c.Spec.DesiredState == v1alpha1.DesiredStandby && unavailable[cloudprovider.ClaimOffering(c)]
 		members = append(members, member{
 			name:     c.Name,

@@ -3,6 +3,7 @@ package nodepool
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -18,15 +19,17 @@ import (
 const (
 	ReasonTemplateChanged = "TemplateChanged"
 	ReasonTemplateCurrent = "TemplateCurrent"
+	// ReasonImageChanged: the node runs an image its node class no longer resolves to.
+	ReasonImageChanged = "ImageChanged"
 	// ReasonStandbyShapeChanged: a standby node of another shape than spec.standby asks for.
 	ReasonStandbyShapeChanged = "StandbyShapeChanged"
 )
 
 // markDrift sets the Drifted condition of the pool's launched claims, so that users see
 // which nodes will be replaced. Decisions do not read it back: the pool controller and
-// disruption compare hashes themselves, so a condition lost to a concurrent status write
-// only delays what users see until the next pass.
-func (r *Reconciler) markDrift(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, hash string) error {
+// disruption compare hashes and images themselves, so a condition lost to a concurrent
+// status write only delays what users see until the next pass.
+func (r *Reconciler) markDrift(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, current claimtemplate.Current) error {
 	for i := range claims {
 		claim := &claims[i]
 		if claim.Status.TemplateHash == "" || !claim.DeletionTimestamp.IsZero() {
@@ -35,14 +38,18 @@ func (r *Reconciler) markDrift(ctx context.Context, pool *v1alpha1.NodePool, cla
 		condition := metav1.Condition{Type: v1alpha1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
 			Message: "The node was launched from the pool's current template and node class"}
 		switch {
-		case claimtemplate.Drifted(claim, hash):
+		case claimtemplate.Drifted(claim, current.Hash):
 			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonTemplateChanged
 			condition.Message = "The pool's template or node class changed since the node was launched; it will be replaced"
+		case claimtemplate.ImageDrifted(claim, current.Images):
+			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonImageChanged
+			condition.Message = fmt.Sprintf("The node runs image %s, and its node class now resolves to %s; it will be replaced",
+				claim.Status.ImageID, strings.Join(current.Images, ", "))
 		case claimtemplate.ShapeDrifted(pool, claim):
 			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonStandbyShapeChanged
 			condition.Message = "The pool's spec.standby asks for another shape of standby node since this one was made; it will be replaced"
 		}
-		if current := meta.FindStatusCondition(claim.Status.Conditions, condition.Type); current != nil && current.Status == condition.Status {
+		if marked := meta.FindStatusCondition(claim.Status.Conditions, condition.Type); marked != nil && marked.Status == condition.Status && marked.Reason == condition.Reason {
 			continue
 		}
 		base := claim.DeepCopy()

@@ -22,6 +22,8 @@ type observation struct {
 	created      int
 	limited      string
 	classMissing bool
+	// classNotReady says why the pool's node class cannot launch nodes, or is "".
+	classNotReady string
 	// noStandby says why no standby claim could be made, or is "".
 	noStandby string
 	// held counts the standby claims whose offering is marked unavailable.
@@ -46,6 +48,8 @@ const (
 	ReasonWarmingUp         = "WarmingUp"
 	ReasonLimitReached      = "LimitReached"
 	ReasonNodeClassNotFound = "NodeClassNotFound"
+	// ReasonNodeClassNotReady: the node class has not resolved, and nothing launches.
+	ReasonNodeClassNotReady = "NodeClassNotReady"
 	ReasonLaunchFailed      = "LaunchFailed"
 	// ReasonNoStandbyOffering: no offering the pool allows can stand by (spot only, say).
 	ReasonNoStandbyOffering = "NoStandbyOffering"
@@ -102,6 +106,8 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	case obs.classMissing:
 		ref := pool.Spec.Template.NodeClassRef
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)
+	case obs.classNotReady != "":
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotReady, "no node launches until the node class is ready: "+obs.classNotReady
 	case obs.noStandby != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoStandbyOffering, fmt.Sprintf("the warm pool cannot be kept: %s", obs.noStandby)
 	case obs.limited != "":

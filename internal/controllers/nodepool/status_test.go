@@ -40,10 +40,11 @@ func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
 		obs    observation
 		reason string
 	}{
-		"warming":       {observation{target: 2}, ""},
-		"class missing": {observation{target: 2, classMissing: true}, ReasonNodeClassNotFound},
-		"limited":       {observation{target: 2, limited: "limits.nodes (1)"}, ReasonLimitReached},
-		"launch fails":  {observation{target: 2, claims: []v1alpha1.NodeClaim{failing}}, ReasonLaunchFailed},
+		"warming":         {observation{target: 2}, ""},
+		"class missing":   {observation{target: 2, classMissing: true}, ReasonNodeClassNotFound},
+		"class not ready": {observation{target: 2, classNotReady: "SubnetsNotFound: no subnet matches"}, ReasonNodeClassNotReady},
+		"limited":         {observation{target: 2, limited: "limits.nodes (1)"}, ReasonLimitReached},
+		"launch fails":    {observation{target: 2, claims: []v1alpha1.NodeClaim{failing}}, ReasonLaunchFailed},
 	}
 	for name, tc := range cases {
 		pool := &v1alpha1.NodePool{}

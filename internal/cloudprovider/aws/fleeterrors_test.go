@@ -1,0 +1,102 @@
+package aws
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+func overrideError(instanceType, subnet, lifecycle, code, message string) types.CreateFleetError {
+	return types.CreateFleetError{
+		ErrorCode: aws.String(code), ErrorMessage: aws.String(message), Lifecycle: types.InstanceLifecycle(lifecycle),
+		LaunchTemplateAndOverrides: &types.LaunchTemplateAndOverridesResponse{Overrides: &types.FleetLaunchTemplateOverrides{
+			InstanceType: types.InstanceType(instanceType), SubnetId: aws.String(subnet),
+		}},
+	}
+}
+
+func TestFleetError(t *testing.T) {
+	plan := &launchPlan{capacityType: "spot", overrides: []launchOverride{
+		{instanceType: "m5.large", subnet: planClass().Status.Subnets[0]},
+		{instanceType: "m5.large", subnet: planClass().Status.Subnets[1]},
+		{instanceType: "c5.large", subnet: planClass().Status.Subnets[1]},
+	}}
+	for _, tc := range []struct {
+		name          string
+		errs          []types.CreateFleetError
+		code          cloudprovider.ErrorCode
+		wantOfferings []cloudprovider.OfferingKey
+		says          []string
+	}{
+		{
+			name: "out of capacity everywhere",
+			errs: []types.CreateFleetError{
+				overrideError("m5.large", "subnet-a", "spot", "InsufficientInstanceCapacity", "no m5.large"),
+				overrideError("m5.large", "subnet-b", "spot", "UnfulfillableCapacity", "no spot"),
+				overrideError("c5.large", "subnet-b", "", "InsufficientInstanceCapacity", "no c5.large"),
+			},
+			code: cloudprovider.CodeInsufficientCapacity,
+			wantOfferings: []cloudprovider.OfferingKey{
+				{InstanceType: "m5.large", Zone: zoneA, CapacityType: "spot"},
+				{InstanceType: "m5.large", Zone: zoneB, CapacityType: "spot"},
+				{InstanceType: "c5.large", Zone: zoneB, CapacityType: "spot"},
+			},
+			says: []string{"3 overrides of 2 spot types", "InsufficientInstanceCapacity: no m5.large (m5.large spot in us-east-1a)", "UnfulfillableCapacity: no spot"},
+		},
+		{
+			name: "capacity first, so that the offerings are marked",
+			errs: []types.CreateFleetError{
+				overrideError("m5.large", "subnet-a", "spot", "InvalidParameterValue", "hibernation is not supported"),
+				overrideError("c5.large", "subnet-b", "spot", "InsufficientInstanceCapacity", "no c5.large"),
+			},
+			code:          cloudprovider.CodeInsufficientCapacity,
+			wantOfferings: []cloudprovider.OfferingKey{{InstanceType: "c5.large", Zone: zoneB, CapacityType: "spot"}},
+			says:          []string{"InvalidParameterValue: hibernation is not supported", "InsufficientInstanceCapacity: no c5.large"},
+		},
+		{
+			name: "unauthorized",
+			errs: []types.CreateFleetError{{ErrorCode: aws.String("UnauthorizedOperation"), ErrorMessage: aws.String("You are not authorized to perform this operation.")}},
+			code: cloudprovider.CodeUnauthorized,
+			says: []string{"UnauthorizedOperation: You are not authorized"},
+		},
+		{
+			name: "quota",
+			errs: []types.CreateFleetError{overrideError("m5.large", "subnet-a", "spot", "VcpuLimitExceeded", "You have requested more vCPU capacity than your current vCPU limit")},
+			code: cloudprovider.CodeQuotaExceeded,
+			says: []string{"VcpuLimitExceeded"},
+		},
+		{
+			name: "an image EC2 does not know",
+			errs: []types.CreateFleetError{overrideError("m5.large", "subnet-a", "spot", "InvalidAMIID.NotFound", "The image id '[ami-1]' does not exist")},
+			code: cloudprovider.CodeInvalidParameter,
+			says: []string{"InvalidAMIID.NotFound: The image id '[ami-1]' does not exist (m5.large spot in us-east-1a)"},
+		},
+		{
+			name: "no reason given",
+			code: cloudprovider.CodeInternal,
+			says: []string{"gave no reason"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := fleetError(tc.errs, plan)
+			var cloudErr *cloudprovider.Error
+			if !errors.As(err, &cloudErr) || cloudErr.Code != tc.code {
+				t.Fatalf("fleetError = %v, want %s", err, tc.code)
+			}
+			if !slices.Equal(cloudErr.Offerings, tc.wantOfferings) {
+				t.Fatalf("offerings %v, want %v", cloudErr.Offerings, tc.wantOfferings)
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(err.Error(), s) {
+					t.Fatalf("message %q does not say %q", err, s)
+				}
+			}
+		})
+	}
+}

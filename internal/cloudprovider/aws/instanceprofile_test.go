@@ -1,0 +1,218 @@
+package aws
+
+import (
+	"context"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/iam"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func TestInstanceProfileNamesAreValidAndDistinct(t *testing.T) {
+	valid := regexp.MustCompile(`^[\w+=,.@-]{1,128}$`)
+	long := strings.Repeat("c", 200)
+	names := map[string]bool{}
+	for _, in := range [][3]string{
+		{"prod", "us-east-1", "default"},
+		{"prod", "us-west-2", "default"},
+		{"prod", "us-east-1", "gpu"},
+		{"staging", "us-east-1", "default"},
+		{long, "us-east-1", "default"},
+		{long + "x", "us-east-1", "default"},
+		{"we/ird name", "us-east-1", "default"},
+	} {
+		name := InstanceProfileName(in[0], in[1], in[2])
+		if !valid.MatchString(name) {
+			t.Errorf("InstanceProfileName%v = %q; IAM refuses it", in, name)
+		}
+		if names[name] {
+			t.Errorf("InstanceProfileName%v = %q, the name of another cluster, region or class", in, name)
+		}
+		names[name] = true
+		if again := InstanceProfileName(in[0], in[1], in[2]); again != name {
+			t.Errorf("InstanceProfileName%v changed from %q to %q", in, name, again)
+		}
+	}
+	if path := InstanceProfilePath("we/ird name"); path != "/stratos/we-ird-name/" {
+		t.Errorf("InstanceProfilePath = %q", path)
+	}
+}
+
+func createRole(t *testing.T, clients *Clients, name string) {
+	t.Helper()
+	_, err := clients.IAM.CreateRole(context.Background(), &iam.CreateRoleInput{
+		RoleName:                 aws.String(name),
+		AssumeRolePolicyDocument: aws.String(`{"Version":"2012-10-17","Statement":[{"Effect":"Allow","Principal":{"Service":"ec2.amazonaws.com"},"Action":"sts:AssumeRole"}]}`),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// profileOf reads an instance profile: its path, roles and tags; nil when it is gone.
+func profileOf(t *testing.T, clients *Clients, name string) *iam.GetInstanceProfileOutput {
+	t.Helper()
+	out, err := clients.IAM.GetInstanceProfile(context.Background(), &iam.GetInstanceProfileInput{InstanceProfileName: aws.String(name)})
+	if isNoSuchEntity(err) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func roleNames(out *iam.GetInstanceProfileOutput) []string {
+	var names []string
+	for _, r := range out.InstanceProfile.Roles {
+		names = append(names, aws.ToString(r.RoleName))
+	}
+	return names
+}
+
+func roleClass(name, role string) *v1alpha1.AWSNodeClass {
+	class := awsClass(name, nil, nil, nil)
+	class.Spec.Role = role
+	return class
+}
+
+// A class with a role gets an instance profile Stratos makes, tagged and under the
+// cluster's path, that holds the role; a changed role replaces it; deleting the class's
+// profile removes it, and a missing role says so.
+func TestManagedInstanceProfileFollowsTheRole(t *testing.T) {
+	r, clients := newTestResolver(t)
+	ctx := context.Background()
+	createRole(t, clients, "nodes")
+	createRole(t, clients, "nodes-v2")
+
+	name, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes"))
+	if failure != nil || name != InstanceProfileName(testCluster, clients.Region, "default") {
+		t.Fatalf("resolved to %q, %v; want the managed profile's name", name, failure)
+	}
+	profile := profileOf(t, clients, name)
+	if profile == nil {
+		t.Fatalf("instance profile %s was not made", name)
+	}
+	if got := aws.ToString(profile.InstanceProfile.Path); got != "/stratos/"+testCluster+"/" {
+		t.Errorf("path = %q", got)
+	}
+	tags := profile.InstanceProfile.Tags
+	if tagValue(tags, v1alpha1.TagCluster) != testCluster || tagValue(tags, TagNodeClass) != "default" || tagValue(tags, "kubernetes.io/cluster/"+testCluster) != "owned" {
+		t.Errorf("tags = %v; want the cluster, the class and kubernetes.io/cluster/%s", tags, testCluster)
+	}
+	if got := roleNames(profile); !slices.Equal(got, []string{"nodes"}) {
+		t.Errorf("roles = %v; want [nodes]", got)
+	}
+
+	// Resolving again changes nothing.
+	if again, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes")); failure != nil || again != name {
+		t.Fatalf("resolving again gave %q, %v", again, failure)
+	}
+	if got := roleNames(profileOf(t, clients, name)); !slices.Equal(got, []string{"nodes"}) {
+		t.Errorf("after resolving again, roles = %v; want [nodes]", got)
+	}
+
+	if _, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes-v2")); failure != nil {
+		t.Fatalf("changing the role: %v", failure)
+	}
+	if got := roleNames(profileOf(t, clients, name)); !slices.Equal(got, []string{"nodes-v2"}) {
+		t.Errorf("after the role changed, roles = %v; want [nodes-v2]", got)
+	}
+
+	_, failure = r.resolveInstanceProfile(ctx, roleClass("default", "no-such-role"))
+	if failure == nil || failure.Reason != ReasonRoleNotFound || !strings.Contains(failure.Message, "no-such-role") {
+		t.Errorf("a missing role failed with %+v; want RoleNotFound naming it", failure)
+	}
+
+	if err := r.DeleteInstanceProfile(ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	if profileOf(t, clients, name) != nil {
+		t.Errorf("instance profile %s is still there after it was deleted", name)
+	}
+	if err := r.DeleteInstanceProfile(ctx, "default"); err != nil {
+		t.Errorf("deleting a profile that is gone: %v", err)
+	}
+}
+
+// A profile that has the managed name but not Stratos's tags for the class is neither
+// used nor deleted.
+func TestAProfileStratosDidNotMakeIsLeftAlone(t *testing.T) {
+	r, clients := newTestResolver(t)
+	ctx := context.Background()
+	createRole(t, clients, "nodes")
+	name := InstanceProfileName(testCluster, clients.Region, "default")
+	if _, err := clients.IAM.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes")); failure == nil || failure.Reason != ReasonInstanceProfileError {
+		t.Errorf("resolving over a foreign profile failed with %+v; want InstanceProfileError", failure)
+	}
+	if err := r.DeleteInstanceProfile(ctx, "default"); err != nil {
+		t.Fatal(err)
+	}
+	if profileOf(t, clients, name) == nil {
+		t.Errorf("the foreign profile %s was deleted", name)
+	}
+}
+
+// A profile named in spec.instanceProfile is used as it is when it exists.
+func TestAnExistingInstanceProfileIsUsed(t *testing.T) {
+	r, clients := newTestResolver(t)
+	ctx := context.Background()
+	if _, err := clients.IAM.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: aws.String("mine")}); err != nil {
+		t.Fatal(err)
+	}
+	class := awsClass("default", nil, nil, nil)
+	class.Spec.InstanceProfile = "mine"
+	if name, failure := r.resolveInstanceProfile(ctx, class); failure != nil || name != "mine" {
+		t.Errorf("resolved to %q, %v; want mine", name, failure)
+	}
+	class.Spec.InstanceProfile = "theirs"
+	if _, failure := r.resolveInstanceProfile(ctx, class); failure == nil || failure.Reason != ReasonInstanceProfileNotFound {
+		t.Errorf("a missing profile failed with %+v; want InstanceProfileNotFound", failure)
+	}
+}
+
+// The sweep removes the cluster's profiles whose class is gone, and only those.
+func TestSweepRemovesTheProfilesOfGoneClasses(t *testing.T) {
+	r, clients := newTestResolver(t)
+	ctx := context.Background()
+	createRole(t, clients, "nodes")
+	for _, class := range []string{"kept", "gone"} {
+		if _, failure := r.resolveInstanceProfile(ctx, roleClass(class, "nodes")); failure != nil {
+			t.Fatal(failure)
+		}
+	}
+	other := NewResolver(Options{ClusterName: "other-cluster"}, clients)
+	if _, failure := other.resolveInstanceProfile(ctx, roleClass("gone", "nodes")); failure != nil {
+		t.Fatal(failure)
+	}
+	if _, err := clients.IAM.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: aws.String("someone-elses")}); err != nil {
+		t.Fatal(err)
+	}
+
+	removed, err := r.SweepInstanceProfiles(ctx, func(class string) bool { return class == "kept" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone := InstanceProfileName(testCluster, clients.Region, "gone")
+	if !slices.Equal(removed, []string{gone}) {
+		t.Errorf("removed %v; want [%s]", removed, gone)
+	}
+	for name, want := range map[string]bool{
+		InstanceProfileName(testCluster, clients.Region, "kept"): true,
+		gone: false,
+		InstanceProfileName("other-cluster", clients.Region, "gone"): true,
+		"someone-elses": true,
+	} {
+		if exists := profileOf(t, clients, name) != nil; exists != want {
+			t.Errorf("after the sweep, profile %s exists: %v; want %v", name, exists, want)
+		}
+	}
+}

@@ -1,0 +1,202 @@
+package aws
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/mail"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"sigs.k8s.io/yaml"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+)
+
+func launchTemplateCarriesTheNodeClassAndUserData(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	mark := e.proxy.mark()
+	req := launchRequest(e, "template-1")
+	if _, err := e.cloud.launch(ctx, req, testInstanceTypes()); err != nil {
+		t.Fatal(err)
+	}
+	form := createFleetForm(t, e.proxy.since(mark))
+	names := map[string]bool{}
+	for key, values := range form {
+		if strings.HasSuffix(key, ".LaunchTemplateSpecification.LaunchTemplateName") {
+			names[values[0]] = true
+		}
+	}
+	if len(names) != 1 {
+		t.Fatalf("launch templates %v, want one for both architectures", names)
+	}
+	for name := range names {
+		if !strings.HasPrefix(name, "stratos/"+testCluster+"/") {
+			t.Fatalf("launch template %q is not named stratos/<cluster>/<hash>", name)
+		}
+		templates, err := e.clients.EC2.DescribeLaunchTemplates(ctx, &ec2.DescribeLaunchTemplatesInput{LaunchTemplateNames: []string{name}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tags := tagMap(templates.LaunchTemplates[0].Tags); tags[v1alpha1.TagCluster] != testCluster {
+			t.Fatalf("launch template %s tagged %v, want the cluster's tag", name, tags)
+		}
+		versions, err := e.clients.EC2.DescribeLaunchTemplateVersions(ctx, &ec2.DescribeLaunchTemplateVersionsInput{LaunchTemplateName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		data := versions.LaunchTemplateVersions[0].LaunchTemplateData
+		if aws.ToString(data.IamInstanceProfile.Name) != "nodes" || !slices.Equal(data.SecurityGroupIds, []string{e.class.Status.SecurityGroups[0].ID}) {
+			t.Fatalf("template %s: instance profile %v, security groups %v", name, data.IamInstanceProfile, data.SecurityGroupIds)
+		}
+		if m := data.MetadataOptions; m == nil || m.HttpTokens != "required" || aws.ToInt32(m.HttpPutResponseHopLimit) != 1 {
+			t.Fatalf("template %s: metadata options %+v", name, m)
+		}
+		flags := nodeConfigFlags(t, aws.ToString(data.UserData))
+		wantFlags := []string{
+			"--node-labels=stratos.sh/nodeclaim=template-1,stratos.sh/nodepool=default",
+			"--register-with-taints=stratos.sh/standby:NoSchedule,dedicated=gpu:NoSchedule",
+		}
+		if !slices.Equal(flags, wantFlags) {
+			t.Fatalf("kubelet flags %q, want %q", flags, wantFlags)
+		}
+	}
+	// Each override names the image of its type's architecture.
+	for key, values := range form {
+		if m := overrideKey.FindStringSubmatch(key); m != nil {
+			image := form.Get(fmt.Sprintf("LaunchTemplateConfigs.%s.Overrides.%s.ImageId", m[1], m[2]))
+			if want := map[string]string{"m5.large": e.amis["amd64"], "m5.xlarge": e.amis["amd64"], "m6g.large": e.amis["arm64"]}[values[0]]; image != want {
+				t.Fatalf("override of %s names image %s, want %s", values[0], image, want)
+			}
+		}
+	}
+}
+
+// nodeConfigFlags reads the kubelet flags of the NodeConfig part of base64 user data,
+// with the standard library's MIME reader.
+func nodeConfigFlags(t *testing.T, encoded string) []string {
+	t.Helper()
+	raw, err := base64.StdEncoding.DecodeString(encoded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mail.ReadMessage(strings.NewReader(string(raw)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := multipart.NewReader(msg.Body, params["boundary"])
+	for {
+		part, err := parts.NextPart()
+		if err != nil {
+			t.Fatalf("no application/node.eks.aws part: %v", err)
+		}
+		if part.Header.Get("Content-Type") != "application/node.eks.aws" {
+			continue
+		}
+		body, _ := io.ReadAll(part)
+		var config struct {
+			APIVersion string `json:"apiVersion"`
+			Kind       string `json:"kind"`
+			Spec       struct {
+				Kubelet struct {
+					Flags []string `json:"flags"`
+				} `json:"kubelet"`
+			} `json:"spec"`
+		}
+		if err := yaml.UnmarshalStrict(body, &config); err != nil {
+			t.Fatal(err)
+		}
+		if config.APIVersion != "node.eks.aws/v1alpha1" || config.Kind != "NodeConfig" {
+			t.Fatalf("NodeConfig part is a %s %s", config.APIVersion, config.Kind)
+		}
+		return config.Spec.Kubelet.Flags
+	}
+}
+
+// A launch template deleted behind Stratos's back fails one launch, retryably; the next
+// makes it again.
+func launchTemplateDeletedOutsideIsMadeAgain(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	mark := e.proxy.mark()
+	if _, err := e.cloud.launch(ctx, launchRequest(e, "deleted-1"), testInstanceTypes()); err != nil {
+		t.Fatal(err)
+	}
+	name := createFleetForm(t, e.proxy.since(mark)).Get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName")
+	if _, err := e.clients.EC2.DeleteLaunchTemplate(ctx, &ec2.DeleteLaunchTemplateInput{LaunchTemplateName: aws.String(name)}); err != nil {
+		t.Fatal(err)
+	}
+	req := launchRequest(e, "deleted-2")
+	req.Labels = launchRequest(e, "deleted-1").Labels // the same content, so the same template
+	_, err := e.cloud.launch(ctx, req, testInstanceTypes())
+	if !cloudprovider.IsRetryable(err) || !strings.Contains(err.Error(), name) {
+		t.Fatalf("launch error %v, want a retryable error naming the template", err)
+	}
+	before := awsCalls(t)
+	if _, err := e.cloud.launch(ctx, req, testInstanceTypes()); err != nil {
+		t.Fatal(err)
+	}
+	_, calls := callsSince(t, before)
+	wantCalls(t, "the launch after", calls, map[string]int{"DescribeInstances": 1, "CreateLaunchTemplate": 1, "CreateFleet": 1})
+}
+
+// A burst of 50 launches at once, then the 50 stopped, started and terminated in one
+// batch each: the EC2 calls it takes, by operation.
+func burstOfFifty(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	const n = 50
+	before := awsCalls(t)
+	ids := make([]string, n)
+	errs := make(chan error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			inst, err := e.cloud.launch(ctx, launchRequest(e, fmt.Sprintf("burst-%02d", i)), testInstanceTypes())
+			if err != nil {
+				errs <- err
+				return
+			}
+			ids[i] = inst.ID
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	_, launches := callsSince(t, before)
+	// Each launch looks for an earlier instance of its claim, makes its template (the
+	// claim's name is among the labels in the user data, so no two claims share one)
+	// and launches.
+	wantCalls(t, "50 launches", launches, map[string]int{"DescribeInstances": n, "CreateLaunchTemplate": n, "CreateFleet": n})
+
+	for _, step := range []struct {
+		op  string
+		act func(context.Context, []string) (map[string]error, error)
+	}{
+		{"StopInstances", func(ctx context.Context, ids []string) (map[string]error, error) {
+			return e.cloud.StopInstances(ctx, ids, false)
+		}},
+		{"StartInstances", e.cloud.StartInstances},
+		{"TerminateInstances", e.cloud.TerminateInstances},
+	} {
+		before := awsCalls(t)
+		results, err := step.act(ctx, ids)
+		if err != nil || len(results) != 0 {
+			t.Fatalf("%s: %v, %v", step.op, results, err)
+		}
+		_, calls := callsSince(t, before)
+		wantCalls(t, step.op+" of 50", calls, map[string]int{"DescribeInstances": 1, step.op: 1})
+	}
+}

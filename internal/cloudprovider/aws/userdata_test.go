@@ -1,0 +1,120 @@
+package aws
+
+import (
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/mail"
+	"slices"
+	"strings"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+)
+
+// readParts reads a MIME multipart document with the standard library, as cloud-init
+// and nodeadm read user data: content type → bodies.
+func readParts(t *testing.T, doc string) (types []string, bodies []string) {
+	t.Helper()
+	msg, err := mail.ReadMessage(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if msg.Header.Get("MIME-Version") != "1.0" {
+		t.Fatalf("MIME-Version %q", msg.Header.Get("MIME-Version"))
+	}
+	mediaType, params, err := mime.ParseMediaType(msg.Header.Get("Content-Type"))
+	if err != nil || mediaType != "multipart/mixed" {
+		t.Fatalf("content type %q: %v", msg.Header.Get("Content-Type"), err)
+	}
+	reader := multipart.NewReader(msg.Body, params["boundary"])
+	for {
+		part, err := reader.NextPart()
+		if err == io.EOF {
+			return types, bodies
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(part)
+		types = append(types, part.Header.Get("Content-Type"))
+		bodies = append(bodies, string(body))
+	}
+}
+
+func TestUserDataRegistersTheNodeWithLabelsAndTaints(t *testing.T) {
+	doc, err := userData(
+		map[string]string{"b": "2", "a": "1", "stratos.sh/nodepool": "web"},
+		[]corev1.Taint{{Key: "stratos.sh/standby", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoExecute}},
+		nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	types, bodies := readParts(t, doc)
+	if !slices.Equal(types, []string{"application/node.eks.aws"}) {
+		t.Fatalf("parts %v, want one NodeConfig", types)
+	}
+	want := `apiVersion: node.eks.aws/v1alpha1
+kind: NodeConfig
+spec:
+  kubelet:
+    flags:
+    - --node-labels=a=1,b=2,stratos.sh/nodepool=web
+    - --register-with-taints=stratos.sh/standby:NoSchedule,gpu=true:NoExecute
+`
+	if bodies[0] != want {
+		t.Fatalf("NodeConfig\n%s\nwant\n%s", bodies[0], want)
+	}
+}
+
+func TestUserDataAddsTheNodeClassOwn(t *testing.T) {
+	script := "#!/bin/bash\necho hello\n"
+	nodeConfig := "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n      maxPods: 50\n"
+	mimeDoc := "MIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=\"XX\"\n\n--XX\nContent-Type: text/x-shellscript\n\necho one\n--XX\nContent-Type: text/cloud-config\n\nruncmd: [two]\n--XX--\n"
+	for _, tc := range []struct {
+		name       string
+		own        string
+		wantTypes  []string
+		wantBodies []string
+	}{
+		{"shell script", script, []string{`text/x-shellscript; charset="us-ascii"`}, []string{script}},
+		{"NodeConfig", nodeConfig, []string{"application/node.eks.aws"}, []string{nodeConfig}},
+		{"MIME document", mimeDoc, []string{"text/x-shellscript", "text/cloud-config"}, []string{"echo one", "runcmd: [two]"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc, err := userData(map[string]string{"a": "1"}, nil, &tc.own)
+			if err != nil {
+				t.Fatal(err)
+			}
+			types, bodies := readParts(t, doc)
+			if !slices.Equal(types, append([]string{"application/node.eks.aws"}, tc.wantTypes...)) {
+				t.Fatalf("parts %v, want the NodeConfig then %v", types, tc.wantTypes)
+			}
+			if !slices.Equal(bodies[1:], tc.wantBodies) {
+				t.Fatalf("own parts %q, want %q", bodies[1:], tc.wantBodies)
+			}
+		})
+	}
+}
+
+func TestUserDataRefusesABrokenMIMEDocument(t *testing.T) {
+	own := "MIME-Version: 1.0\nContent-Type: text/plain\n\nhello\n"
+	if _, err := userData(nil, nil, &own); err == nil || !strings.Contains(err.Error(), "spec.userData") {
+		t.Fatalf("userData = %v, want an error about spec.userData", err)
+	}
+}
+
+// The same labels and taints make the same document, so the same launch template; other
+// labels make another.
+func TestUserDataIsStable(t *testing.T) {
+	labels := map[string]string{"a": "1", "b": "2", "c": "3"}
+	first, _ := userData(labels, nil, nil)
+	for range 10 {
+		if again, _ := userData(labels, nil, nil); again != first {
+			t.Fatalf("the same labels made\n%s\nthen\n%s", first, again)
+		}
+	}
+	if other, _ := userData(map[string]string{"a": "1"}, nil, nil); other == first {
+		t.Fatal("other labels made the same document")
+	}
+}

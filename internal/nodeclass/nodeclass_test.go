@@ -1,0 +1,70 @@
+package nodeclass
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+)
+
+func awsClass(generation int64, ready *metav1.Condition) *v1alpha1.AWSNodeClass {
+	class := &v1alpha1.AWSNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default", Generation: generation}}
+	if ready != nil {
+		class.Status.Conditions = []metav1.Condition{*ready}
+	}
+	return class
+}
+
+func TestReady(t *testing.T) {
+	readyAt := func(generation int64) *metav1.Condition {
+		return &metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Resolved", ObservedGeneration: generation}
+	}
+	deleting := awsClass(2, readyAt(2))
+	now := metav1.Now()
+	deleting.DeletionTimestamp = &now
+	cases := []struct {
+		name   string
+		class  client.Object
+		ready  bool
+		reason string
+	}{
+		{"a fake class has nothing to resolve", &v1alpha1.FakeNodeClass{}, true, ""},
+		{"resolved for its spec", awsClass(2, readyAt(2)), true, ""},
+		{"never resolved", awsClass(1, nil), false, ReasonNotResolved},
+		{"resolved for an older spec", awsClass(3, readyAt(2)), false, ReasonNotResolved},
+		{"did not resolve", awsClass(2, &metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SubnetsNotFound",
+			Message: "no subnet matches", ObservedGeneration: 2}), false, "SubnetsNotFound"},
+		{"being deleted", deleting, false, ReasonDeleting},
+	}
+	for _, c := range cases {
+		ready, reason, message := Ready(c.class)
+		if ready != c.ready || reason != c.reason {
+			t.Errorf("%s: Ready = %v, %q; want %v, %q", c.name, ready, reason, c.ready, c.reason)
+		}
+		if !ready && !strings.Contains(message, "AWSNodeClass default") {
+			t.Errorf("%s: message %q does not name the class", c.name, message)
+		}
+	}
+	_, _, message := Ready(cases[4].class)
+	if !strings.Contains(message, "no subnet matches") {
+		t.Errorf("message %q does not carry the condition's", message)
+	}
+}
+
+func TestImages(t *testing.T) {
+	class := awsClass(1, nil)
+	class.Status.AMIs = []v1alpha1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64"}, {ID: "ami-2", Architecture: "arm64"}}
+	if got := Images(class); !slices.Equal(got, []string{"ami-1", "ami-2"}) {
+		t.Errorf("Images = %v", got)
+	}
+	if got := Images(awsClass(1, nil)); got != nil {
+		t.Errorf("Images of an unresolved class = %v; want none", got)
+	}
+	if got := Images(&v1alpha1.FakeNodeClass{}); got != nil {
+		t.Errorf("Images of a fake class = %v; want none", got)
+	}
+}

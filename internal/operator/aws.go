@@ -1,0 +1,60 @@
+package operator
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"k8s.io/client-go/discovery"
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
+)
+
+// newAWSCloud builds the EC2 provider: clients from the SDK's default credential chain,
+// the catalogue's background refresh run by the manager.
+func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.Cloud, error) {
+	version := opts.KubernetesVersion
+	if version == "" {
+		var err error
+		if version, err = serverMinorVersion(mgr); err != nil {
+			return nil, err
+		}
+	}
+	awsOpts := aws.Options{
+		ClusterName:       opts.ClusterName,
+		Region:            opts.AWSRegion,
+		Endpoint:          opts.AWSEndpoint,
+		KubernetesVersion: version,
+		SSMParameterRoot:  opts.AWSSSMParameterRoot,
+	}
+	clients, err := aws.NewClients(ctx, awsOpts)
+	if err != nil {
+		return nil, err
+	}
+	cloud := aws.New(awsOpts, clients)
+	if err := mgr.Add(manager.RunnableFunc(cloud.Start)); err != nil {
+		return nil, err
+	}
+	return cloud, nil
+}
+
+// serverMinorVersion asks the API server its version: 1.37 for v1.37.2-eks-1234.
+func serverMinorVersion(mgr manager.Manager) (string, error) {
+	dc, err := discovery.NewDiscoveryClientForConfig(mgr.GetConfig())
+	if err != nil {
+		return "", err
+	}
+	info, err := dc.ServerVersion()
+	if err != nil {
+		return "", fmt.Errorf("asking the API server its version (set --kubernetes-version to skip): %w", err)
+	}
+	minor := strings.TrimRight(info.Minor, "+")
+	if info.Major == "" || minor == "" {
+		return "", fmt.Errorf("the API server reports version %q; set --kubernetes-version", info.GitVersion)
+	}
+	return info.Major + "." + minor, nil
+}
+
+var _ cloudprovider.API = (*aws.Cloud)(nil)
