@@ -78,6 +78,14 @@ type FakePhysics struct {
 	// StopDelay: from the stop call to a stopped instance. Unset: the cloud's (20s).
 	// +optional
 	StopDelay *Duration `json:"stopDelay,omitempty"`
+	// HibernateDelay: from a hibernating stop call to a stopped instance, the memory
+	// written to the root volume. Unset: the cloud's (30s).
+	// +optional
+	HibernateDelay *Duration `json:"hibernateDelay,omitempty"`
+	// HibernateResumeDelay: from a hibernated instance running again to its Node Ready,
+	// the memory read back. Unset: the cloud's (4s).
+	// +optional
+	HibernateResumeDelay *Duration `json:"hibernateResumeDelay,omitempty"`
 	// TerminateDelay: from the terminate call to a terminated instance. Unset: the
 	// cloud's (15s).
 	// +optional

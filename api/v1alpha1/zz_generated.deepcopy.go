@@ -546,6 +546,16 @@ func (in *FakePhysics) DeepCopyInto(out *FakePhysics) {
 		*out = new(Duration)
 		**out = **in
 	}
+	if in.HibernateDelay != nil {
+		in, out := &in.HibernateDelay, &out.HibernateDelay
+		*out = new(Duration)
+		**out = **in
+	}
+	if in.HibernateResumeDelay != nil {
+		in, out := &in.HibernateResumeDelay, &out.HibernateResumeDelay
+		*out = new(Duration)
+		**out = **in
+	}
 	if in.TerminateDelay != nil {
 		in, out := &in.TerminateDelay, &out.TerminateDelay
 		*out = new(Duration)

@@ -6,23 +6,26 @@ import (
 	"time"
 )
 
-// BatchWindow says how long a batch stays open for more items.
-type BatchWindow struct {
-	// Idle closes the batch when no item arrived for this long.
-	Idle time.Duration
-	// Max closes the batch this long after its first item, however busy.
-	Max time.Duration
-	// MaxItems closes the batch when it holds this many distinct items.
+// BatchOptions bound the calls a batcher makes.
+type BatchOptions struct {
+	// MaxItems is the most distinct items one call carries; the items beyond it wait
+	// for the calls after.
 	MaxItems int
-	// Timeout bounds the cloud call a batch makes.
+	// Timeout bounds each call.
 	Timeout time.Duration
 }
 
-// DefaultBatchWindow waits 25 ms after the last call for more, and never more than
-// 250 ms after the first: a burst of starts written one claim at a time collapses into
-// one or two calls, while a lone start waits 25 ms, under 0.2% of the 13 s an instance
-// takes to start. Karpenter's launch batching waits 35 ms idle and 1 s at most.
-var DefaultBatchWindow = BatchWindow{Idle: 25 * time.Millisecond, Max: 250 * time.Millisecond, MaxItems: 500, Timeout: time.Minute}
+// DefaultBatchOptions carry at most 500 instances a call and give a call 30 s.
+//
+// EC2 takes up to 1000 instance IDs in a StartInstances, StopInstances or
+// TerminateInstances call and recommends smaller batches. One bad ID fails the whole
+// call, which the EC2 provider answers by splitting it, so a smaller batch costs less to
+// split; and 500 still starts a 1000-node burst in two calls.
+//
+// The SDK's retryer retries a throttled or failed call inside this time; a call still
+// failing after 30 s fails its items, whose callers retry with their own backoff, rather
+// than holding back the calls queued behind it.
+var DefaultBatchOptions = BatchOptions{MaxItems: 500, Timeout: 30 * time.Second}
 
 // result is what one item of a batch gets back.
 type result[V any] struct {
@@ -30,36 +33,65 @@ type result[V any] struct {
 	err   error
 }
 
-// batcher joins concurrent calls for distinct keys into one call of exec. A key asked
-// for twice in one batch is sent once and both callers get the same answer.
+// batcher joins calls of one kind by group commit, as a database joins the commits that
+// arrive while it writes its log. While no call is in flight an item goes at once, in a
+// call of its own: nothing waits for company. While one is in flight, items queue, and
+// when it returns they all go in the next call, up to MaxItems (the rest in the calls
+// after). A burst of items arriving one by one thus makes a call, then one call per call
+// time, however many items it holds: the slower the cloud answers, the more each call
+// carries.
+//
+// One call is in flight at a time. A second would save its items the wait for the call
+// in flight, at most one call time, but it is the calls, not the items, that a cloud
+// throttles; and the kinds are separate batchers, so starts never wait for stops.
+//
+// A key asked for again while it waits is sent once, and every caller gets the same
+// answer. A key asked for while it is in a call in flight goes in the next call: that
+// call was sent before the ask, so its answer may predate it.
 type batcher[K comparable, V any] struct {
-	window BatchWindow
-	exec   func(ctx context.Context, keys []K) map[K]result[V]
+	opts BatchOptions
+	exec func(ctx context.Context, keys []K) map[K]result[V]
 
-	mu      sync.Mutex
-	pending *batch[K, V]
+	mu       sync.Mutex
+	inFlight bool
+	// queue holds the batches waiting for the call in flight, oldest first; only the
+	// last may have room.
+	queue []*batch[K, V]
+	// waiting finds the queued batch of a key.
+	waiting map[K]*batch[K, V]
 }
 
+// batch is the items of one call.
 type batch[K comparable, V any] struct {
 	ctx     context.Context
 	keys    []K
-	seen    map[K]struct{}
-	added   chan struct{} // one signal per added item, to restart the idle timer
-	full    chan struct{} // closed when MaxItems is reached
 	done    chan struct{} // closed when results is filled
 	results map[K]result[V]
 }
 
-func newBatcher[K comparable, V any](window BatchWindow, exec func(ctx context.Context, keys []K) map[K]result[V]) *batcher[K, V] {
-	return &batcher[K, V]{window: window, exec: exec}
+func newBatcher[K comparable, V any](opts BatchOptions, exec func(ctx context.Context, keys []K) map[K]result[V]) *batcher[K, V] {
+	if opts.MaxItems <= 0 {
+		opts.MaxItems = DefaultBatchOptions.MaxItems
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultBatchOptions.Timeout
+	}
+	return &batcher[K, V]{opts: opts, exec: exec, waiting: map[K]*batch[K, V]{}}
 }
 
-// do adds key to the open batch (opening one if needed) and waits for its result.
+// newBatch opens a batch whose call runs on a copy of ctx: the call outlives the
+// cancellation of the caller who opened it, as other callers wait on it, but keeps its
+// values, such as the logger.
+func newBatch[K comparable, V any](ctx context.Context) *batch[K, V] {
+	return &batch[K, V]{ctx: context.WithoutCancel(ctx), done: make(chan struct{})}
+}
+
+// do sends key in the next call and waits for its result, or for ctx to end.
 func (b *batcher[K, V]) do(ctx context.Context, key K) (V, error) {
-	current := b.add(ctx, key)
+	joined := b.add(ctx, key)
 	select {
-	case <-current.done:
-		r := current.results[key]
+	case <-joined.done:
+		r := joined.results[key]
 		return r.value, r.err
 	case <-ctx.Done():
 		var zero V
@@ -67,64 +99,56 @@ func (b *batcher[K, V]) do(ctx context.Context, key K) (V, error) {
 	}
 }
 
+// add puts key in a call: at once when none is in flight, else in the queue.
 func (b *batcher[K, V]) add(ctx context.Context, key K) *batch[K, V] {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	if b.pending == nil {
-		b.pending = &batch[K, V]{
-			// The call outlives the first caller's cancellation (other callers wait on
-			// it) but keeps its values, such as the logger.
-			ctx:   context.WithoutCancel(ctx),
-			seen:  map[K]struct{}{},
-			added: make(chan struct{}, 1),
-			full:  make(chan struct{}),
-			done:  make(chan struct{}),
-		}
-		go b.run(b.pending)
+	if queued, ok := b.waiting[key]; ok {
+		return queued
 	}
-	current := b.pending
-	if _, dup := current.seen[key]; !dup {
-		current.seen[key] = struct{}{}
-		current.keys = append(current.keys, key)
-		if len(current.keys) == b.window.MaxItems {
-			close(current.full)
-			b.pending = nil
-		}
+	if !b.inFlight {
+		b.inFlight = true
+		alone := newBatch[K, V](ctx)
+		alone.keys = []K{key}
+		go b.run(alone)
+		return alone
 	}
-	select {
-	case current.added <- struct{}{}:
-	default:
+	n := len(b.queue)
+	if n == 0 || len(b.queue[n-1].keys) >= b.opts.MaxItems {
+		b.queue = append(b.queue, newBatch[K, V](ctx))
+		n++
 	}
-	return current
+	last := b.queue[n-1]
+	last.keys = append(last.keys, key)
+	b.waiting[key] = last
+	return last
 }
 
-// run waits for the batch to close, then makes the call.
+// run makes the call of current, then of each batch queued meanwhile, one after the
+// other, until none is left.
 func (b *batcher[K, V]) run(current *batch[K, V]) {
-	maxTimer := time.NewTimer(b.window.Max)
-	defer maxTimer.Stop()
-	idleTimer := time.NewTimer(b.window.Idle)
-	defer idleTimer.Stop()
-wait:
-	for {
-		select {
-		case <-current.added:
-			idleTimer.Reset(b.window.Idle)
-		case <-idleTimer.C:
-			break wait
-		case <-maxTimer.C:
-			break wait
-		case <-current.full:
-			break wait
-		}
+	for current != nil {
+		ctx, cancel := context.WithTimeout(current.ctx, b.opts.Timeout)
+		current.results = b.exec(ctx, current.keys)
+		cancel()
+		close(current.done)
+		current = b.next()
 	}
-	b.mu.Lock()
-	if b.pending == current {
-		b.pending = nil
-	}
-	b.mu.Unlock()
+}
 
-	ctx, cancel := context.WithTimeout(current.ctx, b.window.Timeout)
-	defer cancel()
-	current.results = b.exec(ctx, current.keys)
-	close(current.done)
+// next takes the oldest queued batch, or records that no call is in flight.
+func (b *batcher[K, V]) next() *batch[K, V] {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if len(b.queue) == 0 {
+		b.inFlight = false
+		return nil
+	}
+	next := b.queue[0]
+	b.queue[0] = nil
+	b.queue = b.queue[1:]
+	for _, key := range next.keys {
+		delete(b.waiting, key)
+	}
+	return next
 }

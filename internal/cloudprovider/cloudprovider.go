@@ -20,8 +20,10 @@ type CloudProvider interface {
 	Create(ctx context.Context, req *CreateRequest) (*Instance, error)
 	// Start starts a stopped instance; starting a running one does nothing.
 	Start(ctx context.Context, instanceID string) error
-	// Stop stops a running instance; stopping a stopped one does nothing.
-	Stop(ctx context.Context, instanceID string) error
+	// Stop stops a running instance; stopping a stopped one does nothing. With hibernate,
+	// the instance hibernates: its memory goes to its root volume and the next start
+	// resumes it. An instance not launched for hibernation refuses with ErrUnsupported.
+	Stop(ctx context.Context, instanceID string, hibernate bool) error
 	// Terminate terminates an instance; terminating a terminated one does nothing.
 	Terminate(ctx context.Context, instanceID string) error
 	// Get describes an instance; ErrNotFound when the cloud has forgotten it.
@@ -38,7 +40,8 @@ type API interface {
 	Name() string
 	Create(ctx context.Context, req *CreateRequest) (*Instance, error)
 	StartInstances(ctx context.Context, ids []string) (map[string]error, error)
-	StopInstances(ctx context.Context, ids []string) (map[string]error, error)
+	// StopInstances stops the instances, hibernating them if hibernate is set.
+	StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error)
 	TerminateInstances(ctx context.Context, ids []string) (map[string]error, error)
 	// DescribeInstances returns the instances the cloud knows; an ID it does not know is
 	// absent from the map.

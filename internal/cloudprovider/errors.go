@@ -23,6 +23,9 @@ const (
 	// or a disk setting of the node class; the same call fails until the node class
 	// changes.
 	CodeInvalidParameter ErrorCode = "InvalidParameter"
+	// CodeUnsupported: the instance cannot do what was asked, such as hibernate when it
+	// was not launched for hibernation (EC2's UnsupportedHibernationConfiguration).
+	CodeUnsupported ErrorCode = "Unsupported"
 	// CodeInternal is any other failure of the cloud, such as a 5xx answer.
 	CodeInternal ErrorCode = "Internal"
 )
@@ -54,6 +57,7 @@ var (
 	ErrQuotaExceeded        = &Error{Code: CodeQuotaExceeded}
 	ErrUnauthorized         = &Error{Code: CodeUnauthorized}
 	ErrInvalidParameter     = &Error{Code: CodeInvalidParameter}
+	ErrUnsupported          = &Error{Code: CodeUnsupported}
 	ErrInternal             = &Error{Code: CodeInternal}
 )
 

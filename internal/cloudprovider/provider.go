@@ -11,30 +11,39 @@ import (
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
 
-// provider implements CloudProvider over a cloud's API: starts, stops, terminations and
-// describes made at the same time are sent as one call each. Offerings the cloud refuses
-// for lack of capacity are marked in unavailable, which InstanceTypes and Create heed.
+// provider implements CloudProvider over a cloud's API: starts, stops, hibernations,
+// terminations and describes are each batched by group commit (see batcher). Offerings
+// the cloud refuses for lack of capacity are marked in unavailable, which InstanceTypes
+// and Create heed.
 type provider struct {
 	api         API
 	unavailable *UnavailableOfferings
 	start       *batcher[string, struct{}]
-	stop        *batcher[string, struct{}]
-	terminate   *batcher[string, struct{}]
-	describe    *batcher[string, *Instance]
+	// stop and hibernate are separate batchers because one StopInstances call carries
+	// one mode.
+	stop      *batcher[string, struct{}]
+	hibernate *batcher[string, struct{}]
+	terminate *batcher[string, struct{}]
+	describe  *batcher[string, *Instance]
 }
 
-// New returns a CloudProvider that batches concurrent calls to api within window,
-// records every cloud call in the stratos_cloudprovider_* metrics, and avoids the
-// offerings unavailable marks; nil means a new cache with the default TTL.
-func New(api API, window BatchWindow, unavailable *UnavailableOfferings) CloudProvider {
+// New returns a CloudProvider that batches the calls to api of each kind (see batcher)
+// within opts, records every cloud call in the stratos_cloudprovider_* metrics, and
+// avoids the offerings unavailable marks; nil means a new cache with the default TTL.
+func New(api API, opts BatchOptions, unavailable *UnavailableOfferings) CloudProvider {
 	if unavailable == nil {
 		unavailable = NewUnavailableOfferings(DefaultUnavailableOfferingTTL, nil)
 	}
 	p := &provider{api: api, unavailable: unavailable}
-	p.start = newBatcher(window, p.actionExec(OpStart, api.StartInstances))
-	p.stop = newBatcher(window, p.actionExec(OpStop, api.StopInstances))
-	p.terminate = newBatcher(window, p.actionExec(OpTerminate, api.TerminateInstances))
-	p.describe = newBatcher(window, p.describeExec)
+	p.start = newBatcher(opts, p.actionExec(OpStart, api.StartInstances))
+	p.stop = newBatcher(opts, p.actionExec(OpStop, func(ctx context.Context, ids []string) (map[string]error, error) {
+		return api.StopInstances(ctx, ids, false)
+	}))
+	p.hibernate = newBatcher(opts, p.actionExec(OpStop, func(ctx context.Context, ids []string) (map[string]error, error) {
+		return api.StopInstances(ctx, ids, true)
+	}))
+	p.terminate = newBatcher(opts, p.actionExec(OpTerminate, api.TerminateInstances))
+	p.describe = newBatcher(opts, p.describeExec)
 	return p
 }
 
@@ -66,8 +75,12 @@ func (p *provider) Start(ctx context.Context, id string) error {
 	return err
 }
 
-func (p *provider) Stop(ctx context.Context, id string) error {
-	_, err := p.stop.do(ctx, id)
+func (p *provider) Stop(ctx context.Context, id string, hibernate bool) error {
+	stop := p.stop
+	if hibernate {
+		stop = p.hibernate
+	}
+	_, err := stop.do(ctx, id)
 	return err
 }
 

@@ -3,7 +3,9 @@ package cloudprovider_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
+	"sync"
 	"testing"
 	"time"
 
@@ -17,8 +19,8 @@ import (
 
 var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
-// window closes batches fast, so that tests wait little for the batched calls.
-var window = cloudprovider.BatchWindow{Idle: time.Millisecond, Max: 10 * time.Millisecond, MaxItems: 100, Timeout: 10 * time.Second}
+// batching bounds the batched calls of the providers under test.
+var batching = cloudprovider.BatchOptions{MaxItems: 100, Timeout: 10 * time.Second}
 
 // setup returns a fake cloud on its own fake clock, and a provider over it whose
 // unavailable offerings last a minute on another fake clock.
@@ -37,7 +39,7 @@ func newSetup(t *testing.T) setup {
 	s := setup{cloudClock: testingclock.NewFakeClock(epoch), clock: testingclock.NewFakeClock(epoch)}
 	s.cloud = fake.New(fake.Options{Clock: s.cloudClock, Physics: physics})
 	s.marks = cloudprovider.NewUnavailableOfferings(time.Minute, s.clock)
-	s.provider = cloudprovider.New(s.cloud, window, s.marks)
+	s.provider = cloudprovider.New(s.cloud, batching, s.marks)
 	return s
 }
 
@@ -163,7 +165,7 @@ func TestARefusedStartMarksTheInstancesOffering(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.cloudClock.Step(fake.DefaultPhysics().LaunchDelay)
-	if err := s.provider.Stop(ctx, inst.ID); err != nil {
+	if err := s.provider.Stop(ctx, inst.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	s.cloudClock.Step(fake.DefaultPhysics().StopDelay)
@@ -188,7 +190,7 @@ func TestARefusedStartMarksTheInstancesOffering(t *testing.T) {
 // A nil cache is a fresh one: the provider still learns and heeds refusals.
 func TestANilCacheIsAFreshOne(t *testing.T) {
 	cloud := fake.New(fake.Options{Clock: testingclock.NewFakeClock(epoch)})
-	provider := cloudprovider.New(cloud, window, nil)
+	provider := cloudprovider.New(cloud, batching, nil)
 	cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: "m5.large", Zone: "fake-1a"}}})
 	req := launchRequest("a")
 	req.Requirements = append(req.Requirements, corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"fake-1a"}})
@@ -201,5 +203,76 @@ func TestANilCacheIsAFreshOne(t *testing.T) {
 	}
 	if availability(t, types)[onDemand("fake-1a")] {
 		t.Error("the refused offering is still offered")
+	}
+}
+
+// stopCalls is the fake cloud with its StopInstances calls recorded, by mode.
+type stopCalls struct {
+	*fake.Cloud
+	mu    sync.Mutex
+	calls []stopCall
+}
+
+type stopCall struct {
+	ids       []string
+	hibernate bool
+}
+
+func (s *stopCalls) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
+	s.mu.Lock()
+	s.calls = append(s.calls, stopCall{ids: slices.Clone(ids), hibernate: hibernate})
+	s.mu.Unlock()
+	return s.Cloud.StopInstances(ctx, ids, hibernate)
+}
+
+// Stops and hibernations go in calls of their own mode, and an instance that cannot
+// hibernate gets its own Unsupported error.
+func TestStopsAndHibernationsGoInCallsOfTheirMode(t *testing.T) {
+	s := newSetup(t)
+	ctx := context.Background()
+	able := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}, Hibernate: true}}
+	var ids []string
+	for n, class := range []*v1alpha1.FakeNodeClass{able, able, m5Large} {
+		req := launchRequest(fmt.Sprint(n))
+		req.NodeClass = class
+		inst, err := s.provider.Create(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, inst.ID)
+	}
+	s.cloudClock.Step(fake.DefaultPhysics().LaunchDelay)
+	recorded := &stopCalls{Cloud: s.cloud}
+	provider := cloudprovider.New(recorded, batching, s.marks)
+
+	errs := make([]error, 4)
+	var wg sync.WaitGroup
+	for n, stop := range []struct {
+		id        string
+		hibernate bool
+	}{{ids[0], true}, {ids[1], false}, {ids[2], true}, {ids[2], false}} {
+		wg.Go(func() { errs[n] = provider.Stop(ctx, stop.id, stop.hibernate) })
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || errs[3] != nil {
+		t.Errorf("stops = %v, want the hibernation of %s and the plain stops to succeed", errs, ids[0])
+	}
+	if !errors.Is(errs[2], cloudprovider.ErrUnsupported) {
+		t.Errorf("hibernating %s, launched without hibernation: %v, want Unsupported", ids[2], errs[2])
+	}
+	byMode := map[bool][]string{}
+	for _, call := range recorded.calls {
+		byMode[call.hibernate] = append(byMode[call.hibernate], call.ids...)
+	}
+	slices.Sort(byMode[true])
+	slices.Sort(byMode[false])
+	wantHibernated, wantStopped := []string{ids[0], ids[2]}, []string{ids[1], ids[2]}
+	slices.Sort(wantHibernated)
+	slices.Sort(wantStopped)
+	if !slices.Equal(byMode[true], wantHibernated) || !slices.Equal(byMode[false], wantStopped) {
+		t.Errorf("hibernating calls carried %v, stopping calls %v; want %v and %v", byMode[true], byMode[false], wantHibernated, wantStopped)
+	}
+	if run, _ := s.cloud.CurrentRun(ids[0]); !run.Hibernated {
+		t.Errorf("%s did not hibernate", ids[0])
 	}
 }

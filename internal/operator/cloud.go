@@ -26,5 +26,5 @@ func newCloudProvider(ctx context.Context, opts *Options, mgr manager.Manager) (
 	if err != nil {
 		return nil, err
 	}
-	return cloudprovider.New(api, cloudprovider.DefaultBatchWindow, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, clock.RealClock{})), nil
+	return cloudprovider.New(api, cloudprovider.DefaultBatchOptions, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, clock.RealClock{})), nil
 }

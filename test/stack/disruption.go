@@ -46,7 +46,7 @@ func NewDisruption(t testing.TB, env *harness.Env, cloud cloudprovider.API, clk 
 	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
 		t.Fatal("the disruption controller's cache did not sync")
 	}
-	c := &disruption.Controller{Client: mgr.GetClient(), Cloud: cloudprovider.New(cloud, cloudprovider.DefaultBatchWindow, nil), APIReader: mgr.GetAPIReader(),
+	c := &disruption.Controller{Client: mgr.GetClient(), Cloud: cloudprovider.New(cloud, cloudprovider.DefaultBatchOptions, nil), APIReader: mgr.GetAPIReader(),
 		State: cluster, Recorder: mgr.GetEventRecorder("stratos-test-disruption"), Clock: clk}
 	return &Disruption{Controller: c, State: cluster}
 }

@@ -102,9 +102,9 @@ type OperatorOptions struct {
 	Disruption   disruption.Options
 	// Calendar, when set, is the clock pools' windows are read on.
 	Calendar clock.PassiveClock
-	// CloudBatch is the window of the cloud calls' batching; zero means
-	// cloudprovider.DefaultBatchWindow.
-	CloudBatch cloudprovider.BatchWindow
+	// CloudBatch bounds the cloud calls' batching; zero means
+	// cloudprovider.DefaultBatchOptions.
+	CloudBatch cloudprovider.BatchOptions
 	// Intercept, when set, wraps the controllers' client, for tests that inject failures.
 	Intercept func(client.WithWatch) client.WithWatch
 	// UnavailableOfferingTTL is how long a refused offering is avoided; zero means
@@ -131,11 +131,11 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 		t.Fatal(err)
 	}
 	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption, Calendar: opts.Calendar}
-	window := opts.CloudBatch
-	if window == (cloudprovider.BatchWindow{}) {
-		window = cloudprovider.DefaultBatchWindow
+	batch := opts.CloudBatch
+	if batch == (cloudprovider.BatchOptions{}) {
+		batch = cloudprovider.DefaultBatchOptions
 	}
-	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, window, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, nil)), controllers); err != nil {
+	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, batch, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, nil)), controllers); err != nil {
 		t.Fatal(err)
 	}
 	return &Operator{Manager: mgr, Writes: writes, stop: runManager(t, mgr)}

@@ -54,9 +54,9 @@ func (c *Cloud) StartInstances(ctx context.Context, ids []string) (map[string]er
 }
 
 // StopInstances stops the running instances among ids; stopping and stopped ones are
-// stopped already.
-func (c *Cloud) StopInstances(ctx context.Context, ids []string) (map[string]error, error) {
-	return c.stopInstances(ctx, ids, false)
+// stopped already. With hibernate, those launched able to hibernate hibernate.
+func (c *Cloud) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
+	return c.stopInstances(ctx, ids, hibernate)
 }
 
 // Kinds of stop.

@@ -108,7 +108,7 @@ func batchedActionsGiveEveryInstanceItsOwnResult(t *testing.T, e *ec2Env) {
 		t.Fatal(err)
 	}
 	before = awsCalls(t)
-	results, err = e.cloud.StopInstances(ctx, batch)
+	results, err = e.cloud.StopInstances(ctx, batch, false)
 	if err != nil {
 		t.Fatal(err)
 	}

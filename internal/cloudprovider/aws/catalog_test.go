@@ -338,7 +338,7 @@ func TestInstanceTypesOfClassesThatAreNotReady(t *testing.T) {
 func testRefusedOfferingsAreUnavailable(t *testing.T, env catalogTest) {
 	cloud := env.cloud
 	unavailable := cloudprovider.NewUnavailableOfferings(time.Minute, nil)
-	provider := cloudprovider.New(cloud, cloudprovider.DefaultBatchWindow, unavailable)
+	provider := cloudprovider.New(cloud, cloudprovider.DefaultBatchOptions, unavailable)
 	class := catalogClass("default", []string{"us-east-1a", "us-east-1b"}, "amd64")
 	refused := cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: v1alpha1.CapacityTypeSpot}
 	unavailable.Mark(refused, "test")

@@ -186,7 +186,9 @@ func burstOfFifty(t *testing.T, e *ec2Env) {
 		op  string
 		act func(context.Context, []string) (map[string]error, error)
 	}{
-		{"StopInstances", e.cloud.StopInstances},
+		{"StopInstances", func(ctx context.Context, ids []string) (map[string]error, error) {
+			return e.cloud.StopInstances(ctx, ids, false)
+		}},
 		{"StartInstances", e.cloud.StartInstances},
 		{"TerminateInstances", e.cloud.TerminateInstances},
 	} {

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
@@ -12,23 +13,56 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
-// transition is a state change of one instance; it reports false when the instance's
-// state does not allow it.
-type transition func(i *instance, now time.Time, d draw) bool
+// transition is a state change of one instance. It returns errWrongState when the
+// instance's state does not allow it, or the cloud's refusal.
+type transition func(i *instance, now time.Time, d draw) error
 
-// StartInstances starts stopped instances; pending and running ones are left alone.
-func (c *Cloud) StartInstances(_ context.Context, ids []string) (map[string]error, error) {
-	return c.act(cloudprovider.OpStart, ids, (*instance).start)
+// errWrongState says that an instance's state does not allow a transition; apply turns
+// it into an InvalidState error that names the state.
+var errWrongState = errors.New("wrong state")
+
+// allowed is the transition of a state change that only the state can refuse.
+func allowed(change func(*instance, time.Time, draw) bool) transition {
+	return func(i *instance, now time.Time, d draw) error {
+		if !change(i, now, d) {
+			return errWrongState
+		}
+		return nil
+	}
 }
 
-// StopInstances stops running instances; stopping and stopped ones are left alone.
-func (c *Cloud) StopInstances(_ context.Context, ids []string) (map[string]error, error) {
-	return c.act(cloudprovider.OpStop, ids, (*instance).stop)
+// hibernation is the transition of a hibernating stop: refused, as by EC2, for an
+// instance not launched able to hibernate.
+func hibernation(i *instance, now time.Time, d draw) error {
+	if !i.hibernation {
+		return cloudprovider.NewError(cloudprovider.CodeUnsupported, cloudprovider.OpStop, i.ID,
+			"the instance cannot hibernate: it was not launched with hibernation configured")
+	}
+	return allowed((*instance).hibernate)(i, now, d)
+}
+
+// StartInstances starts stopped instances, resuming hibernated ones; pending and running
+// ones are left alone.
+func (c *Cloud) StartInstances(ctx context.Context, ids []string) (map[string]error, error) {
+	c.callLatency(ctx)
+	return c.act(cloudprovider.OpStart, ids, allowed((*instance).start))
+}
+
+// StopInstances stops running instances, hibernating them if asked; stopping and
+// stopped ones are left alone. An instance not launched able to hibernate refuses to
+// hibernate with an Unsupported error.
+func (c *Cloud) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
+	c.callLatency(ctx)
+	if hibernate {
+		return c.act(cloudprovider.OpStop, ids, hibernation)
+	}
+	return c.act(cloudprovider.OpStop, ids, allowed((*instance).stop))
 }
 
 // TerminateInstances terminates instances; shutting-down and terminated ones are left alone.
-func (c *Cloud) TerminateInstances(_ context.Context, ids []string) (map[string]error, error) {
-	return c.act(cloudprovider.OpTerminate, ids, (*instance).terminate)
+func (c *Cloud) TerminateInstances(ctx context.Context, ids []string) (map[string]error, error) {
+	c.callLatency(ctx)
+	return c.act(cloudprovider.OpTerminate, ids, allowed((*instance).terminate))
 }
 
 // act applies a transition to a batch of instances. An injected fault of the cloud fails
@@ -66,10 +100,11 @@ func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bo
 			return err
 		}
 	}
-	if !do(inst, now, c.drawer(inst.physics)) {
+	err := do(inst, now, c.drawer(inst.physics))
+	if errors.Is(err, errWrongState) {
 		return cloudprovider.NewError(cloudprovider.CodeInvalidState, op, id, "cannot %s an instance that is %s", strings.ToLower(op), inst.State)
 	}
-	return nil
+	return err
 }
 
 // startCapacityFault refuses to start a stopped instance whose offering is out of
@@ -88,7 +123,8 @@ func (c *Cloud) startCapacityFault(op string, inst *instance) error {
 
 // DescribeInstances returns the instances the cloud knows among ids. A node class's Get
 // fault fails the whole call, since the answer has no room for per-instance errors.
-func (c *Cloud) DescribeInstances(_ context.Context, ids []string) (map[string]*cloudprovider.Instance, error) {
+func (c *Cloud) DescribeInstances(ctx context.Context, ids []string) (map[string]*cloudprovider.Instance, error) {
+	c.callLatency(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
@@ -112,7 +148,8 @@ func (c *Cloud) DescribeInstances(_ context.Context, ids []string) (map[string]*
 
 // ListInstances returns the instances that carry every given tag and are not terminated,
 // by ID.
-func (c *Cloud) ListInstances(_ context.Context, tags map[string]string) ([]*cloudprovider.Instance, error) {
+func (c *Cloud) ListInstances(ctx context.Context, tags map[string]string) ([]*cloudprovider.Instance, error) {
+	c.callLatency(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
@@ -180,18 +217,18 @@ func (c *Cloud) instanceTypes(class *fakeNodeClass) []*cloudprovider.InstanceTyp
 
 // StopExternally stops a running instance as if from outside Stratos, such as the console.
 func (c *Cloud) StopExternally(id string) error {
-	return c.external(cloudprovider.OpStop, id, (*instance).stop)
+	return c.external(cloudprovider.OpStop, id, allowed((*instance).stop))
 }
 
 // StartExternally starts a stopped instance as if from outside Stratos.
 func (c *Cloud) StartExternally(id string) error {
-	return c.external(cloudprovider.OpStart, id, (*instance).start)
+	return c.external(cloudprovider.OpStart, id, allowed((*instance).start))
 }
 
 // TerminateExternally terminates an instance as if from outside Stratos, such as a spot
 // interruption.
 func (c *Cloud) TerminateExternally(id string) error {
-	return c.external(cloudprovider.OpTerminate, id, (*instance).terminate)
+	return c.external(cloudprovider.OpTerminate, id, allowed((*instance).terminate))
 }
 
 // external applies a transition without counting a call or injecting faults.

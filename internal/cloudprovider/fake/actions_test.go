@@ -26,7 +26,7 @@ func TestTransitions(t *testing.T) {
 			return inst.ID
 		}
 	}
-	stop := func(c *Cloud, id string) { _, _ = c.StopInstances(context.Background(), []string{id}) }
+	stop := func(c *Cloud, id string) { _, _ = c.StopInstances(context.Background(), []string{id}, false) }
 	terminate := func(c *Cloud, id string) { _, _ = c.TerminateInstances(context.Background(), []string{id}) }
 	pending := func(t *testing.T, c *Cloud, _ *testingclock.FakeClock) string { return create(t, c, request("a")).ID }
 	states := map[cloudprovider.InstanceState]setup{
@@ -48,7 +48,7 @@ func TestTransitions(t *testing.T) {
 				cloudprovider.StatePending: cloudprovider.StatePending, cloudprovider.StateRunning: cloudprovider.StateRunning,
 				cloudprovider.StateStopped: cloudprovider.StatePending,
 			}},
-		{op: cloudprovider.OpStop, call: func(c *Cloud) func(context.Context, []string) (map[string]error, error) { return c.StopInstances },
+		{op: cloudprovider.OpStop, call: func(c *Cloud) func(context.Context, []string) (map[string]error, error) { return plainStop(c) },
 			want: map[cloudprovider.InstanceState]cloudprovider.InstanceState{
 				cloudprovider.StateRunning: cloudprovider.StateStopping, cloudprovider.StateStopping: cloudprovider.StateStopping,
 				cloudprovider.StateStopped: cloudprovider.StateStopped,

@@ -5,6 +5,7 @@
 package fake
 
 import (
+	"context"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -39,6 +40,13 @@ type Options struct {
 	// TerminatedRetention is how long a terminated instance stays visible before the
 	// cloud forgets it, in clock time and not scaled. Defaults to an hour, as on EC2.
 	TerminatedRetention time.Duration
+	// CallLatency is how long each instance call (Create, Start, Stop, Terminate,
+	// DescribeInstances, ListInstances) takes, in clock time and not scaled: it stands
+	// for the network and the cloud's API, which the operator's batching meets in real
+	// time. The call acts at its end, so that nothing it starts is under way before the
+	// caller hears of it. InstanceTypes answers at once, as the EC2 provider answers it
+	// from a cache. Defaults to 0: every call acts and answers at once.
+	CallLatency time.Duration
 }
 
 // Cloud is the fake cloud. It implements cloudprovider.API and is safe for concurrent use.
@@ -50,6 +58,7 @@ type Cloud struct {
 	region    string
 	zones     []string
 	retention time.Duration
+	latency   time.Duration
 
 	// changes holds one pending notification for the kubelet simulator.
 	changes chan struct{}
@@ -77,6 +86,7 @@ func New(opts Options) *Cloud {
 		region:    opts.Region,
 		zones:     slices.Clone(opts.Zones),
 		retention: opts.TerminatedRetention,
+		latency:   opts.CallLatency,
 		changes:   make(chan struct{}, 1),
 		rng:       rand.New(rand.NewPCG(uint64(opts.Seed), uint64(opts.Seed))),
 		limiters:  map[string]*rate.Limiter{},
@@ -133,6 +143,40 @@ func (c *Cloud) Instances() []cloudprovider.Instance {
 	return all
 }
 
+// Run is what the cloud knows of an instance's current run, from its launch or last
+// start, for tests that check the timeline rather than the wall clock.
+type Run struct {
+	// Boot numbers the instance's boots from 1; a resume from hibernation stays in the
+	// boot it resumes.
+	Boot int
+	// Resumes counts the resumes from hibernation in this boot.
+	Resumes int
+	// Hibernated: the run ended in a hibernation, which froze the boot.
+	Hibernated bool
+	// StartedAt is when the launch or start call of the run was made.
+	StartedAt time.Time
+	// ReadyAt is when the kubelet reports the Node Ready in the run; zero for an instance
+	// whose kubelet never registers.
+	ReadyAt time.Time
+}
+
+// CurrentRun returns the current run of an instance; false when the cloud does not know it.
+func (c *Cloud) CurrentRun(id string) (Run, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.advance(c.clock.Now())
+	inst, ok := c.instances[id]
+	if !ok {
+		return Run{}, false
+	}
+	b := inst.boot
+	run := Run{Boot: b.Number, Resumes: b.Resumes, Hibernated: b.Hibernated, StartedAt: b.StartedAt}
+	if !inst.neverRegister {
+		run.ReadyAt = b.ReportsFrom()
+	}
+	return run, true
+}
+
 // Changes signals, without blocking the cloud, that instances changed other than by the
 // passing of time. Signals coalesce; the channel has one reader, the kubelet simulator.
 func (c *Cloud) Changes() <-chan struct{} { return c.changes }
@@ -184,6 +228,20 @@ func (c *Cloud) forget(id string) {
 		delete(c.tokens, inst.token)
 	}
 	delete(c.instances, id)
+}
+
+// callLatency waits out the call latency before a call acts, or until ctx ends. The
+// caller does not hold the lock: other calls go on meanwhile.
+func (c *Cloud) callLatency(ctx context.Context) {
+	if c.latency <= 0 {
+		return
+	}
+	timer := c.clock.NewTimer(c.latency)
+	defer timer.Stop()
+	select {
+	case <-timer.C():
+	case <-ctx.Done():
+	}
 }
 
 // drawer returns the delays of physics p, jittered from the seeded source and scaled.

@@ -17,7 +17,8 @@ import (
 
 // Create launches the cheapest offering that satisfies the request, or returns the
 // instance an earlier call with the same client token launched, whatever its state.
-func (c *Cloud) Create(_ context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
+func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
+	c.callLatency(ctx)
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
@@ -62,6 +63,7 @@ func (c *Cloud) Create(_ context.Context, req *cloudprovider.CreateRequest) (*cl
 		physics:       c.physics.With(class.physics()),
 		faults:        faults.DeepCopy(),
 		neverRegister: c.neverRegisters(faults),
+		hibernation:   class.hibernate(),
 	}
 	inst.hostname = hostname(inst.privateIP)
 	for _, t := range req.Taints {
@@ -212,6 +214,11 @@ func (nc *fakeNodeClass) faults() *v1alpha1.FakeFaults {
 		return nil
 	}
 	return nc.Spec.Faults
+}
+
+// hibernate reports whether the class launches instances able to hibernate.
+func (nc *fakeNodeClass) hibernate() bool {
+	return nc != nil && nc.Spec.Hibernate
 }
 
 func (nc *fakeNodeClass) physics() *v1alpha1.FakePhysics {

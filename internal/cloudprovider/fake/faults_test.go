@@ -101,7 +101,7 @@ func TestNodeClassFaults(t *testing.T) {
 	bad := create(t, c, req)
 	good := stopped(t, c, clk, request("good"))
 
-	errs, err := c.StopInstances(context.Background(), []string{bad.ID})
+	errs, err := c.StopInstances(context.Background(), []string{bad.ID}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

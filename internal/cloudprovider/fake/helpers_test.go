@@ -128,10 +128,24 @@ func running(t *testing.T, c *Cloud, clk *testingclock.FakeClock, req *cloudprov
 func stopped(t *testing.T, c *Cloud, clk *testingclock.FakeClock, req *cloudprovider.CreateRequest) *cloudprovider.Instance {
 	t.Helper()
 	inst := running(t, c, clk, req)
-	if err := act(t, c.StopInstances, inst.ID); err != nil {
+	if err := act(t, plainStop(c), inst.ID); err != nil {
 		t.Fatal(err)
 	}
 	clk.Step(c.physics.StopDelay)
 	wantState(t, c, inst.ID, cloudprovider.StateStopped)
 	return inst
+}
+
+// plainStop is c's StopInstances without hibernation, as a batch operation.
+func plainStop(c *Cloud) func(context.Context, []string) (map[string]error, error) {
+	return func(ctx context.Context, ids []string) (map[string]error, error) {
+		return c.StopInstances(ctx, ids, false)
+	}
+}
+
+// hibernateStop is c's StopInstances with hibernation, as a batch operation.
+func hibernateStop(c *Cloud) func(context.Context, []string) (map[string]error, error) {
+	return func(ctx context.Context, ids []string) (map[string]error, error) {
+		return c.StopInstances(ctx, ids, true)
+	}
 }

@@ -28,6 +28,9 @@ type instance struct {
 	physics       Physics
 	faults        *v1alpha1.FakeFaults
 	neverRegister bool
+	// hibernation: the instance was launched able to hibernate, as EC2's
+	// HibernationOptions.Configured; only such an instance may hibernate.
+	hibernation bool
 
 	// nextState is the state the instance reaches at nextAt, when nextAt is set.
 	nextState    cloudprovider.InstanceState
@@ -71,14 +74,14 @@ func (i *instance) launch(now time.Time, d draw) {
 	runningAt := now.Add(d(i.physics.LaunchDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
 	registerAt := runningAt.Add(d(i.physics.BootDelay))
-	i.boot = Boot{Number: 1, RegisterAt: registerAt, ReadyAt: registerAt.Add(d(i.physics.ReadyDelay))}
+	i.boot = Boot{Number: 1, StartedAt: now, RegisterAt: registerAt, ReadyAt: registerAt.Add(d(i.physics.ReadyDelay))}
 	i.pulledAt = make([]time.Time, len(i.images))
 	i.schedulePulls(d)
 }
 
-// start boots a stopped instance again. The kubelet comes back as soon as the instance
-// runs; images pulled in earlier boots are still on disk. It reports false when the
-// state does not allow a start.
+// start boots a stopped instance again, or resumes a hibernated one. After a boot, the
+// kubelet comes back as soon as the instance runs; images pulled in earlier boots are
+// still on disk. It reports false when the state does not allow a start.
 func (i *instance) start(now time.Time, d draw) bool {
 	switch i.State {
 	case cloudprovider.StatePending, cloudprovider.StateRunning:
@@ -90,7 +93,11 @@ func (i *instance) start(now time.Time, d draw) bool {
 	i.State = cloudprovider.StatePending
 	runningAt := now.Add(d(i.physics.StartDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
-	i.boot = Boot{Number: i.boot.Number + 1, RegisterAt: runningAt, ReadyAt: runningAt.Add(d(i.physics.ResumeDelay))}
+	if i.boot.Hibernated {
+		i.boot = i.boot.resume(now, runningAt.Add(d(i.physics.HibernateResumeDelay)))
+	} else {
+		i.boot = Boot{Number: i.boot.Number + 1, StartedAt: now, RegisterAt: runningAt, ReadyAt: runningAt.Add(d(i.physics.ResumeDelay))}
+	}
 	i.schedulePulls(d)
 	return true
 }
@@ -137,7 +144,7 @@ func (i *instance) shutdown(now time.Time) {
 
 // schedulePulls schedules the images not pulled yet one after the other once the Node is Ready.
 func (i *instance) schedulePulls(d draw) {
-	at := i.boot.ReadyAt
+	at := i.boot.ReportsFrom()
 	for n := range i.pulledAt {
 		if i.pulledAt[n].IsZero() {
 			at = at.Add(d(i.physics.ImagePullDelay))

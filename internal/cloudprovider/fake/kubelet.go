@@ -50,6 +50,7 @@ type Kubelet struct {
 // reported is what the kubelet of one instance has reported during its current boot.
 type reported struct {
 	boot       int
+	resumes    int
 	registered bool
 	phase      NodePhase
 	images     int
@@ -128,7 +129,14 @@ func (k *Kubelet) syncNode(ctx context.Context, v NodeView, r reported, now time
 		// A new boot: a real kubelet registers again and posts its status from scratch.
 		r = reported{boot: v.Boot}
 	}
-	if v.Phase == NodeAbsent {
+	if r.resumes != v.Resumes {
+		// Resumed from hibernation: the same kubelet, registered already, posts its
+		// status and renews its Lease as soon as it thaws.
+		r.resumes, r.phase, r.leased = v.Resumes, NodeAbsent, false
+	}
+	if v.Phase == NodeAbsent || v.Phase == NodeFrozen {
+		// Not up yet, or frozen by a hibernation: nothing is reported, and what was
+		// reported last stays.
 		return r, nil
 	}
 	if !r.registered {

@@ -113,8 +113,11 @@ type podRecord struct {
 }
 
 // kubeletReportChanged passes Node events that can change what the pods on the Node do:
-// a Node created or deleted, its readiness or its boot changed. Heartbeats, images and
-// others' changes to labels and taints do not.
+// a Node created or deleted, its readiness or its boot changed, or a status post of its
+// kubelet (the Ready condition's heartbeat): the post of a kubelet thawed after a
+// hibernation changes nothing else when the Node still showed Ready, yet the pods it
+// left alone while frozen need it. Lease renewals and others' changes to labels and
+// taints do not pass.
 func kubeletReportChanged() predicate.Funcs {
 	return predicate.Funcs{UpdateFunc: func(e event.UpdateEvent) bool {
 		before, after := e.ObjectOld.(*corev1.Node), e.ObjectNew.(*corev1.Node)
@@ -122,11 +125,11 @@ func kubeletReportChanged() predicate.Funcs {
 	}}
 }
 
-func readySummary(node *corev1.Node) [3]string {
+func readySummary(node *corev1.Node) [4]string {
 	if _, c := nodeutil.GetNodeCondition(&node.Status, corev1.NodeReady); c != nil {
-		return [3]string{string(c.Status), c.Reason, c.Message}
+		return [4]string{string(c.Status), c.Reason, c.Message, c.LastHeartbeatTime.UTC().String()}
 	}
-	return [3]string{}
+	return [4]string{}
 }
 
 // podsOnNode maps a Node to the pods bound to it, from the cache's index.
@@ -161,6 +164,11 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		return reconcile.Result{}, nil
 	}
 	defer s.update(req.NamespacedName, pod.UID, func(r *podRecord) { r.synced = now })
+	if host.Frozen {
+		// A kubelet frozen by a hibernation does nothing; it catches up when it thaws,
+		// and its status post then syncs the Node's pods again.
+		return reconcile.Result{}, nil
+	}
 	if !pod.DeletionTimestamp.IsZero() {
 		return reconcile.Result{}, s.finishDeletion(ctx, pod, host)
 	}
@@ -179,12 +187,13 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 		}
 	case rec.boot == host.Boot || (rec.boot == 0 && podReady(pod)):
 		// Started in this boot; or started by someone else, or by the kubelets before
-		// a restart of the simulator, and found running: adopt it. Readiness gates may
-		// have changed since.
+		// a restart of the simulator, and found running: adopt it.
 		started = true
-		if len(pod.Spec.ReadinessGates) > 0 {
-			status = pod.Status.DeepCopy()
-			setReady(status, pod, now)
+		if len(pod.Spec.ReadinessGates) > 0 || !conditionTrue(pod, corev1.PodReady) {
+			// Readiness gates may have changed since; and containers that kept running
+			// through a hibernation, which kube-controller-manager may have marked not
+			// Ready meanwhile, are ready again, with no restart.
+			status = readyAgainStatus(pod, now)
 		}
 	default:
 		startAt := laterOf(rec.seen, host.ReadyAt).Add(host.StartDelay)

@@ -36,6 +36,7 @@ func (c *Cloud) PodHost(nodeName, podKey string) (time.Time, PodHost, bool) {
 			PrivateIP:  inst.privateIP,
 			Boot:       v.Boot,
 			Running:    running,
+			Frozen:     v.Phase == NodeFrozen,
 			Ready:      running && v.Phase == NodeReady,
 			ReadyAt:    v.Since,
 			StartDelay: inst.physics.PodStartDelay(inst.ID, v.Boot, podKey, c.timeScale),
@@ -97,6 +98,19 @@ func notReadyStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
 	}
 	for n := range s.ContainerStatuses {
 		s.ContainerStatuses[n].Ready = false
+	}
+	return s
+}
+
+// readyAgainStatus returns the status of a pod whose containers kept running while the
+// Node was not Ready, such as through a hibernation: the same containers, Ready again
+// once the kubelet reports (readiness probes pass again), with no restart.
+func readyAgainStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
+	s := pod.Status.DeepCopy()
+	setPodCondition(&s.Conditions, corev1.PodCondition{Type: corev1.ContainersReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(now)})
+	setReady(s, pod, now)
+	for n := range s.ContainerStatuses {
+		s.ContainerStatuses[n].Ready = s.ContainerStatuses[n].State.Running != nil
 	}
 	return s
 }

@@ -116,7 +116,7 @@ func TestKubelet(t *testing.T) {
 	}
 
 	// Stop: graceful shutdown. Start: Ready again.
-	if err := act(t, c.StopInstances, inst.ID); err != nil {
+	if err := act(t, plainStop(c), inst.ID); err != nil {
 		t.Fatal(err)
 	}
 	nodeIs("the Node shutting down", func() bool { return ready(node).Message == messageShuttingDown })

@@ -45,10 +45,12 @@ const (
 	NodeReady
 	// NodeShuttingDown: a stop or termination began after the kubelet registered.
 	NodeShuttingDown
+	// NodeFrozen: a hibernation froze the kubelet, which reports nothing until it thaws.
+	NodeFrozen
 )
 
 func (p NodePhase) String() string {
-	return [...]string{"Absent", "NotReady", "Ready", "ShuttingDown"}[p]
+	return [...]string{"Absent", "NotReady", "Ready", "ShuttingDown", "Frozen"}[p]
 }
 
 // NodeView is what the kubelet of one machine reports at some time. It holds copies,
@@ -64,8 +66,11 @@ type NodeView struct {
 	Labels map[string]string
 	Taints []corev1.Taint
 
-	Boot  int
-	Phase NodePhase
+	Boot int
+	// Resumes counts the resumes from hibernation in this boot: the kubelet reports
+	// afresh after each.
+	Resumes int
+	Phase   NodePhase
 	// Since is when the phase began.
 	Since time.Time
 	// Images are the images pulled so far, in pull order.
@@ -79,6 +84,8 @@ type PodHost struct {
 	Boot       int
 	// Running: the machine runs, so its kubelet can confirm pod deletions.
 	Running bool
+	// Frozen: a hibernation froze the kubelet, which writes nothing until it thaws.
+	Frozen bool
 	// Ready: the machine runs and its kubelet reports the Node Ready, since ReadyAt.
 	Ready   bool
 	ReadyAt time.Time
@@ -87,14 +94,37 @@ type PodHost struct {
 }
 
 // Boot is the kubelet's timeline during one run of a machine, from a launch or a start
-// to a stop or a termination.
+// to a stop or a termination. A hibernation does not end the boot but freezes it; the
+// next start resumes it (see hibernate.go). Machines that never hibernate leave the
+// hibernation fields zero.
 type Boot struct {
 	// Number counts the boots of the machine from 1.
-	Number     int
+	Number int
+	// StartedAt is when the launch or start call of this run was made.
+	StartedAt  time.Time
 	RegisterAt time.Time
 	ReadyAt    time.Time
 	// ShutdownAt is when a stop or a termination began, zero while none has.
 	ShutdownAt time.Time
+	// Hibernated: the stop at ShutdownAt is a hibernation, which froze the kubelet and
+	// the pods instead of shutting them down.
+	Hibernated bool
+	// Resumes counts the boot's resumes from hibernation; ThawedAt is when the last one
+	// thawed the processes, from when the kubelet reports again.
+	Resumes  int
+	ThawedAt time.Time
+}
+
+// ReportsFrom is when the kubelet reports Ready in this run: once it is Ready and, after
+// a resume, thawed.
+func (b Boot) ReportsFrom() time.Time {
+	return laterOf(b.ReadyAt, b.ThawedAt)
+}
+
+// Frozen reports whether the boot's processes are frozen at now: hibernating or
+// hibernated, or resumed but not thawed yet.
+func (b Boot) Frozen(now time.Time) bool {
+	return (b.Hibernated && !b.ShutdownAt.IsZero()) || now.Before(b.ThawedAt)
 }
 
 // Happened reports whether a kubelet event of this boot at t took place by now: events
@@ -103,26 +133,29 @@ func (b Boot) Happened(t, now time.Time) bool {
 	return !t.After(now) && (b.ShutdownAt.IsZero() || t.Before(b.ShutdownAt))
 }
 
-// Phase returns what the kubelet reports at now, and since when.
+// Phase returns what the kubelet reports at now, and since when. A frozen boot reports
+// nothing, whether it had registered or not.
 func (b Boot) Phase(now time.Time) (NodePhase, time.Time) {
 	switch {
+	case b.Frozen(now):
+		return NodeFrozen, time.Time{}
 	case !b.Happened(b.RegisterAt, now):
 		return NodeAbsent, time.Time{}
 	case !b.ShutdownAt.IsZero():
 		return NodeShuttingDown, b.ShutdownAt
 	case b.Happened(b.ReadyAt, now):
-		return NodeReady, b.ReadyAt
+		return NodeReady, b.ReportsFrom()
 	default:
 		return NodeNotReady, b.RegisterAt
 	}
 }
 
-// NextEvent returns the earliest of the boot's registration, readiness and the other
-// given kubelet events (image pulls) after the given time that will happen before the
-// shutdown.
+// NextEvent returns the earliest of the boot's registration, readiness, thaw after a
+// resume and the other given kubelet events (image pulls) after the given time that will
+// happen before the shutdown.
 func (b Boot) NextEvent(after time.Time, others ...time.Time) (time.Time, bool) {
 	var next time.Time
-	for _, t := range append([]time.Time{b.RegisterAt, b.ReadyAt}, others...) {
+	for _, t := range append([]time.Time{b.RegisterAt, b.ReadyAt, b.ThawedAt}, others...) {
 		if t.IsZero() || !t.After(after) || (!b.ShutdownAt.IsZero() && !t.Before(b.ShutdownAt)) {
 			continue
 		}

@@ -35,6 +35,7 @@ func (i *instance) nodeView(now time.Time, region string) NodeView {
 		InstanceType: i.instanceType,
 		Labels:       maps.Clone(i.labels),
 		Boot:         i.boot.Number,
+		Resumes:      i.boot.Resumes,
 	}
 	// The kubelet's own labels win over requested ones, as the kubelet's do.
 	if v.Labels == nil {

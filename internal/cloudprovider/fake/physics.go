@@ -24,6 +24,12 @@ type Physics struct {
 	ResumeDelay time.Duration
 	// StopDelay: from the stop call to a stopped instance.
 	StopDelay time.Duration
+	// HibernateDelay: from a hibernating stop call to a stopped instance: the OS writes
+	// its memory to the root volume before the instance stops.
+	HibernateDelay time.Duration
+	// HibernateResumeDelay: from a hibernated instance running again to its Node Ready:
+	// the memory is read back, and the kubelet, which never stopped, reports again.
+	HibernateResumeDelay time.Duration
 	// TerminateDelay: from the terminate call to a terminated instance.
 	TerminateDelay time.Duration
 	// ImagePullDelay: the time to pull one image, after the Node is Ready.
@@ -36,19 +42,22 @@ type Physics struct {
 }
 
 // DefaultPhysics returns timings close to EC2 and EKS: about 40 s from a launch call to
-// a Ready Node, about 13 s from a start call to a Ready Node, 20 s to stop.
+// a Ready Node, about 13 s from a start call to a Ready Node (12 s from hibernation),
+// 20 s to stop, 30 s to hibernate.
 func DefaultPhysics() Physics {
 	return Physics{
-		LaunchDelay:         10 * time.Second,
-		BootDelay:           20 * time.Second,
-		ReadyDelay:          10 * time.Second,
-		StartDelay:          8 * time.Second,
-		ResumeDelay:         5 * time.Second,
-		StopDelay:           20 * time.Second,
-		TerminateDelay:      15 * time.Second,
-		ImagePullDelay:      5 * time.Second,
-		ContainerStartDelay: 2 * time.Second,
-		JitterPercent:       10,
+		LaunchDelay:          10 * time.Second,
+		BootDelay:            20 * time.Second,
+		ReadyDelay:           10 * time.Second,
+		StartDelay:           8 * time.Second,
+		ResumeDelay:          5 * time.Second,
+		StopDelay:            20 * time.Second,
+		HibernateDelay:       30 * time.Second,
+		HibernateResumeDelay: 4 * time.Second,
+		TerminateDelay:       15 * time.Second,
+		ImagePullDelay:       5 * time.Second,
+		ContainerStartDelay:  2 * time.Second,
+		JitterPercent:        10,
 	}
 }
 
@@ -67,6 +76,8 @@ func (p Physics) With(o *v1alpha1.FakePhysics) Physics {
 		{&p.StartDelay, o.StartDelay},
 		{&p.ResumeDelay, o.ResumeDelay},
 		{&p.StopDelay, o.StopDelay},
+		{&p.HibernateDelay, o.HibernateDelay},
+		{&p.HibernateResumeDelay, o.HibernateResumeDelay},
 		{&p.TerminateDelay, o.TerminateDelay},
 		{&p.ImagePullDelay, o.ImagePullDelay},
 	} {

@@ -54,7 +54,7 @@ func TestStopStartTimeline(t *testing.T) {
 	p := c.physics
 	clk.Step(p.BootDelay + p.ReadyDelay)
 
-	if err := act(t, c.StopInstances, inst.ID); err != nil {
+	if err := act(t, plainStop(c), inst.ID); err != nil {
 		t.Fatal(err)
 	}
 	wantState(t, c, inst.ID, cloudprovider.StateStopping)
@@ -152,9 +152,13 @@ func TestPhysicsWith(t *testing.T) {
 	if got := base.With(nil); got != base {
 		t.Errorf("With(nil) = %+v", got)
 	}
-	got := base.With(&v1alpha1.FakePhysics{LaunchDelay: v1alpha1.NewDuration(time.Second), JitterPercent: new(int32)})
+	got := base.With(&v1alpha1.FakePhysics{
+		LaunchDelay: v1alpha1.NewDuration(time.Second), JitterPercent: new(int32),
+		HibernateDelay: v1alpha1.NewDuration(time.Minute), HibernateResumeDelay: v1alpha1.NewDuration(2 * time.Second),
+	})
 	want := base
 	want.LaunchDelay, want.JitterPercent = time.Second, 0
+	want.HibernateDelay, want.HibernateResumeDelay = time.Minute, 2*time.Second
 	if got != want {
 		t.Errorf("With = %+v, want %+v", got, want)
 	}

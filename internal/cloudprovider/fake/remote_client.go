@@ -80,20 +80,20 @@ func (r *Remote) Create(ctx context.Context, req *cloudprovider.CreateRequest) (
 }
 
 func (r *Remote) StartInstances(ctx context.Context, ids []string) (map[string]error, error) {
-	return r.batch(ctx, cloudprovider.OpStart, pathStartInstances, ids)
+	return r.batch(ctx, cloudprovider.OpStart, pathStartInstances, idsRequest{IDs: ids})
 }
 
-func (r *Remote) StopInstances(ctx context.Context, ids []string) (map[string]error, error) {
-	return r.batch(ctx, cloudprovider.OpStop, pathStopInstances, ids)
+func (r *Remote) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
+	return r.batch(ctx, cloudprovider.OpStop, pathStopInstances, idsRequest{IDs: ids, Hibernate: hibernate})
 }
 
 func (r *Remote) TerminateInstances(ctx context.Context, ids []string) (map[string]error, error) {
-	return r.batch(ctx, cloudprovider.OpTerminate, pathTerminateInstances, ids)
+	return r.batch(ctx, cloudprovider.OpTerminate, pathTerminateInstances, idsRequest{IDs: ids})
 }
 
-func (r *Remote) batch(ctx context.Context, op, path string, ids []string) (map[string]error, error) {
+func (r *Remote) batch(ctx context.Context, op, path string, req idsRequest) (map[string]error, error) {
 	var resp batchResponse
-	if err := r.call(ctx, op, path, idsRequest{IDs: ids}, &resp); err != nil {
+	if err := r.call(ctx, op, path, req, &resp); err != nil {
 		return nil, err
 	}
 	errs := make(map[string]error, len(resp.Errors))

@@ -50,6 +50,8 @@ type instanceResponse struct {
 // idsRequest is the request of the batch calls and of DescribeInstances.
 type idsRequest struct {
 	IDs []string `json:"ids"`
+	// Hibernate asks StopInstances to hibernate the instances.
+	Hibernate bool `json:"hibernate,omitempty"`
 }
 
 // batchResponse holds the per-instance errors of a batch call; an absent ID succeeded.
@@ -117,6 +119,8 @@ func statusOf(code cloudprovider.ErrorCode) int {
 		return http.StatusTooManyRequests
 	case cloudprovider.CodeQuotaExceeded:
 		return http.StatusForbidden
+	case cloudprovider.CodeUnsupported:
+		return http.StatusBadRequest
 	case cloudprovider.CodeInsufficientCapacity:
 		return http.StatusServiceUnavailable
 	default:
@@ -137,9 +141,15 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 		})
 		return instanceResponse{Instance: inst}, err
 	}))
-	mux.Handle("POST "+pathStartInstances, handleBatch(cloudprovider.OpStart, cloud.StartInstances))
-	mux.Handle("POST "+pathStopInstances, handleBatch(cloudprovider.OpStop, cloud.StopInstances))
-	mux.Handle("POST "+pathTerminateInstances, handleBatch(cloudprovider.OpTerminate, cloud.TerminateInstances))
+	mux.Handle("POST "+pathStartInstances, handleBatch(cloudprovider.OpStart, func(ctx context.Context, req *idsRequest) (map[string]error, error) {
+		return cloud.StartInstances(ctx, req.IDs)
+	}))
+	mux.Handle("POST "+pathStopInstances, handleBatch(cloudprovider.OpStop, func(ctx context.Context, req *idsRequest) (map[string]error, error) {
+		return cloud.StopInstances(ctx, req.IDs, req.Hibernate)
+	}))
+	mux.Handle("POST "+pathTerminateInstances, handleBatch(cloudprovider.OpTerminate, func(ctx context.Context, req *idsRequest) (map[string]error, error) {
+		return cloud.TerminateInstances(ctx, req.IDs)
+	}))
 	mux.Handle("POST "+pathDescribeInstances, handle(cloudprovider.OpGet, func(ctx context.Context, req *idsRequest) (any, error) {
 		found, err := cloud.DescribeInstances(ctx, req.IDs)
 		return describeResponse{Instances: found}, err
@@ -163,9 +173,9 @@ func nodeClassObject(nc *v1alpha1.FakeNodeClass) client.Object {
 	return nc
 }
 
-func handleBatch(op string, call func(context.Context, []string) (map[string]error, error)) http.Handler {
+func handleBatch(op string, call func(context.Context, *idsRequest) (map[string]error, error)) http.Handler {
 	return handle(op, func(ctx context.Context, req *idsRequest) (any, error) {
-		errs, err := call(ctx, req.IDs)
+		errs, err := call(ctx, req)
 		if err != nil {
 			return nil, err
 		}

@@ -68,7 +68,7 @@ func TestRemoteBatchCallsCarryPerInstanceErrors(t *testing.T) {
 	id := running(t, c, clk, request("a")).ID
 	ctx := context.Background()
 
-	errs, err := remote.StopInstances(ctx, []string{id, "i-unknown"})
+	errs, err := remote.StopInstances(ctx, []string{id, "i-unknown"}, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,6 +95,27 @@ func TestRemoteBatchCallsCarryPerInstanceErrors(t *testing.T) {
 		t.Fatalf("terminate = %v, %v", errs, err)
 	}
 	wantState(t, c, id, cloudprovider.StateShuttingDown)
+}
+
+// A hibernating stop crosses the wire: the instance launched for hibernation
+// hibernates, the other refuses with Unsupported.
+func TestRemoteStopCarriesHibernate(t *testing.T) {
+	c, clk, remote, _ := newRemote(t)
+	able := running(t, c, clk, hibernating("able")).ID
+	plain := create(t, c, request("plain")).ID
+	clk.Step(c.physics.LaunchDelay)
+	errs, err := remote.StopInstances(context.Background(), []string{able, plain}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs[able] != nil {
+		t.Errorf("hibernating %s: %v", able, errs[able])
+	}
+	wantCode(t, errs[plain], cloudprovider.CodeUnsupported)
+	if run, _ := c.CurrentRun(able); !run.Hibernated {
+		t.Errorf("the instance stopped without hibernation: %+v", run)
+	}
+	wantState(t, c, plain, cloudprovider.StateRunning)
 }
 
 // The offerings out of capacity cross the wire both ways: those a request says are
@@ -139,10 +160,10 @@ func TestRemoteInjectedFaultsKeepTheirClass(t *testing.T) {
 		Errors:     map[string]ErrorFault{cloudprovider.OpCreate: {Probability: 1, Code: cloudprovider.CodeQuotaExceeded}},
 	})
 	ctx := context.Background()
-	if _, err := remote.StopInstances(ctx, []string{id}); err != nil {
+	if _, err := remote.StopInstances(ctx, []string{id}, false); err != nil {
 		t.Fatalf("the first call fits in the burst: %v", err)
 	}
-	_, err := remote.StopInstances(ctx, []string{id})
+	_, err := remote.StopInstances(ctx, []string{id}, false)
 	if !errors.Is(err, cloudprovider.ErrThrottled) || !cloudprovider.IsRetryable(err) {
 		t.Fatalf("second stop = %v, want a retryable Throttled", err)
 	}

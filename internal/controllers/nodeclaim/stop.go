@@ -2,14 +2,17 @@ package nodeclaim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
 
 // Reasons of starts, stops and outside changes.
@@ -20,6 +23,9 @@ const (
 	ReasonGiveBackCanceled = "GiveBackCanceled"
 	ReasonStoppedOutside   = "StoppedOutside"
 	ReasonStartedOutside   = "StartedOutside"
+	// ReasonHibernationUnsupported: the node class asks for hibernation, but the
+	// instance cannot hibernate, so it is stopped instead.
+	ReasonHibernationUnsupported = "HibernationUnsupported"
 )
 
 // stop parks the Node, moves the claim to Stopping and asks the cloud to stop the
@@ -31,7 +37,35 @@ func (r *Lifecycle) stop(ctx context.Context, claim *v1alpha1.NodeClaim, node *c
 	if err := r.transition(ctx, claim, node, v1alpha1.PhaseStopping, reason, message); err != nil {
 		return err
 	}
-	return r.Cloud.Stop(ctx, claim.Status.InstanceID)
+	return r.stopInstance(ctx, claim)
+}
+
+// stopInstance asks the cloud to stop the claim's instance, hibernating it when the
+// claim's node class asks for it. An instance that cannot hibernate, such as one
+// launched before its class asked for hibernation (the class change drifts it, but it
+// may stand by meanwhile), is stopped plainly rather than left running.
+func (r *Lifecycle) stopInstance(ctx context.Context, claim *v1alpha1.NodeClaim) error {
+	hibernate := r.hibernates(ctx, claim)
+	err := r.Cloud.Stop(ctx, claim.Status.InstanceID, hibernate)
+	if !hibernate || !errors.Is(err, cloudprovider.ErrUnsupported) {
+		return err
+	}
+	r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonHibernationUnsupported, "Stop",
+		"Instance %s cannot hibernate (%v); stopping it instead", claim.Status.InstanceID, err)
+	return r.Cloud.Stop(ctx, claim.Status.InstanceID, false)
+}
+
+// hibernates reports whether the claim's node class asks for hibernation. A class that
+// cannot be read, because it is gone or the read failed, means a plain stop: every
+// instance can stop, whereas one launched without hibernation refuses to hibernate, and
+// a stop must not wait on the class, since the node stands by or is given back either way.
+func (r *Lifecycle) hibernates(ctx context.Context, claim *v1alpha1.NodeClaim) bool {
+	class, err := nodeclass.Get(ctx, r.Client, claim.Spec.NodeClassRef)
+	if err != nil {
+		log.FromContext(ctx).V(1).Info("Reading the node class failed; stopping without hibernation", "nodeClass", claim.Spec.NodeClassRef.Name, "error", err.Error())
+		return false
+	}
+	return nodeclass.Hibernates(class)
 }
 
 // stopping waits for the instance to stop; then the claim stands by.
@@ -47,7 +81,7 @@ func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 		if err := r.hold(ctx, claim, "the stop"); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		return false, r.poll(), r.Cloud.Stop(ctx, claim.Status.InstanceID)
+		return false, r.poll(), r.stopInstance(ctx, claim)
 	default:
 		return false, r.poll(), nil
 	}

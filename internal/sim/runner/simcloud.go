@@ -66,7 +66,11 @@ type fakeSimCloud struct {
 }
 
 func startFakeCloud(s *scenario.Scenario) (*fakeSimCloud, error) {
-	c := &fakeSimCloud{cloud: fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)})}
+	opts := fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)}
+	if s.CallLatency != nil {
+		opts.CallLatency = s.CallLatency.Duration
+	}
+	c := &fakeSimCloud{cloud: fake.New(opts)}
 	c.cloud.SetFaults(faults(s.Faults))
 	c.recording = &recordingCloud{API: c.cloud}
 	var err error

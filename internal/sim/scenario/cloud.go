@@ -44,6 +44,16 @@ func (s *Scenario) validateCloud() error {
 	if s.Physics != nil && s.Physics.TerminateDelay != nil {
 		fakeOnly("physics.terminateDelay")
 	}
+	if s.Physics != nil && s.Physics.HibernateDelay != nil {
+		fakeOnly("physics.hibernateDelay")
+	}
+	if s.Physics != nil && s.Physics.HibernateResumeDelay != nil {
+		fakeOnly("physics.hibernateResumeDelay")
+	}
+	// moto answers at once; EC2's own latency is what a real account would show.
+	if s.CallLatency != nil {
+		fakeOnly("callLatency")
+	}
 	if s.Faults != nil {
 		fakeOnly("faults")
 	}

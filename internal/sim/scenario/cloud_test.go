@@ -24,15 +24,18 @@ func TestCloudDefaultsToFake(t *testing.T) {
 
 func TestAWSRefusesWhatOnlyTheFakeCloudHas(t *testing.T) {
 	cases := map[string]struct{ yaml, want string }{
-		"unknown cloud":   {"cloud: gcp\nsteps:\n- sleep: 1s\n", `cloud "gcp" is not one of [fake aws]`},
-		"faults":          {"cloud: aws\nfaults: {neverRegister: 0.1}\nsteps:\n- sleep: 1s\n", "faults: only the fake cloud has it"},
-		"stop delay":      {"cloud: aws\nphysics: {stopDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.stopDelay: only the fake cloud"},
-		"terminate delay": {"cloud: aws\nphysics: {terminateDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.terminateDelay"},
-		"a faults step":   {"cloud: aws\nsteps:\n- sleep: 1s\n- faults: {neverRegister: 0.1}\n", "steps[1]: faults: only the fake cloud"},
-		"clearFaults":     {"cloud: aws\nsteps:\n- clearFaults: true\n", "steps[0]: clearFaults"},
-		"class zones":     {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", zones: [fake-1a]", 1) + "steps:\n- sleep: 1s\n", "objects[0]: FakeNodeClass default: spec.zones: only the fake cloud"},
-		"class physics":   {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", physics: {bootDelay: 1s}", 1) + "steps:\n- sleep: 1s\n", "spec.physics"},
-		"applied class":   {"cloud: aws\nsteps:\n- apply:\n  - {apiVersion: stratos.sh/v1alpha1, kind: FakeNodeClass, metadata: {name: x}, spec: {faults: {}}}\n", "steps[0]: apply[0]: FakeNodeClass x: spec.faults"},
+		"unknown cloud":          {"cloud: gcp\nsteps:\n- sleep: 1s\n", `cloud "gcp" is not one of [fake aws]`},
+		"faults":                 {"cloud: aws\nfaults: {neverRegister: 0.1}\nsteps:\n- sleep: 1s\n", "faults: only the fake cloud has it"},
+		"stop delay":             {"cloud: aws\nphysics: {stopDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.stopDelay: only the fake cloud"},
+		"terminate delay":        {"cloud: aws\nphysics: {terminateDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.terminateDelay"},
+		"hibernate delay":        {"cloud: aws\nphysics: {hibernateDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.hibernateDelay: only the fake cloud"},
+		"hibernate resume delay": {"cloud: aws\nphysics: {hibernateResumeDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.hibernateResumeDelay: only the fake cloud"},
+		"call latency":           {"cloud: aws\ncallLatency: 50ms\nsteps:\n- sleep: 1s\n", "callLatency: only the fake cloud"},
+		"a faults step":          {"cloud: aws\nsteps:\n- sleep: 1s\n- faults: {neverRegister: 0.1}\n", "steps[1]: faults: only the fake cloud"},
+		"clearFaults":            {"cloud: aws\nsteps:\n- clearFaults: true\n", "steps[0]: clearFaults"},
+		"class zones":            {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", zones: [fake-1a]", 1) + "steps:\n- sleep: 1s\n", "objects[0]: FakeNodeClass default: spec.zones: only the fake cloud"},
+		"class physics":          {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", physics: {bootDelay: 1s}", 1) + "steps:\n- sleep: 1s\n", "spec.physics"},
+		"applied class":          {"cloud: aws\nsteps:\n- apply:\n  - {apiVersion: stratos.sh/v1alpha1, kind: FakeNodeClass, metadata: {name: x}, spec: {faults: {}}}\n", "steps[0]: apply[0]: FakeNodeClass x: spec.faults"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
@@ -30,9 +31,13 @@ type Scenario struct {
 	// --batch-max-duration=500ms, to compare settings on the same scenario.
 	OperatorArgs []string `json:"operatorArgs,omitempty"`
 	// Physics overrides the cloud's default timings. On aws they time the kubelets only,
-	// from the moment an instance is seen running; stopDelay and terminateDelay are the
-	// fake cloud's.
+	// from the moment an instance is seen running; stopDelay, terminateDelay and the
+	// hibernation's delays are the fake cloud's.
 	Physics *v1alpha1.FakePhysics `json:"physics,omitempty"`
+	// CallLatency is how long the cloud takes to answer each instance call, in wall
+	// time and not scaled, as a real cloud's API takes (see fake.Options.CallLatency).
+	// Defaults to 0: every call answers at once. The fake cloud's only.
+	CallLatency *metav1.Duration `json:"callLatency,omitempty"`
 	// Faults are injected from the start.
 	Faults *Faults `json:"faults,omitempty"`
 	// Objects are applied in order before the first step: node classes, pools,

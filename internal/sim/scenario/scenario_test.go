@@ -58,6 +58,7 @@ func TestParseRejects(t *testing.T) {
 		"bad error code":      {"steps:\n- faults: {errors: {Start: {probability: 1, code: Boom}}}\n", `code "Boom"`},
 		"bad rate limit":      {"steps:\n- faults: {rateLimits: {Start: {perSecond: 0, burst: 1}}}\n", "must be positive"},
 		"bad time scale":      {"timeScale: -1\nsteps:\n- sleep: 1s\n", "timeScale must be positive"},
+		"negative latency":    {"callLatency: -1s\nsteps:\n- sleep: 1s\n", "callLatency must not be negative"},
 		"object without kind": {"objects:\n- metadata: {name: x}\nsteps:\n- sleep: 1s\n", "'Kind' is missing"},
 		"object without name": {"objects:\n- {apiVersion: v1, kind: Namespace}\nsteps:\n- sleep: 1s\n", "metadata.name are required"},
 		"kill without window": {"steps:\n- killOperator: {}\n", "within must be positive"},

@@ -35,6 +35,9 @@ func (s *Scenario) Validate() error {
 	if len(s.Steps) == 0 {
 		errs = append(errs, errors.New("steps: at least one step is required"))
 	}
+	if s.CallLatency != nil && s.CallLatency.Duration < 0 {
+		errs = append(errs, fmt.Errorf("callLatency must not be negative, got %s", s.CallLatency.Duration))
+	}
 	if s.Faults != nil {
 		errs = append(errs, prefix("faults", s.Faults.validate()))
 	}

@@ -1,6 +1,7 @@
 package warmpool_test
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -77,11 +78,28 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 	}
 }
 
-// Twenty standby nodes asked to run at once start with one or two StartInstances calls.
-// The intents are written while the operator is down, as one provisioning pass writes
-// them, so that the test measures batching rather than how fast it can write. The batch
-// window is wider than the default 25 ms idle gap: on a loaded two-core machine the
-// twenty reconciles that follow a restart can be further apart than that, and the test
+// slowStarts takes a while over each StartInstances call, as EC2 does, and starts the
+// instances at its end; the other calls answer at once.
+type slowStarts struct {
+	cloudprovider.API
+	latency time.Duration
+}
+
+func (s slowStarts) StartInstances(ctx context.Context, ids []string) (map[string]error, error) {
+	select {
+	case <-time.After(s.latency):
+	case <-ctx.Done():
+	}
+	return s.API.StartInstances(ctx, ids)
+}
+
+// Twenty standby nodes asked to run at once start with one or two StartInstances calls:
+// the first start goes at once, and the others, asked while it is in flight, go together
+// in the next call. The intents are written while the operator is down, as one
+// provisioning pass writes them, so that the test measures batching rather than how
+// fast it can write. The cloud answers starts after two seconds: the in-process fake
+// answers in microseconds, faster than the reconciles that follow a restart arrive, and
+// on a loaded two-core machine those can spread over hundreds of milliseconds; the test
 // is about batching, not about the machine's speed.
 func TestTwentyStartsAreBatched(t *testing.T) {
 	f := newFixture(t, nil)
@@ -94,9 +112,7 @@ func TestTwentyStartsAreBatched(t *testing.T) {
 		claim := c.DeepCopy()
 		stack.Patch(f.Fixture, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = v1alpha1.DesiredRunning })
 	}
-	opts := f.Opts
-	opts.CloudBatch = cloudprovider.BatchWindow{Idle: 250 * time.Millisecond, Max: 2 * time.Second, MaxItems: 500, Timeout: time.Minute}
-	f.Op = stack.StartOperator(t, f.Env, f.Cloud, opts)
+	f.Op = stack.StartOperator(t, f.Env, slowStarts{API: f.Cloud, latency: 2 * time.Second}, f.Opts)
 	// The pool replaces the started nodes with new standby ones meanwhile; the twenty
 	// claims asked to run are the ones to watch.
 	for _, c := range claims {
