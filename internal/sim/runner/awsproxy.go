@@ -22,6 +22,9 @@ import (
 // StartInstances call for the start-call latency.
 type recordingProxy struct {
 	proxy *httputil.ReverseProxy
+	// latency holds each call this long before moto answers it, as EC2 takes time to
+	// answer where moto answers at once.
+	latency time.Duration
 
 	mu     sync.Mutex
 	calls  map[string]int
@@ -32,8 +35,8 @@ type recordingProxy struct {
 // callKey carries a call's name from the request to its response.
 type callKey struct{}
 
-func newRecordingProxy(target *url.URL) *recordingProxy {
-	p := &recordingProxy{calls: map[string]int{}, errors: map[string]int{}}
+func newRecordingProxy(target *url.URL, latency time.Duration) *recordingProxy {
+	p := &recordingProxy{calls: map[string]int{}, errors: map[string]int{}, latency: latency}
 	p.proxy = &httputil.ReverseProxy{
 		Rewrite: func(r *httputil.ProxyRequest) {
 			r.SetURL(target)
@@ -60,6 +63,13 @@ func (p *recordingProxy) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		p.starts = append(p.starts, startCall{at: time.Now(), ids: numbered(form, "InstanceId")})
 	}
 	p.mu.Unlock()
+	if p.latency > 0 {
+		select {
+		case <-time.After(p.latency):
+		case <-req.Context().Done():
+			return
+		}
+	}
 	p.proxy.ServeHTTP(w, req.WithContext(context.WithValue(req.Context(), callKey{}, name)))
 }
 

@@ -24,7 +24,7 @@ func TestRecordingProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proxy := newRecordingProxy(target)
+	proxy := newRecordingProxy(target, 0)
 	front := httptest.NewServer(proxy)
 	t.Cleanup(front.Close)
 	endpoint := aws.String(front.URL)

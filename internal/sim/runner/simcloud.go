@@ -118,7 +118,11 @@ func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string, im
 		server.Stop()
 		return nil, err
 	}
-	c.proxy = newRecordingProxy(target)
+	var latency time.Duration
+	if s.CallLatency != nil {
+		latency = s.CallLatency.Duration
+	}
+	c.proxy = newRecordingProxy(target, latency)
 	if c.server, c.endpoint, err = serve(c.proxy); err != nil {
 		server.Stop()
 		return nil, err

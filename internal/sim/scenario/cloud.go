@@ -50,10 +50,6 @@ func (s *Scenario) validateCloud() error {
 	if s.Physics != nil && s.Physics.HibernateResumeDelay != nil {
 		fakeOnly("physics.hibernateResumeDelay")
 	}
-	// moto answers at once; EC2's own latency is what a real account would show.
-	if s.CallLatency != nil {
-		fakeOnly("callLatency")
-	}
 	if s.Faults != nil {
 		fakeOnly("faults")
 	}

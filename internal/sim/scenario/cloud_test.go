@@ -30,7 +30,6 @@ func TestAWSRefusesWhatOnlyTheFakeCloudHas(t *testing.T) {
 		"terminate delay":        {"cloud: aws\nphysics: {terminateDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.terminateDelay"},
 		"hibernate delay":        {"cloud: aws\nphysics: {hibernateDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.hibernateDelay: only the fake cloud"},
 		"hibernate resume delay": {"cloud: aws\nphysics: {hibernateResumeDelay: 1s}\nsteps:\n- sleep: 1s\n", "physics.hibernateResumeDelay: only the fake cloud"},
-		"call latency":           {"cloud: aws\ncallLatency: 50ms\nsteps:\n- sleep: 1s\n", "callLatency: only the fake cloud"},
 		"a faults step":          {"cloud: aws\nsteps:\n- sleep: 1s\n- faults: {neverRegister: 0.1}\n", "steps[1]: faults: only the fake cloud"},
 		"clearFaults":            {"cloud: aws\nsteps:\n- clearFaults: true\n", "steps[0]: clearFaults"},
 		"class zones":            {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", zones: [fake-1a]", 1) + "steps:\n- sleep: 1s\n", "objects[0]: FakeNodeClass default: spec.zones: only the fake cloud"},

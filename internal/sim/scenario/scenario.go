@@ -34,9 +34,10 @@ type Scenario struct {
 	// from the moment an instance is seen running; stopDelay, terminateDelay and the
 	// hibernation's delays are the fake cloud's.
 	Physics *v1alpha1.FakePhysics `json:"physics,omitempty"`
-	// CallLatency is how long the cloud takes to answer each instance call, in wall
-	// time and not scaled, as a real cloud's API takes (see fake.Options.CallLatency).
-	// Defaults to 0: every call answers at once. The fake cloud's only.
+	// CallLatency is how long the cloud takes to answer each call, in wall time and not
+	// scaled, as a real cloud's API takes: on the fake cloud each instance call (see
+	// fake.Options.CallLatency), on aws each call of the operator, held by the proxy in
+	// front of moto before moto answers. Defaults to 0: every call answers at once.
 	CallLatency *metav1.Duration `json:"callLatency,omitempty"`
 	// Faults are injected from the start.
 	Faults *Faults `json:"faults,omitempty"`
