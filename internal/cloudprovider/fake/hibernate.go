@@ -2,8 +2,6 @@ package fake
 
 import (
 	"time"
-
-	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // Hibernation, as on EC2. Only an instance launched able to hibernate (its node class's
@@ -23,21 +21,10 @@ import (
 // hibernation cut short, such as a registration, happen as much later as it was frozen.
 
 // hibernate freezes a running instance's boot and stops the instance. It reports false
-// when the state does not allow a stop.
+// when the state does not allow a stop. Image pulls in progress are cut, and start again
+// after the resume.
 func (i *instance) hibernate(now time.Time, d draw) bool {
-	switch i.State {
-	case cloudprovider.StateStopping, cloudprovider.StateStopped:
-		return true
-	case cloudprovider.StateRunning:
-	default:
-		return false
-	}
-	i.State = cloudprovider.StateStopping
-	i.schedule(cloudprovider.StateStopped, now.Add(d(i.physics.HibernateDelay)))
-	// Image pulls in progress are cut, and start again after the resume.
-	i.shutdown(now)
-	i.boot.Hibernated = true
-	return true
+	return i.stopAfter(now, d(i.physics.HibernateDelay), true)
 }
 
 // resume is the hibernated boot b resumed by a start made at now, whose processes thaw

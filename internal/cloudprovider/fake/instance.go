@@ -104,6 +104,13 @@ func (i *instance) start(now time.Time, d draw) bool {
 
 // stop stops a running instance; it reports false when the state does not allow it.
 func (i *instance) stop(now time.Time, d draw) bool {
+	return i.stopAfter(now, d(i.physics.StopDelay), false)
+}
+
+// stopAfter stops a running instance, stopped delay after now, its boot frozen by a
+// hibernation or shut down; stopping or stopped, it is left as it is. It reports false
+// when the state does not allow a stop.
+func (i *instance) stopAfter(now time.Time, delay time.Duration, hibernate bool) bool {
 	switch i.State {
 	case cloudprovider.StateStopping, cloudprovider.StateStopped:
 		return true
@@ -112,8 +119,9 @@ func (i *instance) stop(now time.Time, d draw) bool {
 		return false
 	}
 	i.State = cloudprovider.StateStopping
-	i.schedule(cloudprovider.StateStopped, now.Add(d(i.physics.StopDelay)))
+	i.schedule(cloudprovider.StateStopped, now.Add(delay))
 	i.shutdown(now)
+	i.boot.Hibernated = hibernate
 	return true
 }
 
