@@ -8,11 +8,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 )
 
-// nodeChanged passes Node events except updates that only renew the kubelet's heartbeat.
-// Each reconcile of a claim describes its instance, and every kubelet posts its status
-// every 10 s or so: without this filter a cluster of N nodes made N/10 describe calls a
-// second for nothing. What the lifecycle reads of a Node — labels, taints, cordon,
-// conditions' status and reasons, capacity — passes.
+// nodeChanged passes Node events except updates that only renew the kubelet's heartbeat
+// times. Each reconcile of a claim describes its instance, and a kubelet posts its status
+// at least every nodeStatusReportFrequency (5 minutes) even when nothing changed: such a
+// post tells the claim nothing. What the lifecycle reads of a Node — labels, taints,
+// cordon, conditions' status and reasons, capacity — passes.
 var nodeChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		before, okBefore := e.ObjectOld.(*corev1.Node)
