@@ -48,7 +48,9 @@ type poolState struct {
 	tolerated map[string]bool
 	// rates caches, by pod affinity key, the lowest prices per millicore, per byte and
 	// per pod slot among the offerings the pod accepts (ceiling.go).
-	rates     map[string][3]float64
+	rates map[string][3]float64
+	// floors are the template's minValues requirements (floors.go).
+	floors    []floor
 	nodesLeft int // negative: unlimited
 	// cpuLeft (millicores) and memLeft (bytes) are the capacity the limits leave; nil
 	// is unlimited. Copies: the simulation spends them.
@@ -97,6 +99,7 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 		ti.allocatable.sub(&overhead)
 		ps.types = append(ps.types, ti)
 	}
+	ps.floors = newFloors(p, ps)
 	ps.all = newBitset(len(ps.offerings))
 	for i := range ps.offerings {
 		ps.all.set(i)
