@@ -7,6 +7,8 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -227,5 +229,33 @@ func TestVerifyCatchesBrokenFloorsAndRequirements(t *testing.T) {
 	in = Input{Pods: in.Pods, Pools: []Pool{gen6}}
 	if found := violations(t, in, r); len(found) == 0 || !strings.Contains(found[0], "does not meet pool p's requirements") {
 		t.Errorf("a generation-5 launch of a generation-6 pool: found %v", found)
+	}
+}
+
+// A pod that names the zone or the capacity type is matched offering by offering; one
+// that names neither, type by type: both give the offerings a node of which it accepts.
+func TestAllowedOfferingsByTypeAndByOffering(t *testing.T) {
+	types := labelledCatalog()
+	types[0].Offerings = append(types[0].Offerings, cloudprovider.Offering{Zone: "zone-a", CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: 0.03, Available: true})
+	for _, opt := range []func(*corev1.Pod){
+		selecting(v1alpha1.LabelInstanceFamily, "c5"),
+		requiring(v1alpha1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "2"),
+		selecting(v1alpha1.LabelCapacityType, v1alpha1.CapacityTypeSpot),
+		requiring(corev1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "zone-b"),
+	} {
+		pod := podOf("p", "1", "1Gi", opt)
+		s := newSolver(Input{Pods: []*corev1.Pod{pod}, Pools: []Pool{poolOf("p", types)}})
+		ps, p := s.pools[0], s.pods[0]
+		allowed := ps.allowedFor(p)
+		for i, o := range ps.offerings {
+			// The node, labelled as the cloud labels it.
+			it := types[slices.IndexFunc(types, func(t *cloudprovider.InstanceType) bool { return t.Name == ps.types[o.typ].name })]
+			labels := it.Labels(cloudprovider.Offering{Zone: s.topo.zones[o.zone], CapacityType: o.ct})
+			labels[v1alpha1.LabelNodePool] = "p"
+			want, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}})
+			if err != nil || allowed.has(i) != want {
+				t.Errorf("%v: offering %d (%s %s %s) allowed %v, want %v (%v)", pod.Spec, i, it.Name, s.topo.zones[o.zone], o.ct, allowed.has(i), want, err)
+			}
+		}
 	}
 }
