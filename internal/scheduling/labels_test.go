@@ -259,3 +259,35 @@ func TestAllowedOfferingsByTypeAndByOffering(t *testing.T) {
 		}
 	}
 }
+
+// A pod's zone spread counts a new claim's pods only if the claim will be a node its
+// node affinity accepts. A claim that could be either is settled to one side; when
+// neither side keeps its pool's floor, it stays as it is, and the spread holds whichever
+// way it goes.
+func TestSpreadOverAClaimThatCannotSettleKeepsTheFloor(t *testing.T) {
+	types := []*cloudprovider.InstanceType{labelledType("x5", "large", 2, 0.08), labelledType("y5", "large", 2, 0.09), labelledType("z5", "large", 2, 0.10)}
+	floored := withFloor(poolOf("floored", types), v1alpha1.LabelInstanceFamily, 3)
+	floored.Pool.Spec.Weight = 10
+	web := func(p *corev1.Pod) {
+		labelled("app", "web")(p)
+		spreadOver(corev1.LabelTopologyZone, corev1.DoNotSchedule, "web")(p)
+	}
+	in := Input{
+		Pods:  append(pods(1, "any", "1", "1Gi", web), pods(1, "x5-only", "500m", "1Gi", web, selecting(v1alpha1.LabelInstanceFamily, "x5"))...),
+		Pools: []Pool{floored, poolOf("free", types)},
+	}
+	r := solve(t, in)
+	if len(r.Launches) != 2 || len(r.Unschedulable) > 0 {
+		t.Fatalf("want a launch in each pool: %+v", r)
+	}
+	byPool := map[string]Launch{}
+	for _, l := range r.Launches {
+		byPool[l.Pool] = l
+	}
+	if families := familiesOf(byPool["floored"].InstanceTypes); len(families) != 3 {
+		t.Errorf("the floored claim lists %v", byPool["floored"].InstanceTypes)
+	}
+	if slices.Equal(byPool["floored"].Zones, byPool["free"].Zones) {
+		t.Errorf("both pods in %v: the spread would break if the floored claim became an x5", byPool["free"].Zones)
+	}
+}
