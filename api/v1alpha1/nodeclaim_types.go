@@ -61,8 +61,8 @@ type NodeClaimSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nodeClassRef is immutable"
 	NodeClassRef NodeClassReference `json:"nodeClassRef"`
 
-	// Requirements the instance type, zone, architecture and capacity type must meet.
-	// Unset: any the node class allows.
+	// Requirements the instance type, zone, architecture, capacity type and instance
+	// labels must meet. Unset: any the node class allows.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=30

@@ -125,7 +125,9 @@ type NodeClaimTemplate struct {
 	StartupTaints []Taint `json:"startupTaints,omitempty"`
 
 	// Requirements narrow the instance types, zones, architectures and capacity types the
-	// pool may launch. Unset means any the node class allows.
+	// pool may launch, by those labels or by the instance labels (stratos.sh/instance-*:
+	// family, category, generation, size, vCPUs, memory, GPUs, hypervisor, network
+	// bandwidth). Unset means any the node class allows.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=30

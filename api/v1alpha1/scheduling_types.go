@@ -3,32 +3,53 @@ package v1alpha1
 import corev1 "k8s.io/api/core/v1"
 
 // NodeSelectorRequirement constrains one well-known node label of the nodes a pool may
-// launch: the instance type, the zone, the architecture or the capacity type. It has the
-// semantics of a Kubernetes node-selector requirement; Stratos keeps its own type so the
-// API server can check the key, the operator and the values before anything is launched.
+// launch: the instance type, the zone, the architecture, the capacity type, or one of
+// the instance labels (family, category, generation, size, vCPUs, memory, GPUs,
+// hypervisor, network bandwidth). It has the semantics of a Kubernetes node-selector
+// requirement; Stratos keeps its own type so the API server can check the key, the
+// operator and the values before anything is launched, and to carry minValues.
 //
-// +kubebuilder:validation:XValidation:rule="self.operator in ['In', 'NotIn'] ? (has(self.values) && size(self.values) > 0) : (!has(self.values) || size(self.values) == 0)",message="values must be non-empty for the In and NotIn operators and empty for Exists and DoesNotExist"
+// +kubebuilder:validation:XValidation:rule="self.operator in ['In', 'NotIn'] ? (has(self.values) && size(self.values) > 0) : (self.operator in ['Gt', 'Lt'] || !has(self.values) || size(self.values) == 0)",message="values must be non-empty for the In and NotIn operators and empty for Exists and DoesNotExist"
+// +kubebuilder:validation:XValidation:rule="!(self.operator in ['Gt', 'Lt']) || (has(self.values) && size(self.values) == 1)",message="Gt and Lt take exactly one value, a whole number"
+// +kubebuilder:validation:XValidation:rule="!(self.operator in ['Gt', 'Lt']) || self.key in ['stratos.sh/instance-generation', 'stratos.sh/instance-cpu', 'stratos.sh/instance-memory', 'stratos.sh/instance-gpu-count', 'stratos.sh/instance-network-bandwidth']",message="Gt and Lt apply only to the numeric keys: stratos.sh/instance-generation, -cpu, -memory, -gpu-count and -network-bandwidth"
+// +kubebuilder:validation:XValidation:rule="!(self.key in ['stratos.sh/instance-generation', 'stratos.sh/instance-cpu', 'stratos.sh/instance-memory', 'stratos.sh/instance-gpu-count', 'stratos.sh/instance-network-bandwidth']) || !has(self.values) || self.values.all(v, v.matches('^[0-9]{1,18}$'))",message="the values of stratos.sh/instance-generation, -cpu, -memory, -gpu-count and -network-bandwidth are whole numbers such as 4"
 // +kubebuilder:validation:XValidation:rule="self.key != 'kubernetes.io/arch' || !has(self.values) || self.values.all(v, v in ['amd64', 'arm64'])",message="kubernetes.io/arch values must be amd64 or arm64"
 // +kubebuilder:validation:XValidation:rule="self.key != 'stratos.sh/capacity-type' || !has(self.values) || self.values.all(v, v in ['on-demand', 'spot'])",message="stratos.sh/capacity-type values must be on-demand or spot"
+// +kubebuilder:validation:XValidation:rule="!has(self.minValues) || self.operator != 'DoesNotExist'",message="minValues cannot go with DoesNotExist: a label that is absent has no values to choose among"
+// +kubebuilder:validation:XValidation:rule="!has(self.minValues) || self.operator != 'In' || size(self.values) >= self.minValues",message="minValues cannot exceed the number of values of an In requirement"
+// +kubebuilder:validation:XValidation:rule="!has(self.minValues) || !(self.key in ['topology.kubernetes.io/zone', 'stratos.sh/capacity-type'])",message="minValues applies to what the instance type is, not to the zone or the capacity type: a node is bought in one zone and one capacity type"
 type NodeSelectorRequirement struct {
 	// Key is the node label constrained: node.kubernetes.io/instance-type,
-	// topology.kubernetes.io/zone, kubernetes.io/arch or stratos.sh/capacity-type.
+	// topology.kubernetes.io/zone, kubernetes.io/arch, stratos.sh/capacity-type, or an
+	// instance label: stratos.sh/instance-family, -category, -generation, -size, -cpu,
+	// -memory (MiB), -gpu-count, -gpu-name, -hypervisor or -network-bandwidth (Mbps).
 	// +required
-	// +kubebuilder:validation:Enum=node.kubernetes.io/instance-type;topology.kubernetes.io/zone;kubernetes.io/arch;stratos.sh/capacity-type
+	// +kubebuilder:validation:Enum=node.kubernetes.io/instance-type;topology.kubernetes.io/zone;kubernetes.io/arch;stratos.sh/capacity-type;stratos.sh/instance-family;stratos.sh/instance-category;stratos.sh/instance-generation;stratos.sh/instance-size;stratos.sh/instance-cpu;stratos.sh/instance-memory;stratos.sh/instance-gpu-count;stratos.sh/instance-gpu-name;stratos.sh/instance-hypervisor;stratos.sh/instance-network-bandwidth
 	Key string `json:"key"`
 
-	// Operator relates the key to the values: In, NotIn, Exists or DoesNotExist.
+	// Operator relates the key to the values: In, NotIn, Exists, DoesNotExist, or, for
+	// the numeric instance labels, Gt and Lt (greater and less than the one value).
 	// +required
-	// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist
+	// +kubebuilder:validation:Enum=In;NotIn;Exists;DoesNotExist;Gt;Lt
 	Operator corev1.NodeSelectorOperator `json:"operator"`
 
-	// Values for In and NotIn; none (unset) for Exists and DoesNotExist. Each value
-	// appears once.
+	// Values for In and NotIn; exactly one whole number for Gt and Lt; none (unset) for
+	// Exists and DoesNotExist. Each value appears once.
 	// +optional
 	// +listType=set
 	// +kubebuilder:validation:MaxItems=100
 	// +kubebuilder:validation:items:MaxLength=63
 	Values []string `json:"values,omitempty"`
+
+	// MinValues is a flexibility floor: a new node's launch must remain free to choose
+	// among instance types with at least this many distinct values of the key, such as
+	// five instance families, so that one type's shortage of capacity does not stop it.
+	// A node the pods on it would narrow below the floor is not made; the pods wait,
+	// and their Event says why. Not for the zone or the capacity type. Unset: no floor.
+	// +optional
+	// +kubebuilder:validation:Minimum=1
+	// +kubebuilder:validation:Maximum=50
+	MinValues *int32 `json:"minValues,omitempty"`
 }
 
 // Core returns the requirement as a Kubernetes node-selector requirement, for the

@@ -95,10 +95,18 @@ const (
 	TagNodeClaim = Group + "/nodeclaim"
 )
 
-// RequirementKeys are the node labels a pool's requirements may constrain.
-var RequirementKeys = []string{
+// RequirementKeys are the node labels a pool's requirements may constrain: those the
+// cloud sets from what it sells, the instance labels included. Labels of the pool's own
+// choosing are set with the template's labels, not required.
+var RequirementKeys = append([]string{
 	corev1.LabelInstanceTypeStable,
 	corev1.LabelTopologyZone,
 	corev1.LabelArchStable,
 	LabelCapacityType,
+}, InstanceLabelKeys...)
+
+// NumericInstanceLabelKeys are the instance labels whose values are whole numbers, which
+// the Gt and Lt operators compare.
+var NumericInstanceLabelKeys = []string{
+	LabelInstanceGeneration, LabelInstanceCPU, LabelInstanceMemory, LabelInstanceGPUCount, LabelInstanceNetworkBandwidth,
 }

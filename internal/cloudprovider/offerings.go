@@ -2,6 +2,7 @@ package cloudprovider
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -12,15 +13,18 @@ import (
 )
 
 // Labels are the well-known labels a Node of this type bought as offering o carries:
-// what a pool's requirements select on.
+// what a pool's requirements and pods' node selectors select on. They are the type's
+// Attributes (the instance labels) and the type, zone, architecture, OS and capacity
+// type, which no attribute overrides.
 func (t *InstanceType) Labels(o Offering) map[string]string {
-	return map[string]string{
-		corev1.LabelInstanceTypeStable: t.Name,
-		corev1.LabelTopologyZone:       o.Zone,
-		corev1.LabelArchStable:         t.Architecture,
-		corev1.LabelOSStable:           "linux",
-		v1alpha1.LabelCapacityType:     o.CapacityType,
-	}
+	labels := make(map[string]string, len(t.Attributes)+5)
+	maps.Copy(labels, t.Attributes)
+	labels[corev1.LabelInstanceTypeStable] = t.Name
+	labels[corev1.LabelTopologyZone] = o.Zone
+	labels[corev1.LabelArchStable] = t.Architecture
+	labels[corev1.LabelOSStable] = "linux"
+	labels[v1alpha1.LabelCapacityType] = o.CapacityType
+	return labels
 }
 
 // Satisfies reports whether a Node of type t bought as offering o meets every

@@ -76,6 +76,8 @@ type InstanceType struct {
 	// Attributes are the well-known instance labels of the type (v1alpha1.LabelInstance*:
 	// family, category, generation, size, cpu, memory, GPUs, hypervisor, network
 	// bandwidth), as its Nodes carry them; absent keys do not apply to the type.
+	// InstanceFacts.Attributes makes them; instance-cpu is always there, which tells
+	// the lifecycle controller whether a Node has them all.
 	Attributes map[string]string
 }
 

@@ -24,6 +24,20 @@ func (b bitset) clearRange(first, last int) {
 	}
 }
 
+// setRange adds the elements in [first, last), a word at a time.
+func (b bitset) setRange(first, last int) {
+	for first < last {
+		word, bit := first/64, first%64
+		n := min(64-bit, last-first)
+		mask := ^uint64(0)
+		if n < 64 {
+			mask = (uint64(1)<<n - 1) << bit
+		}
+		b[word] |= mask
+		first += n
+	}
+}
+
 // clone returns a copy.
 func (b bitset) clone() bitset { return append(bitset(nil), b...) }
 

@@ -58,9 +58,11 @@ func (s *solver) applyTerms(p *podInfo, b *bin, terms []term, mask *uint64, soft
 		}
 		switch tm.kind {
 		case spread:
-			counts := s.spreadCounts(p, tm)
-			least := s.fewest(counts, s.eligible(p))
-			*mask = s.zonesWhere(*mask, func(z int) bool { return counts[z]+self-least <= tm.maxSkew })
+			// The skew must hold whichever way the claims not settled go: at most high
+			// here, at least low in the emptiest zone.
+			low, high := s.spreadCounts(p, tm)
+			least := s.fewest(low, s.eligible(p))
+			*mask = s.zonesWhere(*mask, func(z int) bool { return high[z]+self-least <= tm.maxSkew })
 		case affinity:
 			if !(g.total == 0 && self == 1) {
 				*mask = s.zonesWhere(*mask, func(z int) bool { return g.zone[z] > 0 })

@@ -49,6 +49,17 @@ func (s *solver) explainPool(p *podInfo, ps *poolState) string {
 		return fmt.Sprintf("no instance type holds the pod's requests (cpu %s, memory %s) with the DaemonSets that run there",
 			resource.NewMilliQuantity(p.requests.cpu, resource.DecimalSI), resource.NewQuantity(p.requests.memory, resource.BinarySI))
 	}
+	if len(ps.floors) > 0 {
+		holding := allowed.clone()
+		for i := range ps.types {
+			if t := &ps.types[i]; !p.requests.fits(&t.allocatable) {
+				holding.clearRange(t.first, t.last)
+			}
+		}
+		if why := ps.floorShortfall(holding); why != "" {
+			return why
+		}
+	}
 	switch {
 	case ps.nodesLeft == 0:
 		return "the pool's limits.nodes allows no more nodes"

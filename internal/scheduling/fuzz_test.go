@@ -9,9 +9,10 @@ import (
 )
 
 // fuzzOptions reads a fuzzer's numbers as generator options: up to 400 pods, with or
-// without topology, on a fresh or a busy cluster.
+// without topology, on a fresh or a busy cluster, with or without instance labels and
+// minValues floors.
 func fuzzOptions(pods uint16, options uint8) mixOptions {
-	return mixOptions{pods: 1 + int(pods%400), topology: options&1 != 0, cluster: options&2 != 0}
+	return mixOptions{pods: 1 + int(pods%400), topology: options&1 != 0, cluster: options&2 != 0, labels: options&4 != 0}
 }
 
 // Whatever the input the generator makes, the verifier finds nothing wrong with the

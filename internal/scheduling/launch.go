@@ -8,7 +8,7 @@ import (
 )
 
 // maxLaunchTypes bounds the instance types a launch may fall back to when the cheapest
-// has no capacity.
+// has no capacity; a pool's minValues floors may keep more.
 const maxLaunchTypes = 10
 
 // launch describes a new claim: the types that hold its pods, cheapest first, and the
@@ -19,13 +19,23 @@ func (s *solver) launch(b *bin, pods []*corev1.Pod) Launch {
 	l := Launch{Pool: ps.name, Pods: pods, Requests: toList(b.used)}
 	// A claim may become any of its types: one larger than the type its capacity was
 	// reserved for (under the pool's limits) is kept only while the limits leave room.
+	// The types that meet the pool's floors stay whatever the count: their capacity was
+	// reserved (floors.go).
+	var floorKeeps []int
+	if len(ps.floors) > 0 {
+		floorKeeps, _ = ps.floorTypes(types)
+	}
 	var extra resources
 	for _, t := range types {
-		if len(l.InstanceTypes) == maxLaunchTypes {
-			break
+		kept := slices.Contains(floorKeeps, t.index)
+		if len(l.InstanceTypes) >= maxLaunchTypes && !kept {
+			if len(floorKeeps) == 0 {
+				break
+			}
+			continue
 		}
 		capacity := &ps.types[t.index].capacity
-		if !ps.limitsAllow(capacity, &b.reserved) {
+		if !kept && !ps.limitsAllow(capacity, &b.reserved) {
 			continue
 		}
 		if len(l.InstanceTypes) == 0 {

@@ -20,6 +20,9 @@ type mixOptions struct {
 	pods     int  // pending pods
 	topology bool // false: no topology spread and no pod (anti-)affinity on any pod (node selectors stay)
 	cluster  bool // true: existing nodes with pods, claims in flight, standby claims, DaemonSets
+	// labels: some pods select on the instance labels (generation, vCPUs, category,
+	// family), and the dedicated pools keep minValues floors on the instance family.
+	labels bool
 }
 
 // mixStream is the PCG stream of every generated input; the seed alone picks the input.
@@ -67,6 +70,9 @@ func mixInput(seed uint64, o mixOptions) Input {
 	g := &mixGen{rng: rng, o: o}
 	catalog := mixCatalog(rng)
 	g.pools = mixPools(catalog, o.pods)
+	if o.labels {
+		mixFloors(g.pools)
+	}
 	in := Input{Pools: g.pools}
 	in.Pods = g.pendingPods()
 	if o.cluster {
@@ -85,6 +91,8 @@ type mixGen struct {
 	// that a matching pod exists (see anchorTerm).
 	anchors []*corev1.Pod
 	bound   int // pods generated bound to nodes and claims, for their names
+	// nodes caches, per pool, its types and the nodes of their offerings (poolNodes).
+	nodes [][]mixTypeNodes
 }
 
 func (g *mixGen) pick(values []string) string { return values[g.rng.IntN(len(values))] }
@@ -291,12 +299,19 @@ func (g *mixGen) setNodeSelector(pod *corev1.Pod) {
 			sel[corev1.LabelTopologyZone] = g.pick(mixZones)
 		}
 	}
+	var required []corev1.NodeSelectorRequirement
+	if zones != nil {
+		required = append(required, corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: zones})
+	}
+	if g.o.labels && g.chance(15) {
+		required = g.selectInstanceLabels(sel, required)
+	}
 	if len(sel) > 0 {
 		pod.Spec.NodeSelector = sel
 	}
-	if zones != nil {
+	if required != nil {
 		pod.Spec.Affinity = &corev1.Affinity{NodeAffinity: &corev1.NodeAffinity{RequiredDuringSchedulingIgnoredDuringExecution: &corev1.NodeSelector{
-			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: zones}}}},
+			NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: required}},
 		}}}
 	}
 	if !g.placeable(pod) {
@@ -306,30 +321,62 @@ func (g *mixGen) setNodeSelector(pod *corev1.Pod) {
 
 // placeable reports whether a pool without limits that the pod tolerates has an
 // available offering its node selector and affinity accept, of a type that holds it with
-// room for any DaemonSets.
+// room for any DaemonSets, among types that meet the pool's minValues floors.
 func (g *mixGen) placeable(pod *corev1.Pod) bool {
 	affinity := nodeaffinity.GetRequiredNodeAffinity(pod)
 	need := podRequests(pod)
 	need.add(&resources{cpu: 300, memory: 448 * mixMi, pods: 3}) // the three DaemonSets at most
-	for _, p := range g.pools {
+	for i, p := range g.pools {
 		if p.NodesLeft >= 0 || p.CPULeft != nil || p.MemoryLeft != nil || !tolerates(pod.Spec.Tolerations, mixTaints(p)) {
 			continue
 		}
-		for _, it := range p.InstanceTypes {
-			if allocatable := fromList(it.Allocatable()); !need.fits(&allocatable) {
+		var fitting []map[string]string // the labels of each type that can take the pod
+		for _, t := range g.poolNodes(i) {
+			if !need.fits(&t.allocatable) {
 				continue
 			}
-			for _, o := range it.Offerings {
-				if ok, err := affinity.Match(mixNode("", p, it, o)); o.Available && err == nil && ok {
-					return true
+			for _, node := range t.nodes {
+				if ok, err := affinity.Match(node); err == nil && ok {
+					fitting = append(fitting, node.Labels)
+					break
 				}
 			}
+		}
+		if len(fitting) > 0 && mixMeetsFloors(p, fitting) {
+			return true
 		}
 	}
 	return false
 }
 
-// mixOptionSets are the four combinations of topology and cluster, at n pods.
+// mixTypeNodes is an instance type of a pool with the nodes of its available offerings.
+type mixTypeNodes struct {
+	allocatable resources
+	nodes       []*corev1.Node
+}
+
+// poolNodes returns, made once per input, the types of pool i with their nodes.
+func (g *mixGen) poolNodes(i int) []mixTypeNodes {
+	if g.nodes == nil {
+		g.nodes = make([][]mixTypeNodes, len(g.pools))
+	}
+	if g.nodes[i] == nil {
+		p := g.pools[i]
+		for _, it := range p.InstanceTypes {
+			t := mixTypeNodes{allocatable: fromList(it.Allocatable())}
+			for _, o := range it.Offerings {
+				if o.Available {
+					t.nodes = append(t.nodes, mixNode("", p, it, o))
+				}
+			}
+			g.nodes[i] = append(g.nodes[i], t)
+		}
+	}
+	return g.nodes[i]
+}
+
+// mixOptionSets are the four combinations of topology and cluster, at n pods, and two
+// of them with instance labels and floors.
 func mixOptionSets(n int) []mixOptions {
 	var out []mixOptions
 	for _, topology := range []bool{false, true} {
@@ -337,7 +384,7 @@ func mixOptionSets(n int) []mixOptions {
 			out = append(out, mixOptions{pods: n, topology: topology, cluster: cluster})
 		}
 	}
-	return out
+	return append(out, mixOptions{pods: n, labels: true}, mixOptions{pods: n, topology: true, cluster: true, labels: true})
 }
 
 func TestMixInputIsDeterministic(t *testing.T) {
@@ -382,6 +429,22 @@ func TestMixInputHoldsWhatItSays(t *testing.T) {
 		}
 		if !o.cluster && (len(in.Nodes) > 0 || len(in.Claims) > 0) {
 			t.Errorf("%+v: nodes or claims without the cluster", o)
+		}
+		selecting, floors := 0, 0
+		for _, pod := range in.Pods {
+			if selectsInstanceLabels(pod) {
+				selecting++
+			}
+		}
+		for _, p := range in.Pools {
+			for _, r := range p.Pool.Spec.Template.Requirements {
+				if r.MinValues != nil {
+					floors++
+				}
+			}
+		}
+		if o.labels != (selecting > 0) || o.labels != (floors > 0) {
+			t.Errorf("%+v: %d pods select on instance labels, %d floors", o, selecting, floors)
 		}
 		for _, p := range in.Pools {
 			for _, r := range p.Pool.Spec.Template.Requirements {

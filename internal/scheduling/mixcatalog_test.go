@@ -89,6 +89,10 @@ func mixCatalog(rng *rand.Rand) []mixType {
 					},
 					Overhead: mixOverhead(s.cpu, pods),
 				}
+				it.Attributes = cloudprovider.InstanceFacts{
+					Name: it.Name, VCPUs: s.cpu, MemoryMiB: s.cpu * f.gibPerCPU << 10, Hypervisor: "nitro",
+					NetworkBandwidthMbps: min(375*s.cpu, 100000),
+				}.Attributes()
 				onDemand := float64(s.cpu) * f.perCPU * v.factor
 				zones := mixZones[:3]
 				if v.gen >= 7 {

@@ -63,7 +63,15 @@ func (s *solver) tryNew(p *podInfo, b *bin, soft bool) bool {
 			return false // no offering has a zone the pod could count in
 		}
 	}
-	if !s.reserve(b, candidates) {
+	var floorCapacity *resources
+	if len(b.pool.floors) > 0 {
+		capacity, ok := s.floorCapacity(b.pool, candidates)
+		if !ok {
+			return false // the pod would leave the claim too few types to choose among
+		}
+		floorCapacity = &capacity
+	}
+	if !s.reserve(b, candidates, floorCapacity) {
 		return false
 	}
 	b.offers, b.used = candidates, total
@@ -124,14 +132,18 @@ func cheapest(ps *poolState, set bitset) int {
 	return best
 }
 
-// reserve holds the capacity of the bin's cheapest offering against the pool's cpu and
-// memory limits, taking only the growth since the bin's last reservation.
-func (s *solver) reserve(b *bin, candidates bitset) bool {
+// reserve holds the capacity of the bin's cheapest offering (or floor, the largest the
+// pool's floors keep, when larger) against the pool's cpu and memory limits, taking only
+// the growth since the bin's last reservation.
+func (s *solver) reserve(b *bin, candidates bitset, floor *resources) bool {
 	ps := b.pool
 	if ps.cpuLeft == nil && ps.memLeft == nil {
 		return true
 	}
 	capacity := ps.types[ps.offerings[cheapest(ps, candidates)].typ].capacity
+	if floor != nil {
+		capacity.max(floor)
+	}
 	if !ps.limitsAllow(&capacity, &b.reserved) {
 		return false
 	}

@@ -2,9 +2,12 @@ package scheduling
 
 import (
 	"encoding/json"
+	"slices"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 // podInfo is what the simulation needs of a pod, worked out once.
@@ -15,6 +18,10 @@ type podInfo struct {
 	// that share it match the same nodes. It is "" for a pod with neither.
 	affinityKey string
 	affinity    nodeaffinity.RequiredNodeAffinity
+	// byOffering is true when the node selector or affinity names a label that differs
+	// between the offerings of one instance type (the zone or the capacity type); when
+	// false, one offering of a type answers for all of them.
+	byOffering bool
 	// tolerationsKey identifies the pod's tolerations.
 	tolerationsKey string
 	ports          []hostPort
@@ -80,6 +87,7 @@ func newPodInfo(pod *corev1.Pod, t *topology) *podInfo {
 		}{pod.Spec.NodeSelector, required})
 		p.affinityKey = string(key)
 		p.affinity = nodeaffinity.GetRequiredNodeAffinity(pod)
+		p.byOffering = namesOfferingLabel(pod.Spec.NodeSelector, required)
 	}
 	if len(pod.Spec.Tolerations) > 0 {
 		key, _ := json.Marshal(pod.Spec.Tolerations)
@@ -87,6 +95,30 @@ func newPodInfo(pod *corev1.Pod, t *topology) *podInfo {
 	}
 	p.hard, p.soft = t.termsOf(pod)
 	return p
+}
+
+// offeringLabels are the labels of a new node that differ between the offerings of its
+// instance type (cloudprovider.InstanceType.Labels); the pool's template may set neither
+// (the API refuses template labels under stratos.sh/ and the zone).
+var offeringLabels = []string{corev1.LabelTopologyZone, v1alpha1.LabelCapacityType}
+
+// namesOfferingLabel reports whether a node selector or required node affinity names one
+// of offeringLabels.
+func namesOfferingLabel(selector map[string]string, required *corev1.NodeSelector) bool {
+	for _, key := range offeringLabels {
+		if _, ok := selector[key]; ok {
+			return true
+		}
+		if required == nil {
+			continue
+		}
+		for _, term := range required.NodeSelectorTerms {
+			if slices.ContainsFunc(term.MatchExpressions, func(r corev1.NodeSelectorRequirement) bool { return r.Key == key }) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // matchesNodeAffinity reports whether node satisfies the pod's node selector and

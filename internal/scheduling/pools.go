@@ -1,6 +1,7 @@
 package scheduling
 
 import (
+	"maps"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -14,13 +15,16 @@ import (
 )
 
 // offering is one way to buy a new node of a pool: an instance type in a zone with a
-// capacity type. node carries the labels such a node would have.
+// capacity type.
 type offering struct {
-	typ   int
-	zone  int
-	ct    string
-	price float64
-	node  *corev1.Node
+	typ      int
+	zone     int
+	zoneName string
+	ct       string
+	price    float64
+	// node carries the labels such a node would have; made on first use
+	// (poolState.offeringNode) but for the type's first offering.
+	node *corev1.Node
 }
 
 // instanceType is a pool's instance type with what is left of it for pods.
@@ -48,7 +52,9 @@ type poolState struct {
 	tolerated map[string]bool
 	// rates caches, by pod affinity key, the lowest prices per millicore, per byte and
 	// per pod slot among the offerings the pod accepts (ceiling.go).
-	rates     map[string][3]float64
+	rates map[string][3]float64
+	// floors are the template's minValues requirements (floors.go).
+	floors    []floor
 	nodesLeft int // negative: unlimited
 	// cpuLeft (millicores) and memLeft (bytes) are the capacity the limits leave; nil
 	// is unlimited. Copies: the simulation spends them.
@@ -80,13 +86,16 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 			if !o.Available || o.Zone == "" {
 				continue // nothing to buy, or nowhere to place a node bought
 			}
-			labels := it.Labels(o)
-			for k, v := range tmpl.Labels {
-				labels[k] = string(v)
+			var node *corev1.Node
+			if len(ps.offerings) == ti.first {
+				labels := it.Labels(o)
+				for k, v := range tmpl.Labels {
+					labels[k] = string(v)
+				}
+				labels[v1alpha1.LabelNodePool] = ps.name
+				node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.NodeSpec{Taints: ps.taints}}
 			}
-			labels[v1alpha1.LabelNodePool] = ps.name
-			node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.NodeSpec{Taints: ps.taints}}
-			ps.offerings = append(ps.offerings, offering{typ: len(ps.types), zone: t.zone(o.Zone), ct: o.CapacityType, price: o.PricePerHour, node: node})
+			ps.offerings = append(ps.offerings, offering{typ: len(ps.types), zone: t.zone(o.Zone), zoneName: o.Zone, ct: o.CapacityType, price: o.PricePerHour, node: node})
 		}
 		ti.last = len(ps.offerings)
 		if ti.last == ti.first {
@@ -97,11 +106,26 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 		ti.allocatable.sub(&overhead)
 		ps.types = append(ps.types, ti)
 	}
+	ps.floors = newFloors(p, ps)
 	ps.all = newBitset(len(ps.offerings))
 	for i := range ps.offerings {
 		ps.all.set(i)
 	}
 	return ps
+}
+
+// offeringNode returns the node offering i would be. The nodes of a type's offerings
+// differ only in the zone and the capacity type (offeringLabels; the template may set
+// neither), so each is its type's first with those two changed, made when first asked.
+func (ps *poolState) offeringNode(i int) *corev1.Node {
+	o := &ps.offerings[i]
+	if o.node == nil {
+		first := ps.offerings[ps.types[o.typ].first].node
+		labels := maps.Clone(first.Labels)
+		labels[corev1.LabelTopologyZone], labels[v1alpha1.LabelCapacityType] = o.zoneName, o.ct
+		o.node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: first.Spec}
+	}
+	return o.node
 }
 
 // finishZones builds the per-zone offering masks once every zone is registered.
@@ -162,9 +186,18 @@ func (ps *poolState) allowedFor(p *podInfo) bitset {
 		return b
 	}
 	b := newBitset(len(ps.offerings))
-	for i := range ps.offerings {
-		if p.matchesNodeAffinity(ps.offerings[i].node) {
-			b.set(i)
+	for _, t := range ps.types {
+		if !p.byOffering {
+			// The offerings of a type differ only in labels the pod does not name.
+			if p.matchesNodeAffinity(ps.offerings[t.first].node) {
+				b.setRange(t.first, t.last)
+			}
+			continue
+		}
+		for i := t.first; i < t.last; i++ {
+			if p.matchesNodeAffinity(ps.offeringNode(i)) {
+				b.set(i)
+			}
 		}
 	}
 	ps.allowed[p.affinityKey] = b

@@ -24,8 +24,9 @@ type solver struct {
 	eligibleZones map[string]uint64
 	// order is the pods placed, in order.
 	order []*corev1.Pod
-	// counting caches, by group, the zone counts of the pod being placed (spreadcounts.go).
-	counting map[int][]int32
+	// counting caches, by group, the zone counts (the fewest and the most) of the pod
+	// being placed (spreadcounts.go).
+	counting map[int][2][]int32
 	// pendingOf caches, by group, the requests of the pending pods in it.
 	pendingOf map[int]resources
 	// demand is the requests of the pending pods not placed yet, summed (ceiling.go).
@@ -69,7 +70,7 @@ func (s *solver) placeAll(pods []*podInfo) []*podInfo {
 }
 
 func newSolver(in Input) *solver {
-	s := &solver{topo: newTopology(), eligibleZones: map[string]uint64{}, placedHard: map[*corev1.Pod][]term{}, counting: map[int][]int32{}, pendingOf: map[int]resources{}}
+	s := &solver{topo: newTopology(), eligibleZones: map[string]uint64{}, placedHard: map[*corev1.Pod][]term{}, counting: map[int][2][]int32{}, pendingOf: map[int]resources{}}
 	for _, pod := range in.Pods {
 		p := newPodInfo(pod, s.topo)
 		s.pods = append(s.pods, p)

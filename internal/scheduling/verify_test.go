@@ -11,6 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	quota "k8s.io/apiserver/pkg/quota/v1"
 	resourcehelper "k8s.io/component-helpers/resource"
+	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -89,6 +90,7 @@ func shapeViolations(in Input, r Result) []string {
 	for _, u := range r.Unschedulable {
 		count(u.Pod, false)
 	}
+	found = append(found, floorViolations(in, r)...)
 	for _, pod := range in.Pods {
 		if seen[pod] != 1 {
 			found = append(found, fmt.Sprintf("pod %s is in the result %d times", pod.Name, seen[pod]))
@@ -233,5 +235,43 @@ func launchNode(in Input, l Launch, i, variant int) (verifier.Node, error) {
 	for _, taint := range p.Pool.Spec.Template.Taints {
 		node.Spec.Taints = append(node.Spec.Taints, taint.Core())
 	}
+	// The node is one the pool may make: its labels meet the pool's requirements.
+	if requirements := v1alpha1.CoreRequirements(p.Pool.Spec.Template.Requirements); len(requirements) > 0 {
+		selector := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: requirements}}}
+		if ok, err := corev1helpers.MatchNodeSelectorTerms(node, selector); err != nil || !ok {
+			return verifier.Node{}, fmt.Errorf("launch %d: a %s in %s %s does not meet pool %s's requirements %v (%v)", i, name, offer.Zone, offer.CapacityType, p.Pool.Name, requirements, err)
+		}
+	}
 	return verifier.Node{Node: node, AwaitsDaemonSets: true, Pool: p.Pool.Name, Capacity: it.Capacity}, nil
+}
+
+// floorViolations finds the launches whose instance types have fewer distinct values of
+// a key than a minValues requirement of their pool asks for, reading each type's value
+// from the labels its nodes carry.
+func floorViolations(in Input, r Result) []string {
+	var found []string
+	for i, l := range r.Launches {
+		for _, p := range in.Pools {
+			if p.Pool.Name != l.Pool {
+				continue
+			}
+			for _, req := range p.Pool.Spec.Template.Requirements {
+				if req.MinValues == nil {
+					continue
+				}
+				values := map[string]bool{}
+				for _, it := range p.InstanceTypes {
+					if slices.Contains(l.InstanceTypes, it.Name) && len(it.Offerings) > 0 {
+						if v, ok := it.Labels(it.Offerings[0])[req.Key]; ok {
+							values[v] = true
+						}
+					}
+				}
+				if len(values) < int(*req.MinValues) {
+					found = append(found, fmt.Sprintf("launch %d: types %v have %d values of %s, pool %s asks for at least %d", i, l.InstanceTypes, len(values), req.Key, p.Pool.Name, *req.MinValues))
+				}
+			}
+		}
+	}
+	return found
 }

@@ -243,6 +243,13 @@ func schedulingClaim(cs state.ClaimState, types catalog) (scheduling.Claim, bool
 			c.PricePerHour = o.PricePerHour
 		}
 		setIf(c.Labels, corev1.LabelArchStable, it.Architecture)
+		// The instance labels of its type, which its Node carries or will: pods that
+		// select on them may go to the claim before the Node shows them.
+		for k, v := range it.Attributes {
+			if _, ok := c.Labels[k]; !ok {
+				c.Labels[k] = v
+			}
+		}
 	}
 	return c, true
 }

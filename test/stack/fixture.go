@@ -50,10 +50,17 @@ func NewFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
 // NewSerialFixture is NewFixture for a test that must not share the CPU or the
 // process's metrics with others: it measures.
 func NewSerialFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
+	return NewSerialFixtureOn(t, fake.Options{}, tune)
+}
+
+// NewSerialFixtureOn is NewSerialFixture on a fake cloud of those options (its time
+// scale and seed are the fixture's).
+func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.Options)) *Fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f := &Fixture{T: t, Ctx: ctx, Env: harness.StartT(t)}
-	f.Cloud = StartCloud(t, f.Env, fake.Options{TimeScale: TimeScale, Seed: 1})
+	cloud.TimeScale, cloud.Seed = TimeScale, 1
+	f.Cloud = StartCloud(t, f.Env, cloud)
 	f.Opts = OperatorOptions{NodeClaim: nodeclaim.Options{
 		ClusterName:         ClusterName,
 		LaunchTimeout:       30 * time.Second,

@@ -3,6 +3,7 @@ package fake
 import (
 	"fmt"
 	"hash/fnv"
+	"maps"
 	"math"
 
 	corev1 "k8s.io/api/core/v1"
@@ -25,28 +26,55 @@ type family struct {
 	arch       string
 	gibPerCPU  int64
 	largePrice float64 // us-east-1 on-demand, dollars per hour
+	// bandwidth8x is the 8xlarge's baseline network bandwidth in Mbps, which differs by
+	// family; the smaller sizes share theirs (sizes).
+	bandwidth8x int64
 }
 
 var families = []family{
-	{name: "m5", arch: "amd64", gibPerCPU: 4, largePrice: 0.096},
-	{name: "c5", arch: "amd64", gibPerCPU: 2, largePrice: 0.085},
-	{name: "r5", arch: "amd64", gibPerCPU: 8, largePrice: 0.126},
-	{name: "m6g", arch: "arm64", gibPerCPU: 4, largePrice: 0.077},
-	{name: "c6g", arch: "arm64", gibPerCPU: 2, largePrice: 0.068},
+	{name: "m5", arch: "amd64", gibPerCPU: 4, largePrice: 0.096, bandwidth8x: 10000},
+	{name: "c5", arch: "amd64", gibPerCPU: 2, largePrice: 0.085, bandwidth8x: 10000},
+	{name: "r5", arch: "amd64", gibPerCPU: 8, largePrice: 0.126, bandwidth8x: 10000},
+	{name: "m6g", arch: "arm64", gibPerCPU: 4, largePrice: 0.077, bandwidth8x: 12000},
+	{name: "c6g", arch: "arm64", gibPerCPU: 2, largePrice: 0.068, bandwidth8x: 12000},
 }
 
-// sizes carry EKS's max pods, which follow the ENI and IP limits of each size.
+// sizes carry EKS's max pods, which follow the ENI and IP limits of each size, and the
+// baseline network bandwidth AWS publishes for these families (Mbps; 0: the family's).
 var sizes = []struct {
-	name    string
-	cpus    int64
-	maxPods int64
+	name      string
+	cpus      int64
+	maxPods   int64
+	bandwidth int64
 }{
-	{"large", 2, 29},
-	{"xlarge", 4, 58},
-	{"2xlarge", 8, 58},
-	{"4xlarge", 16, 234},
-	{"8xlarge", 32, 234},
+	{"large", 2, 29, 750},
+	{"xlarge", 4, 58, 1250},
+	{"2xlarge", 8, 58, 2500},
+	{"4xlarge", 16, 234, 5000},
+	{"8xlarge", 32, 234, 0},
 }
+
+// gpuType is an instance type with GPUs, listed one by one: GPU families do not double
+// with each size as the others do.
+type gpuType struct {
+	name          string
+	cpus, gib     int64
+	maxPods       int64
+	gpus          int64
+	gpuName       string
+	price         float64 // us-east-1 on-demand, dollars per hour
+	bandwidthMbps int64
+}
+
+// gpuTypes carry one NVIDIA T4 each, as nvidia.com/gpu.
+var gpuTypes = []gpuType{
+	{name: "g4dn.xlarge", cpus: 4, gib: 16, maxPods: 29, gpus: 1, gpuName: "t4", price: 0.526, bandwidthMbps: 5000},
+	{name: "g4dn.2xlarge", cpus: 8, gib: 32, maxPods: 29, gpus: 1, gpuName: "t4", price: 0.752, bandwidthMbps: 10000},
+}
+
+// ResourceGPU is the extended resource the GPU types offer, as NVIDIA's device plugin
+// names it.
+const ResourceGPU corev1.ResourceName = "nvidia.com/gpu"
 
 // DefaultCatalog returns the default instance types, offered on demand and as spot in
 // every default zone.
@@ -56,30 +84,46 @@ func catalogFor(zones []string) []*cloudprovider.InstanceType {
 	var types []*cloudprovider.InstanceType
 	for _, f := range families {
 		for _, s := range sizes {
-			name := f.name + "." + s.name
-			onDemand := f.largePrice * float64(s.cpus/2)
-			var offerings []cloudprovider.Offering
-			for _, zone := range zones {
-				offerings = append(offerings,
-					cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: onDemand, Available: true},
-					cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: spotPrice(name, zone, onDemand), Available: true},
-				)
+			bandwidth := s.bandwidth
+			if bandwidth == 0 {
+				bandwidth = f.bandwidth8x
 			}
-			types = append(types, &cloudprovider.InstanceType{
-				Name:         name,
-				Architecture: f.arch,
-				Capacity: corev1.ResourceList{
-					corev1.ResourceCPU:              *resource.NewQuantity(s.cpus, resource.DecimalSI),
-					corev1.ResourceMemory:           *resource.NewQuantity(s.cpus*f.gibPerCPU<<30, resource.BinarySI),
-					corev1.ResourcePods:             *resource.NewQuantity(s.maxPods, resource.DecimalSI),
-					corev1.ResourceEphemeralStorage: resource.MustParse("20Gi"),
-				},
-				Overhead:  overhead(s.cpus, s.maxPods),
-				Offerings: offerings,
-			})
+			facts := cloudprovider.InstanceFacts{Name: f.name + "." + s.name, VCPUs: s.cpus, MemoryMiB: s.cpus * f.gibPerCPU << 10, Hypervisor: "nitro", NetworkBandwidthMbps: bandwidth}
+			types = append(types, newType(facts, f.arch, s.maxPods, f.largePrice*float64(s.cpus/2), zones))
 		}
 	}
+	for _, g := range gpuTypes {
+		facts := cloudprovider.InstanceFacts{Name: g.name, VCPUs: g.cpus, MemoryMiB: g.gib << 10, GPUs: g.gpus, GPUName: g.gpuName, Hypervisor: "nitro", NetworkBandwidthMbps: g.bandwidthMbps}
+		t := newType(facts, "amd64", g.maxPods, g.price, zones)
+		t.Capacity[ResourceGPU] = *resource.NewQuantity(g.gpus, resource.DecimalSI)
+		types = append(types, t)
+	}
 	return types
+}
+
+// newType is a type with these facts, sold on demand at onDemand dollars an hour and as
+// spot, in every zone.
+func newType(facts cloudprovider.InstanceFacts, arch string, maxPods int64, onDemand float64, zones []string) *cloudprovider.InstanceType {
+	var offerings []cloudprovider.Offering
+	for _, zone := range zones {
+		offerings = append(offerings,
+			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: onDemand, Available: true},
+			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: spotPrice(facts.Name, zone, onDemand), Available: true},
+		)
+	}
+	return &cloudprovider.InstanceType{
+		Name:         facts.Name,
+		Architecture: arch,
+		Capacity: corev1.ResourceList{
+			corev1.ResourceCPU:              *resource.NewQuantity(facts.VCPUs, resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity(facts.MemoryMiB<<20, resource.BinarySI),
+			corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
+			corev1.ResourceEphemeralStorage: resource.MustParse("20Gi"),
+		},
+		Overhead:   overhead(facts.VCPUs, maxPods),
+		Offerings:  offerings,
+		Attributes: facts.Attributes(),
+	}
 }
 
 // spotPrice is 30 to 40% of the on-demand price, varying by type and zone as spot prices
@@ -123,5 +167,6 @@ func copyInstanceType(t *cloudprovider.InstanceType) *cloudprovider.InstanceType
 	c.Capacity = t.Capacity.DeepCopy()
 	c.Overhead = t.Overhead.DeepCopy()
 	c.Offerings = append([]cloudprovider.Offering(nil), t.Offerings...)
+	c.Attributes = maps.Clone(t.Attributes)
 	return &c
 }

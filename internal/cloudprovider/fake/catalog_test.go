@@ -1,18 +1,21 @@
 package fake
 
 import (
+	"fmt"
+	"maps"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 func TestDefaultCatalog(t *testing.T) {
 	catalog := DefaultCatalog()
-	if len(catalog) != 25 {
-		t.Errorf("%d types, want 25", len(catalog))
+	if len(catalog) != 27 {
+		t.Errorf("%d types, want 27: five families in five sizes and two GPU types", len(catalog))
 	}
 	names := map[string]bool{}
 	for _, it := range catalog {
@@ -74,6 +77,7 @@ func TestCatalogFigures(t *testing.T) {
 		{name: "r5.2xlarge", cpu: "8", memory: "64Gi", pods: "58", onDemand: 0.504, cpuOverhead: "90m", memOver: "993Mi"},
 		{name: "m6g.4xlarge", cpu: "16", memory: "64Gi", pods: "234", onDemand: 0.616, cpuOverhead: "110m", memOver: "2929Mi"},
 		{name: "c6g.8xlarge", cpu: "32", memory: "64Gi", pods: "234", onDemand: 1.088, cpuOverhead: "150m", memOver: "2929Mi"},
+		{name: "g4dn.xlarge", cpu: "4", memory: "16Gi", pods: "29", onDemand: 0.526, cpuOverhead: "80m", memOver: "674Mi"},
 	}
 	for _, tt := range tests {
 		it := catalog[byName[tt.name]]
@@ -89,6 +93,55 @@ func TestCatalogFigures(t *testing.T) {
 		}
 		if o, _ := it.Cheapest(nil); it.Offerings[0].PricePerHour < tt.onDemand-1e-9 || it.Offerings[0].PricePerHour > tt.onDemand+1e-9 || o.CapacityType != v1alpha1.CapacityTypeSpot {
 			t.Errorf("%s on-demand $%v, cheapest %s", tt.name, it.Offerings[0].PricePerHour, o.CapacityType)
+		}
+	}
+}
+
+func TestCatalogAttributes(t *testing.T) {
+	byName := map[string]*cloudprovider.InstanceType{}
+	for _, it := range DefaultCatalog() {
+		byName[it.Name] = it
+		// Every type says what it is, and its numbers agree with its capacity.
+		for _, key := range []string{v1alpha1.LabelInstanceFamily, v1alpha1.LabelInstanceCategory, v1alpha1.LabelInstanceGeneration,
+			v1alpha1.LabelInstanceSize, v1alpha1.LabelInstanceCPU, v1alpha1.LabelInstanceMemory, v1alpha1.LabelInstanceHypervisor,
+			v1alpha1.LabelInstanceNetworkBandwidth} {
+			if it.Attributes[key] == "" {
+				t.Errorf("%s has no %s", it.Name, key)
+			}
+		}
+		cpu, memory := it.Capacity[corev1.ResourceCPU], it.Capacity[corev1.ResourceMemory]
+		if it.Attributes[v1alpha1.LabelInstanceCPU] != cpu.String() || it.Attributes[v1alpha1.LabelInstanceMemory] != fmt.Sprint(memory.Value()>>20) {
+			t.Errorf("%s: cpu %s, memory %s MiB; capacity %s, %s", it.Name, it.Attributes[v1alpha1.LabelInstanceCPU], it.Attributes[v1alpha1.LabelInstanceMemory], cpu.String(), memory.String())
+		}
+		gpus := it.Capacity[ResourceGPU]
+		if count, ok := it.Attributes[v1alpha1.LabelInstanceGPUCount]; ok != !gpus.IsZero() || (ok && count != gpus.String()) {
+			t.Errorf("%s: GPU count label %q, capacity %s", it.Name, count, gpus.String())
+		}
+	}
+	tests := []struct {
+		name string
+		want map[string]string
+	}{
+		{"m5.2xlarge", map[string]string{
+			v1alpha1.LabelInstanceFamily: "m5", v1alpha1.LabelInstanceCategory: "m", v1alpha1.LabelInstanceGeneration: "5",
+			v1alpha1.LabelInstanceSize: "2xlarge", v1alpha1.LabelInstanceCPU: "8", v1alpha1.LabelInstanceMemory: "32768",
+			v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceNetworkBandwidth: "2500",
+		}},
+		{"c6g.8xlarge", map[string]string{
+			v1alpha1.LabelInstanceFamily: "c6g", v1alpha1.LabelInstanceCategory: "c", v1alpha1.LabelInstanceGeneration: "6",
+			v1alpha1.LabelInstanceSize: "8xlarge", v1alpha1.LabelInstanceCPU: "32", v1alpha1.LabelInstanceMemory: "65536",
+			v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceNetworkBandwidth: "12000",
+		}},
+		{"g4dn.2xlarge", map[string]string{
+			v1alpha1.LabelInstanceFamily: "g4dn", v1alpha1.LabelInstanceCategory: "g", v1alpha1.LabelInstanceGeneration: "4",
+			v1alpha1.LabelInstanceSize: "2xlarge", v1alpha1.LabelInstanceCPU: "8", v1alpha1.LabelInstanceMemory: "32768",
+			v1alpha1.LabelInstanceGPUCount: "1", v1alpha1.LabelInstanceGPUName: "t4",
+			v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceNetworkBandwidth: "10000",
+		}},
+	}
+	for _, tt := range tests {
+		if got := byName[tt.name].Attributes; !maps.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
 		}
 	}
 }

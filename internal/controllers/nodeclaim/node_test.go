@@ -148,3 +148,27 @@ func TestMissingImages(t *testing.T) {
 		t.Fatalf("missing = %v", got)
 	}
 }
+
+func TestAddMissingLabelsKeepsWhatTheNodeSays(t *testing.T) {
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1alpha1.LabelInstanceHypervisor: "xen"}}}
+	attrs := map[string]string{v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceCPU: "4", v1alpha1.LabelInstanceGPUName: ""}
+	if !addMissingLabels(node, attrs) {
+		t.Fatal("addMissingLabels reported no change")
+	}
+	want := map[string]string{v1alpha1.LabelInstanceHypervisor: "xen", v1alpha1.LabelInstanceCPU: "4", v1alpha1.LabelInstanceGPUName: ""}
+	if len(node.Labels) != len(want) {
+		t.Fatalf("labels %v, want %v", node.Labels, want)
+	}
+	for k, v := range want {
+		if got, ok := node.Labels[k]; !ok || got != v {
+			t.Errorf("%s = %q, want %q", k, got, v)
+		}
+	}
+	if addMissingLabels(node, attrs) {
+		t.Error("a second pass changed the Node")
+	}
+	bare := &corev1.Node{}
+	if !addMissingLabels(bare, attrs) || bare.Labels[v1alpha1.LabelInstanceCPU] != "4" {
+		t.Errorf("a Node without labels got %v", bare.Labels)
+	}
+}

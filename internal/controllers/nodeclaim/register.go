@@ -20,8 +20,8 @@ const (
 )
 
 // register waits for the kubelet to register a Node with the instance's provider ID,
-// then makes the Node the claim's: labels, annotations, taints, and for a standby claim
-// a cordon. A Node that does not come within the registration timeout means a broken
+// then makes the Node the claim's: labels (its instance type's among them), annotations,
+// taints, and for a standby claim a cordon. A Node that does not come within the registration timeout means a broken
 // instance: the claim is removed and its instance terminated.
 func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
 	_, node, ok, err := r.observe(ctx, claim)
@@ -36,6 +36,9 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 		}
 		// The Node's creation wakes the claim; the requeue is for the timeout.
 		return false, r.requeueWithin(left), nil
+	}
+	if err := r.labelInstance(ctx, claim, node); err != nil {
+		return false, ctrl.Result{}, err
 	}
 	claim.Status.NodeName = node.Name
 	recordCapacity(claim, node)

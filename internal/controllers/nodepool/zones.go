@@ -26,10 +26,20 @@ type standbyZones map[string]float64
 
 // zonesForStandby lists the zones where the pool's standby nodes can go: an available
 // offering of a capacity type that can stand by, within the template's and the warm
-// pool's requirements, of a type with room for spec.standby.resources.
+// pool's requirements, of a type with room for spec.standby.resources; and, for each
+// requirement with minValues, types of at least that many values of its key in the zone.
 func zonesForStandby(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (standbyZones, error) {
-	requirements := v1alpha1.CoreRequirements(append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...))
+	all := append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...)
+	requirements := v1alpha1.CoreRequirements(all)
+	var floors []v1alpha1.NodeSelectorRequirement
+	for _, r := range all {
+		if r.MinValues != nil {
+			floors = append(floors, r)
+		}
+	}
 	zones := standbyZones{}
+	// values holds, per zone, the values of each floor's key among the types there.
+	values := map[string][]map[string]bool{}
 	for _, t := range types {
 		if !cloudprovider.Fits(t.Allocatable(), pool.Spec.Standby.Resources) {
 			continue
@@ -42,8 +52,31 @@ func zonesForStandby(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceTyp
 			if err != nil {
 				return nil, err
 			}
-			if price, seen := zones[o.Zone]; ok && (!seen || o.PricePerHour < price) {
+			if !ok {
+				continue
+			}
+			if price, seen := zones[o.Zone]; !seen || o.PricePerHour < price {
 				zones[o.Zone] = o.PricePerHour
+			}
+			if len(floors) > 0 && values[o.Zone] == nil {
+				values[o.Zone] = make([]map[string]bool, len(floors))
+				for i := range floors {
+					values[o.Zone][i] = map[string]bool{}
+				}
+			}
+			labels := t.Labels(o)
+			for i, f := range floors {
+				if v, has := labels[f.Key]; has {
+					values[o.Zone][i][v] = true
+				}
+			}
+		}
+	}
+	for zone := range zones {
+		for i, f := range floors {
+			if len(values[zone][i]) < int(*f.MinValues) {
+				delete(zones, zone)
+				break
 			}
 		}
 	}
@@ -60,6 +93,11 @@ func noStandbyMessage(pool *v1alpha1.NodePool) string {
 		}
 		slices.Sort(room)
 		msg += " with room for " + strings.Join(room, ", ")
+	}
+	for _, r := range append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...) {
+		if r.MinValues != nil {
+			msg += fmt.Sprintf(", among types of at least %d values of %s (minValues)", *r.MinValues, r.Key)
+		}
 	}
 	return msg + fmt.Sprintf(": standby nodes must be of a capacity type that can stop and start (%s); spot is for cold launches only",
 		strings.Join(cloudprovider.StandbyCapacityTypes, ", "))

@@ -99,6 +99,38 @@ func TestStandbyZonesAreThoseOfOfferingsThatCanStandBy(t *testing.T) {
 	}
 }
 
+// A floor (minValues) on the instance family keeps standby nodes out of the zones where
+// too few families can stand by, and the message says so.
+func TestStandbyZonesKeepThePoolsFloors(t *testing.T) {
+	typeOf := func(name string, zones ...string) *cloudprovider.InstanceType {
+		it := &cloudprovider.InstanceType{Name: name, Architecture: "amd64", Capacity: size("2", "8Gi"),
+			Attributes: cloudprovider.InstanceFacts{Name: name, VCPUs: 2, MemoryMiB: 8192}.Attributes()}
+		for _, z := range zones {
+			it.Offerings = append(it.Offerings, cloudprovider.Offering{Zone: z, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: 0.1, Available: true})
+		}
+		return it
+	}
+	types := []*cloudprovider.InstanceType{typeOf("m5.large", "zone-a", "zone-b"), typeOf("c5.large", "zone-a"), typeOf("r5.large", "zone-a", "zone-b")}
+	two := int32(2)
+	pool := &v1alpha1.NodePool{}
+	pool.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &two}}
+	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 2 {
+		t.Fatalf("zones %v (%v), want zone-a and zone-b: both have two families", zones, err)
+	}
+	// The warm pool's own requirements leave zone-b with r5 only.
+	pool.Spec.Standby.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"m5"}}}
+	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 1 || zones["zone-a"] == 0 {
+		t.Fatalf("zones %v (%v), want zone-a only", zones, err)
+	}
+	pool.Spec.Standby.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"c5"}}}
+	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 0 {
+		t.Fatalf("zones %v (%v), want none: one family can stand by", zones, err)
+	}
+	if msg := noStandbyMessage(pool); !strings.Contains(msg, "among types of at least 2 values of stratos.sh/instance-family (minValues)") {
+		t.Fatalf("message %q", msg)
+	}
+}
+
 // Standby nodes that cannot start (their zone is out of capacity) are made up in the
 // other zones and kept; once they can start again, the excess above the ceiling goes
 // from the zones that made up for them.

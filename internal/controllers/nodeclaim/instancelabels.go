@@ -1,0 +1,59 @@
+package nodeclaim
+
+import (
+	"context"
+	"fmt"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/log"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
+)
+
+// labelInstance gives a registered Node the instance labels of its claim's type that it
+// lacks. A kubelet that knows its instance type when it boots registers with them (the
+// fake cloud's do); on EC2 the fleet picks the type after the node's boot configuration
+// is written, so Stratos adds them here, as Karpenter does. Every type has an
+// instance-cpu label: a Node that carries one has them all, and costs no catalogue read.
+func (r *Lifecycle) labelInstance(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node) error {
+	if _, ok := node.Labels[v1alpha1.LabelInstanceCPU]; ok || claim.Status.InstanceType == "" {
+		return nil
+	}
+	class, err := nodeclass.Get(ctx, r.Client, claim.Spec.NodeClassRef)
+	if apierrors.IsNotFound(err) {
+		log.FromContext(ctx).Info("The node class is gone: the Node goes without its instance labels", "node", node.Name)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	types, err := r.Cloud.InstanceTypes(ctx, class)
+	if err != nil {
+		return fmt.Errorf("reading the instance labels of %s: %w", claim.Status.InstanceType, err)
+	}
+	for _, it := range types {
+		if it.Name == claim.Status.InstanceType {
+			return r.patchNode(ctx, node, func(n *corev1.Node) bool { return addMissingLabels(n, it.Attributes) })
+		}
+	}
+	log.FromContext(ctx).Info("The node class no longer offers the instance type: the Node goes without its instance labels", "node", node.Name, "instanceType", claim.Status.InstanceType)
+	return nil
+}
+
+// addMissingLabels adds to node the labels it does not have, leaving those it has as
+// they are, and reports whether it added any.
+func addMissingLabels(node *corev1.Node, labels map[string]string) bool {
+	changed := false
+	for k, v := range labels {
+		if _, ok := node.Labels[k]; ok {
+			continue
+		}
+		if node.Labels == nil {
+			node.Labels = map[string]string{}
+		}
+		node.Labels[k], changed = v, true
+	}
+	return changed
+}
