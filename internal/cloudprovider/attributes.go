@@ -1,6 +1,7 @@
 package cloudprovider
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -46,11 +47,11 @@ func (f InstanceFacts) Attributes() map[string]string {
 
 // InstanceTypeNameAttributes reads the family, category, generation and size from an
 // EC2-style instance type name, family.size: m5.2xlarge is family m5, category m,
-// generation 5, size 2xlarge; c7gn.metal is c7gn, c, 7, metal; u-6tb1.112xlarge is
-// u-6tb1 and u, with no generation (the digits after the dash are its memory). The
-// category is the family's leading letters and the generation the digits right after
-// them. What a name does not show is left out, so a name without a dot has only a
-// family.
+// generation 5, size 2xlarge; c7gn.metal is c7gn, c, 7, metal. High-memory families put
+// their memory between the category and the generation: u-6tb1 is category u,
+// generation 1. The category is the family's leading letters and the generation the
+// digits after them. What a name does not show is left out, so a name without a dot
+// has only a family.
 func InstanceTypeNameAttributes(name string) map[string]string {
 	attrs := map[string]string{}
 	family, size, hasSize := strings.Cut(name, ".")
@@ -61,26 +62,15 @@ func InstanceTypeNameAttributes(name string) map[string]string {
 	if hasSize && size != "" {
 		attrs[v1alpha1.LabelInstanceSize] = size
 	}
-	letters := leading(family, isLower)
-	if letters == "" {
-		return attrs
-	}
-	attrs[v1alpha1.LabelInstanceCategory] = letters
-	if digits := leading(family[len(letters):], isDigit); digits != "" {
-		attrs[v1alpha1.LabelInstanceGeneration] = digits
+	if m := familyPattern.FindStringSubmatch(family); m != nil {
+		attrs[v1alpha1.LabelInstanceCategory] = m[1]
+		if m[2] != "" {
+			attrs[v1alpha1.LabelInstanceGeneration] = m[2]
+		}
 	}
 	return attrs
 }
 
-// leading returns the longest prefix of s whose bytes all satisfy ok.
-func leading(s string, ok func(byte) bool) string {
-	for i := 0; i < len(s); i++ {
-		if !ok(s[i]) {
-			return s[:i]
-		}
-	}
-	return s
-}
-
-func isLower(c byte) bool { return c >= 'a' && c <= 'z' }
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+// familyPattern reads the category and the generation off a family: the leading letters,
+// then the digits after them or after a memory size (u-6tb1).
+var familyPattern = regexp.MustCompile(`^([a-z]+)(?:-[0-9]+tb)?([0-9]*)`)

@@ -26,8 +26,10 @@ func TestInstanceTypeNameAttributes(t *testing.T) {
 		{"mac2-m2pro.metal", map[string]string{family: "mac2-m2pro", category: "mac", generation: "2", size: "metal"}},
 		{"c6i.metal-24xl", map[string]string{family: "c6i", category: "c", generation: "6", size: "metal-24xl"}},
 		{"u7i-12tb.224xlarge", map[string]string{family: "u7i-12tb", category: "u", generation: "7", size: "224xlarge"}},
-		// The digits after the dash are memory, not a generation.
-		{"u-6tb1.112xlarge", map[string]string{family: "u-6tb1", category: "u", size: "112xlarge"}},
+		// The 6tb after the dash is memory; the 1 after it the generation.
+		{"u-6tb1.112xlarge", map[string]string{family: "u-6tb1", category: "u", generation: "1", size: "112xlarge"}},
+		{"c7i-flex.2xlarge", map[string]string{family: "c7i-flex", category: "c", generation: "7", size: "2xlarge"}},
+		{"m7i.metal-24xl", map[string]string{family: "m7i", category: "m", generation: "7", size: "metal-24xl"}},
 		{"t3a.nano", map[string]string{family: "t3a", category: "t", generation: "3", size: "nano"}},
 		// Names that show less give less.
 		{"m5", map[string]string{family: "m5", category: "m", generation: "5"}},

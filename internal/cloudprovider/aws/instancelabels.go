@@ -10,62 +10,26 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
-// instanceName is an EC2 instance type name taken apart: m5.large is family m5, category
-// m, generation 5, size large.
-type instanceName struct {
-	family, category, generation, size string
-}
-
-// familyPattern reads the category and the generation off a family: the letters before
-// the first digits, where high-memory families (u-6tb1) put their memory in between.
-// Families it does not read (bmn-sf1) have neither.
-var familyPattern = regexp.MustCompile(`^([a-z]+)(?:-[0-9]+tb)?([0-9]+)`)
-
-// parseInstanceName takes an instance type name apart; ok is false for a name without a
-// family and a size.
-func parseInstanceName(name string) (instanceName, bool) {
-	family, size, found := strings.Cut(name, ".")
-	if !found || family == "" || size == "" {
-		return instanceName{}, false
-	}
-	n := instanceName{family: family, size: size}
-	if m := familyPattern.FindStringSubmatch(family); m != nil {
-		n.category, n.generation = m[1], m[2]
-	}
-	return n, true
-}
-
 // instanceAttributes are the well-known instance labels (v1alpha1.LabelInstance*) of a
-// type, from what DescribeInstanceTypes says of it. Labels that do not apply (GPUs on a
-// type without) or that EC2 does not say are absent.
+// type, from what DescribeInstanceTypes says of it, made the way the fake cloud makes
+// its own (cloudprovider.InstanceFacts). Labels that do not apply (GPUs on a type
+// without) or that EC2 does not say are absent.
 func instanceAttributes(info *ec2types.InstanceTypeInfo) map[string]string {
-	attrs := map[string]string{
-		v1alpha1.LabelInstanceCPU:    strconv.FormatInt(vcpus(info), 10),
-		v1alpha1.LabelInstanceMemory: strconv.FormatInt(memoryMiB(info), 10),
+	facts := cloudprovider.InstanceFacts{
+		Name:      string(info.InstanceType),
+		VCPUs:     vcpus(info),
+		MemoryMiB: memoryMiB(info),
 		// Bare-metal types have no hypervisor: the label is there, empty.
-		v1alpha1.LabelInstanceHypervisor: labelValue(string(info.Hypervisor)),
+		Hypervisor: labelValue(string(info.Hypervisor)),
 	}
-	if n, ok := parseInstanceName(string(info.InstanceType)); ok {
-		attrs[v1alpha1.LabelInstanceFamily] = n.family
-		attrs[v1alpha1.LabelInstanceSize] = n.size
-		if n.category != "" {
-			attrs[v1alpha1.LabelInstanceCategory] = n.category
-			attrs[v1alpha1.LabelInstanceGeneration] = n.generation
-		}
-	}
-	if count, name := gpus(info); count > 0 {
-		attrs[v1alpha1.LabelInstanceGPUCount] = strconv.FormatInt(count, 10)
-		if name != "" {
-			attrs[v1alpha1.LabelInstanceGPUName] = name
-		}
-	}
+	facts.GPUs, facts.GPUName = gpus(info)
 	if mbps, ok := networkBandwidthMbps(info); ok {
-		attrs[v1alpha1.LabelInstanceNetworkBandwidth] = strconv.FormatInt(mbps, 10)
+		facts.NetworkBandwidthMbps = mbps
 	}
-	return attrs
+	return facts.Attributes()
 }
 
 // gpus counts the type's GPUs of every maker, and names the first kind as a label value

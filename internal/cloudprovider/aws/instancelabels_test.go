@@ -11,31 +11,6 @@ import (
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
-func TestParseInstanceName(t *testing.T) {
-	for _, tt := range []struct {
-		name string
-		want instanceName
-		ok   bool
-	}{
-		{"m5.large", instanceName{family: "m5", category: "m", generation: "5", size: "large"}, true},
-		{"c7i-flex.2xlarge", instanceName{family: "c7i-flex", category: "c", generation: "7", size: "2xlarge"}, true},
-		{"g4dn.xlarge", instanceName{family: "g4dn", category: "g", generation: "4", size: "xlarge"}, true},
-		{"inf2.48xlarge", instanceName{family: "inf2", category: "inf", generation: "2", size: "48xlarge"}, true},
-		{"u-6tb1.metal", instanceName{family: "u-6tb1", category: "u", generation: "1", size: "metal"}, true},
-		{"u7i-12tb.224xlarge", instanceName{family: "u7i-12tb", category: "u", generation: "7", size: "224xlarge"}, true},
-		{"m7i.metal-24xl", instanceName{family: "m7i", category: "m", generation: "7", size: "metal-24xl"}, true},
-		{"bmn-sf1.metal", instanceName{family: "bmn-sf1", size: "metal"}, true},
-		{"m5", instanceName{}, false},
-		{".large", instanceName{}, false},
-		{"m5.", instanceName{}, false},
-	} {
-		got, ok := parseInstanceName(tt.name)
-		if ok != tt.ok || got != tt.want {
-			t.Errorf("parseInstanceName(%q) = %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestLabelValue(t *testing.T) {
 	for in, want := range map[string]string{
 		"T4":                    "t4",
@@ -90,6 +65,7 @@ func TestInstanceAttributes(t *testing.T) {
 	}
 	want = map[string]string{
 		v1alpha1.LabelInstanceFamily:           "bmn-sf1",
+		v1alpha1.LabelInstanceCategory:         "bmn",
 		v1alpha1.LabelInstanceSize:             "metal",
 		v1alpha1.LabelInstanceCPU:              "64",
 		v1alpha1.LabelInstanceMemory:           "262144",
