@@ -34,5 +34,9 @@ func New(opts Options, clients *Clients) *Cloud {
 // Name is aws.
 func (c *Cloud) Name() string { return ProviderName }
 
-// Start runs the background refresh of the catalog until ctx ends.
-func (c *Cloud) Start(ctx context.Context) error { return c.catalog.run(ctx) }
+// Start runs the background refresh of the catalog and the garbage collection of unused
+// launch templates until ctx ends. The manager runs it on the leader only.
+func (c *Cloud) Start(ctx context.Context) error {
+	go c.templates.collectEvery(ctx, c.opts.Clock, c.opts.LaunchTemplateTTL)
+	return c.catalog.run(ctx)
+}

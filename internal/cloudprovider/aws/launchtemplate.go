@@ -9,12 +9,14 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"golang.org/x/sync/singleflight"
 	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/clock"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -25,19 +27,23 @@ import (
 // named stratos/<cluster>/<hash of the content>, so that the same content is one
 // template and a changed content a new one. Names made or found are remembered: a
 // launch from a known template makes no call for it. Unused templates are not deleted
-// yet: they cost nothing, but count against EC2's quota of templates per region.
+// by the leader once no launch used them for a while (launchtemplategc.go).
 type launchTemplates struct {
 	ec2     *ec2.Client
 	cluster string
 
+	clock clock.PassiveClock
+
 	mu    sync.Mutex
 	known map[string]bool
+	// lastUsed is when a launch last used each template, for garbage collection.
+	lastUsed map[string]time.Time
 	// inflight makes one CreateLaunchTemplate call for concurrent launches of one content.
 	inflight singleflight.Group
 }
 
 func newLaunchTemplates(opts Options, clients *Clients) *launchTemplates {
-	lt := &launchTemplates{cluster: opts.ClusterName, known: map[string]bool{}}
+	lt := &launchTemplates{cluster: opts.ClusterName, clock: opts.Clock, known: map[string]bool{}, lastUsed: map[string]time.Time{}}
 	if clients != nil {
 		lt.ec2 = clients.EC2
 	}
@@ -130,6 +136,7 @@ func metadataOptions(o v1alpha1.MetadataOptions) *types.LaunchTemplateInstanceMe
 // ensure makes the template unless it is known to exist. A template made meanwhile by
 // another launch or another replica (EC2 answers that the name is in use) exists.
 func (t *launchTemplates) ensure(ctx context.Context, lt launchTemplate) error {
+	t.used(lt.name, t.clock.Now())
 	t.mu.Lock()
 	known := t.known[lt.name]
 	t.mu.Unlock()

@@ -31,15 +31,19 @@ type Options struct {
 	CatalogRefresh time.Duration
 	// PriceRefresh is how often spot and on-demand prices are read again.
 	PriceRefresh time.Duration
+	// LaunchTemplateTTL is how long a launch template no launch used, and at least as
+	// old, is kept before the leader deletes it.
+	LaunchTemplateTTL time.Duration
 	// Clock is injectable for tests.
 	Clock clock.Clock
 }
 
 // Defaults of Options.
 const (
-	DefaultSSMParameterRoot = "/aws/service"
-	DefaultCatalogRefresh   = time.Hour
-	DefaultPriceRefresh     = 10 * time.Minute
+	DefaultSSMParameterRoot  = "/aws/service"
+	DefaultCatalogRefresh    = time.Hour
+	DefaultPriceRefresh      = 10 * time.Minute
+	DefaultLaunchTemplateTTL = time.Hour
 )
 
 // WithDefaults fills unset fields.
@@ -52,6 +56,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.PriceRefresh <= 0 {
 		o.PriceRefresh = DefaultPriceRefresh
+	}
+	if o.LaunchTemplateTTL <= 0 {
+		o.LaunchTemplateTTL = DefaultLaunchTemplateTTL
 	}
 	if o.Clock == nil {
 		o.Clock = clock.RealClock{}
