@@ -55,6 +55,11 @@ func (p *provider) Create(ctx context.Context, req *CreateRequest) (*Instance, e
 	instance, err := p.api.Create(ctx, p.withUnavailable(req))
 	done(err)
 	p.markUnavailable(err)
+	if instance != nil {
+		for _, key := range instance.RefusedOfferings {
+			p.unavailable.Mark(key, OpCreate+": "+string(CodeInsufficientCapacity))
+		}
+	}
 	return instance, err
 }
 

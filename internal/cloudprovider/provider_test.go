@@ -276,3 +276,37 @@ func TestStopsAndHibernationsGoInCallsOfTheirMode(t *testing.T) {
 		t.Errorf("%s did not hibernate", ids[0])
 	}
 }
+
+// refusingFirst is a cloud whose launches succeed after it found some offerings out of
+// capacity, as an EC2 fleet that tries its overrides in turn.
+type refusingFirst struct {
+	*fake.Cloud
+	refused []cloudprovider.OfferingKey
+}
+
+func (r refusingFirst) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
+	instance, err := r.Cloud.Create(ctx, req)
+	if instance != nil {
+		instance.RefusedOfferings = r.refused
+	}
+	return instance, err
+}
+
+func TestALaunchMarksTheOfferingsRefusedOnTheWay(t *testing.T) {
+	s := newSetup(t)
+	refused := []cloudprovider.OfferingKey{onDemand("fake-1a"), onDemand("fake-1b")}
+	provider := cloudprovider.New(refusingFirst{Cloud: s.cloud, refused: refused}, batching, s.marks)
+	if _, err := provider.Create(context.Background(), launchRequest("a")); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.marks.Keys(); !slices.Equal(got, refused) {
+		t.Fatalf("marked %v, want the offerings refused before the launch, %v", got, refused)
+	}
+	types, err := provider.InstanceTypes(context.Background(), m5Large)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := availability(t, types); a[onDemand("fake-1a")] || a[onDemand("fake-1b")] || !a[onDemand("fake-1c")] {
+		t.Fatalf("availability %v: want fake-1a and fake-1b unavailable, fake-1c available", a)
+	}
+}

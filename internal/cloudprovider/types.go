@@ -36,6 +36,10 @@ type Instance struct {
 	// Tags include the ownership tags (cluster, pool, claim) Stratos sets at launch.
 	Tags       map[string]string
 	LaunchTime time.Time
+	// RefusedOfferings, on an instance Create returns, are offerings the cloud tried
+	// first and refused for lack of capacity before it launched this one (an EC2 fleet
+	// tries its overrides in turn); the CloudProvider marks them unavailable.
+	RefusedOfferings []OfferingKey
 }
 
 // CreateRequest asks for one instance on behalf of a NodeClaim.

@@ -36,16 +36,11 @@ func fleetError(errs []types.CreateFleetError, plan *launchPlan) error {
 	var (
 		groups []*group
 		codes  []cloudprovider.ErrorCode
-		failed []cloudprovider.OfferingKey
 	)
 	for _, e := range errs {
 		code, message := aws.ToString(e.ErrorCode), aws.ToString(e.ErrorMessage)
-		class := classifyCode(code)
-		codes = append(codes, class)
+		codes = append(codes, classifyCode(code))
 		key, known := fleetErrorOffering(e, plan)
-		if class == cloudprovider.CodeInsufficientCapacity && known && !slices.Contains(failed, key) {
-			failed = append(failed, key)
-		}
 		i := slices.IndexFunc(groups, func(g *group) bool { return g.code == code && g.message == message })
 		if i < 0 {
 			groups = append(groups, &group{code: code, message: message})
@@ -72,9 +67,23 @@ func fleetError(errs []types.CreateFleetError, plan *launchPlan) error {
 	}
 	err := cloudprovider.NewError(code, cloudprovider.OpCreate, "", "EC2 launched nothing from %s: %s", plan.describe(), strings.Join(parts, "; "))
 	if code == cloudprovider.CodeInsufficientCapacity {
-		err.Offerings = failed
+		err.Offerings = capacityRefusals(errs, plan)
 	}
 	return err
+}
+
+// capacityRefusals are the offerings a fleet's errors say had no capacity, once each.
+func capacityRefusals(errs []types.CreateFleetError, plan *launchPlan) []cloudprovider.OfferingKey {
+	var failed []cloudprovider.OfferingKey
+	for _, e := range errs {
+		if classifyCode(aws.ToString(e.ErrorCode)) != cloudprovider.CodeInsufficientCapacity {
+			continue
+		}
+		if key, known := fleetErrorOffering(e, plan); known && !slices.Contains(failed, key) {
+			failed = append(failed, key)
+		}
+	}
+	return failed
 }
 
 // fleetErrorOffering is the offering an override's error is about, when EC2 says.

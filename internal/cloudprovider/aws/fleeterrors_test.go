@@ -100,3 +100,21 @@ func TestFleetError(t *testing.T) {
 		})
 	}
 }
+
+// A fleet that launched after some overrides failed: the ones out of capacity are
+// avoided from then on, once each; other errors are not capacity.
+func TestCapacityRefusalsOfAFleetThatLaunched(t *testing.T) {
+	plan := &launchPlan{capacityType: "on-demand", overrides: []launchOverride{
+		{instanceType: "m5.large", subnet: planClass().Status.Subnets[0]},
+		{instanceType: "c5.large", subnet: planClass().Status.Subnets[1]},
+	}}
+	got := capacityRefusals([]types.CreateFleetError{
+		overrideError("m5.large", "subnet-a", "", "InsufficientInstanceCapacity", "no m5.large"),
+		overrideError("m5.large", "subnet-a", "", "InsufficientInstanceCapacity", "no m5.large again"),
+		overrideError("c5.large", "subnet-b", "", "InvalidParameterValue", "not this one"),
+	}, plan)
+	want := []cloudprovider.OfferingKey{{InstanceType: "m5.large", Zone: zoneA, CapacityType: "on-demand"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("refusals %v, want %v", got, want)
+	}
+}

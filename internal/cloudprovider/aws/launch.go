@@ -84,7 +84,10 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 	}
 	for _, fi := range out.Instances {
 		if len(fi.InstanceIds) > 0 {
-			return fleetInstance(fi, plan, instanceTypes, tags, c.opts.Clock.Now()), nil
+			instance := fleetInstance(fi, plan, instanceTypes, tags, c.opts.Clock.Now())
+			// Overrides EC2 tried first and found out of capacity are avoided too.
+			instance.RefusedOfferings = capacityRefusals(out.Errors, plan)
+			return instance, nil
 		}
 	}
 	if slices.ContainsFunc(out.Errors, func(e types.CreateFleetError) bool { return isTemplateNotFound(aws.ToString(e.ErrorCode)) }) {
