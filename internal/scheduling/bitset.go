@@ -13,12 +13,7 @@ func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
 // clearRange removes the elements in [first, last), a word at a time.
 func (b bitset) clearRange(first, last int) {
 	for first < last {
-		word, bit := first/64, first%64
-		n := min(64-bit, last-first)
-		mask := ^uint64(0)
-		if n < 64 {
-			mask = (uint64(1)<<n - 1) << bit
-		}
+		word, mask, n := wordOf(first, last)
 		b[word] &^= mask
 		first += n
 	}
@@ -27,15 +22,22 @@ func (b bitset) clearRange(first, last int) {
 // setRange adds the elements in [first, last), a word at a time.
 func (b bitset) setRange(first, last int) {
 	for first < last {
-		word, bit := first/64, first%64
-		n := min(64-bit, last-first)
-		mask := ^uint64(0)
-		if n < 64 {
-			mask = (uint64(1)<<n - 1) << bit
-		}
+		word, mask, n := wordOf(first, last)
 		b[word] |= mask
 		first += n
 	}
+}
+
+// wordOf is the word that holds first, the mask of the elements of [first, last) in
+// it, and how many they are.
+func wordOf(first, last int) (word int, mask uint64, n int) {
+	word, bit := first/64, first%64
+	n = min(64-bit, last-first)
+	mask = ^uint64(0)
+	if n < 64 {
+		mask = (uint64(1)<<n - 1) << bit
+	}
+	return word, mask, n
 }
 
 // clone returns a copy.
