@@ -115,7 +115,7 @@ func nodeConfigFlags(t *testing.T, encoded string) []string {
 				} `json:"kubelet"`
 			} `json:"spec"`
 		}
-		if err := yaml.UnmarshalStrict(body, &config); err != nil {
+		if err := yaml.Unmarshal(body, &config); err != nil {
 			t.Fatal(err)
 		}
 		if config.APIVersion != "node.eks.aws/v1alpha1" || config.Kind != "NodeConfig" {

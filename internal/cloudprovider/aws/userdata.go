@@ -14,7 +14,9 @@ import (
 	"slices"
 	"strings"
 
+	nodeadm "github.com/awslabs/amazon-eks-ami/nodeadm/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 )
 
@@ -31,21 +33,6 @@ const (
 	contentTypeShellScript = `text/x-shellscript; charset="us-ascii"`
 )
 
-// nodeConfig is the part of nodeadm's NodeConfig that Stratos writes.
-type nodeConfig struct {
-	APIVersion string         `json:"apiVersion"`
-	Kind       string         `json:"kind"`
-	Spec       nodeConfigSpec `json:"spec"`
-}
-
-type nodeConfigSpec struct {
-	Kubelet kubeletOptions `json:"kubelet"`
-}
-
-type kubeletOptions struct {
-	Flags []string `json:"flags"`
-}
-
 // userDataPart is one part of a MIME multipart document.
 type userDataPart struct {
 	contentType string
@@ -55,10 +42,9 @@ type userDataPart struct {
 // userData returns the node's user data: the NodeConfig that registers it with labels
 // and taints, then the node class's own user data (nil: none).
 func userData(labels map[string]string, taints []corev1.Taint, classUserData *string) (string, error) {
-	config, err := yaml.Marshal(nodeConfig{
-		APIVersion: "node.eks.aws/v1alpha1",
-		Kind:       "NodeConfig",
-		Spec:       nodeConfigSpec{Kubelet: kubeletOptions{Flags: kubeletFlags(labels, taints)}},
+	config, err := yaml.Marshal(nodeadm.NodeConfig{
+		TypeMeta: metav1.TypeMeta{APIVersion: nodeadm.GroupVersion.String(), Kind: "NodeConfig"},
+		Spec:     nodeadm.NodeConfigSpec{Kubelet: nodeadm.KubeletOptions{Flags: kubeletFlags(labels, taints)}},
 	})
 	if err != nil {
 		return "", err

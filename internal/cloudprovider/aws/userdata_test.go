@@ -1,14 +1,18 @@
 package aws
 
 import (
+	"flag"
 	"io"
 	"mime"
 	"mime/multipart"
 	"net/mail"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -54,16 +58,31 @@ func TestUserDataRegistersTheNodeWithLabelsAndTaints(t *testing.T) {
 	if !slices.Equal(types, []string{"application/node.eks.aws"}) {
 		t.Fatalf("parts %v, want one NodeConfig", types)
 	}
-	want := `apiVersion: node.eks.aws/v1alpha1
-kind: NodeConfig
-spec:
-  kubelet:
-    flags:
-    - --node-labels=a=1,b=2,stratos.sh/nodepool=web
-    - --register-with-taints=stratos.sh/standby:NoSchedule,gpu=true:NoExecute
-`
-	if bodies[0] != want {
-		t.Fatalf("NodeConfig\n%s\nwant\n%s", bodies[0], want)
+	golden(t, "al2023-nodeconfig.yaml", bodies[0])
+}
+
+// updateGolden rewrites the golden files with what the code writes now:
+// go test ./internal/cloudprovider/aws/ -run UserData -update-golden
+var updateGolden = flag.Bool("update-golden", false, "rewrite the golden files of testdata/userdata")
+
+// golden compares got with the golden file testdata/userdata/name.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "userdata", name)
+	if *updateGolden {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (write it with -update-golden)", err)
+	}
+	if got != string(want) {
+		t.Fatalf("%s differs from %s:\n%s", name, path, cmp.Diff(string(want), got))
 	}
 }
 
