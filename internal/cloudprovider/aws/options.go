@@ -22,6 +22,9 @@ type Options struct {
 	// Endpoint overrides the URL of every AWS service, for tests and the simulator
 	// against moto. Empty: AWS's own endpoints.
 	Endpoint string
+	// Cluster is what a node needs to join: the API server's endpoint and CA, and the
+	// service CIDR.
+	Cluster ClusterDetails
 	// KubernetesVersion (1.37) picks the images behind an AMI alias.
 	KubernetesVersion string
 	// SSMParameterRoot is where the images behind an alias are published: /aws/service on
@@ -64,4 +67,16 @@ func (o Options) WithDefaults() Options {
 		o.Clock = clock.RealClock{}
 	}
 	return o
+}
+
+// ClusterDetails are the coordinates of the EKS cluster nodes join, as nodeadm's
+// NodeConfig takes them.
+type ClusterDetails struct {
+	// Endpoint is the URL of the cluster's API server, such as https://ABC.gr7.us-east-1.eks.amazonaws.com.
+	Endpoint string
+	// CertificateAuthority is the PEM bundle of the cluster's certificate authority.
+	CertificateAuthority []byte
+	// ServiceCIDR is the cluster's service IP range, from which the node infers the DNS
+	// address.
+	ServiceCIDR string
 }

@@ -41,10 +41,18 @@ type userDataPart struct {
 
 // userData returns the node's user data: the NodeConfig that registers it with labels
 // and taints, then the node class's own user data (nil: none).
-func userData(labels map[string]string, taints []corev1.Taint, classUserData *string) (string, error) {
+func userData(clusterName string, cluster ClusterDetails, labels map[string]string, taints []corev1.Taint, classUserData *string) (string, error) {
 	config, err := yaml.Marshal(nodeadm.NodeConfig{
 		TypeMeta: metav1.TypeMeta{APIVersion: nodeadm.GroupVersion.String(), Kind: "NodeConfig"},
-		Spec:     nodeadm.NodeConfigSpec{Kubelet: nodeadm.KubeletOptions{Flags: kubeletFlags(labels, taints)}},
+		Spec: nodeadm.NodeConfigSpec{
+			Cluster: nodeadm.ClusterDetails{
+				Name:                 clusterName,
+				APIServerEndpoint:    cluster.Endpoint,
+				CertificateAuthority: cluster.CertificateAuthority,
+				CIDR:                 cluster.ServiceCIDR,
+			},
+			Kubelet: nodeadm.KubeletOptions{Flags: kubeletFlags(labels, taints)},
+		},
 	})
 	if err != nil {
 		return "", err

@@ -47,7 +47,7 @@ func readParts(t *testing.T, doc string) (types []string, bodies []string) {
 }
 
 func TestUserDataRegistersTheNodeWithLabelsAndTaints(t *testing.T) {
-	doc, err := userData(
+	doc, err := userData("prod", testClusterDetails,
 		map[string]string{"b": "2", "a": "1", "stratos.sh/nodepool": "web"},
 		[]corev1.Taint{{Key: "stratos.sh/standby", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoExecute}},
 		nil)
@@ -101,7 +101,7 @@ func TestUserDataAddsTheNodeClassOwn(t *testing.T) {
 		{"MIME document", mimeDoc, []string{"text/x-shellscript", "text/cloud-config"}, []string{"echo one", "runcmd: [two]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doc, err := userData(map[string]string{"a": "1"}, nil, &tc.own)
+			doc, err := userData("prod", testClusterDetails, map[string]string{"a": "1"}, nil, &tc.own)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +118,7 @@ func TestUserDataAddsTheNodeClassOwn(t *testing.T) {
 
 func TestUserDataRefusesABrokenMIMEDocument(t *testing.T) {
 	own := "MIME-Version: 1.0\nContent-Type: text/plain\n\nhello\n"
-	if _, err := userData(nil, nil, &own); err == nil || !strings.Contains(err.Error(), "spec.userData") {
+	if _, err := userData("prod", testClusterDetails, nil, nil, &own); err == nil || !strings.Contains(err.Error(), "spec.userData") {
 		t.Fatalf("userData = %v, want an error about spec.userData", err)
 	}
 }
@@ -127,13 +127,20 @@ func TestUserDataRefusesABrokenMIMEDocument(t *testing.T) {
 // labels make another.
 func TestUserDataIsStable(t *testing.T) {
 	labels := map[string]string{"a": "1", "b": "2", "c": "3"}
-	first, _ := userData(labels, nil, nil)
+	first, _ := userData("prod", testClusterDetails, labels, nil, nil)
 	for range 10 {
-		if again, _ := userData(labels, nil, nil); again != first {
+		if again, _ := userData("prod", testClusterDetails, labels, nil, nil); again != first {
 			t.Fatalf("the same labels made\n%s\nthen\n%s", first, again)
 		}
 	}
-	if other, _ := userData(map[string]string{"a": "1"}, nil, nil); other == first {
+	if other, _ := userData("prod", testClusterDetails, map[string]string{"a": "1"}, nil, nil); other == first {
 		t.Fatal("other labels made the same document")
 	}
+}
+
+// testClusterDetails are the coordinates of a made-up EKS cluster.
+var testClusterDetails = ClusterDetails{
+	Endpoint:             "https://ABCDEF.gr7.us-east-1.eks.amazonaws.com",
+	CertificateAuthority: []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"),
+	ServiceCIDR:          "10.100.0.0/16",
 }
