@@ -3,6 +3,7 @@ package operator
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
 
 	"k8s.io/client-go/discovery"
@@ -32,6 +33,15 @@ func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.
 	}
 	clients, err := aws.NewClients(ctx, awsOpts)
 	if err != nil {
+		return nil, err
+	}
+	given := aws.ClusterDetails{Endpoint: opts.ClusterEndpoint, ServiceCIDR: opts.ClusterServiceCIDR}
+	if opts.ClusterCAFile != "" {
+		if given.CertificateAuthority, err = os.ReadFile(opts.ClusterCAFile); err != nil {
+			return nil, fmt.Errorf("--cluster-ca-file: %w", err)
+		}
+	}
+	if awsOpts.Cluster, err = aws.ResolveClusterDetails(ctx, clients.EKS, opts.ClusterName, given); err != nil {
 		return nil, err
 	}
 	cloud := aws.New(awsOpts, clients)

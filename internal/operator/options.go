@@ -66,6 +66,9 @@ type Options struct {
 	AWSEndpoint                 string
 	AWSSSMParameterRoot         string
 	KubernetesVersion           string
+	ClusterEndpoint             string
+	ClusterCAFile               string
+	ClusterServiceCIDR          string
 	ShowVersion                 bool
 }
 
@@ -103,6 +106,9 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.AWSRegion, "aws-region", "", "With --cloud-provider=aws: the region to launch in. Unset: the SDK's default chain (AWS_REGION, the shared config, the instance metadata).")
 	fs.StringVar(&opts.AWSEndpoint, "aws-endpoint", "", "With --cloud-provider=aws: a URL every AWS service is called at instead of AWS's own, for tests and the simulator against an emulator (moto). Leave unset on AWS.")
 	fs.StringVar(&opts.AWSSSMParameterRoot, "aws-ssm-parameter-root", "/aws/service", "With --cloud-provider=aws: the SSM path under which the images behind AMI aliases are published. Change it only against an emulator that reserves /aws.")
+	fs.StringVar(&opts.ClusterEndpoint, "cluster-endpoint", "", "With --cloud-provider=aws: the URL nodes reach the API server at. Unset: eks:DescribeCluster of --cluster-name.")
+	fs.StringVar(&opts.ClusterCAFile, "cluster-ca-file", "", "With --cloud-provider=aws: a PEM file of the cluster's certificate authority, for nodes. Unset: eks:DescribeCluster of --cluster-name.")
+	fs.StringVar(&opts.ClusterServiceCIDR, "cluster-service-cidr", "", "With --cloud-provider=aws: the cluster's service IP range, from which nodes infer the DNS address. Unset: eks:DescribeCluster of --cluster-name.")
 	fs.StringVar(&opts.KubernetesVersion, "kubernetes-version", "", "The cluster's Kubernetes minor version (1.37) for AMI aliases. Unset: the API server's version.")
 	fs.StringVar(&opts.CalendarFile, "calendar-file", "", "A file that sets the clock time windows are read on, for simulations and rehearsals (stratos-sim writes it); empty reads windows on the real clock.")
 	fs.BoolVar(&opts.ShowVersion, "version", false, "Print the version and exit.")

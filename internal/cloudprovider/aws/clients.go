@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -22,6 +23,7 @@ type Clients struct {
 	SSM     *ssm.Client
 	IAM     *iam.Client
 	Pricing *pricing.Client
+	EKS     *eks.Client
 	// Region the clients call.
 	Region string
 }
@@ -65,6 +67,7 @@ func NewClients(ctx context.Context, opts Options) (*Clients, error) {
 		EC2:     ec2.NewFromConfig(cfg, func(o *ec2.Options) { endpoint(&o.BaseEndpoint) }),
 		SSM:     ssm.NewFromConfig(cfg, func(o *ssm.Options) { endpoint(&o.BaseEndpoint) }),
 		IAM:     iam.NewFromConfig(cfg, func(o *iam.Options) { endpoint(&o.BaseEndpoint) }),
+		EKS:     eks.NewFromConfig(cfg, func(o *eks.Options) { endpoint(&o.BaseEndpoint) }),
 		Pricing: pricing.NewFromConfig(cfg, func(o *pricing.Options) { endpoint(&o.BaseEndpoint); o.Region = pricingRegion }),
 		Region:  cfg.Region,
 	}, nil

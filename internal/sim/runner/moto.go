@@ -7,6 +7,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"github.com/aws/aws-sdk-go-v2/service/eks"
+	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
@@ -87,6 +89,16 @@ func prepareAccount(ctx context.Context, endpoint, cluster string) error {
 		Tags:                     []iamtypes.Tag{{Key: aws.String(discoveryTag), Value: aws.String(cluster)}},
 	}); err != nil {
 		return fmt.Errorf("creating the node role: %w", err)
+	}
+
+	// The cluster the nodes join, which the operator describes for its endpoint and CA.
+	eksClient := eks.New(eks.Options{Region: awsRegion, Credentials: motoCredentials, BaseEndpoint: aws.String(endpoint)})
+	if _, err := eksClient.CreateCluster(ctx, &eks.CreateClusterInput{
+		Name:               aws.String(cluster),
+		RoleArn:            aws.String("arn:aws:iam::123456789012:role/stratos-sim-cluster"),
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SecurityGroupIds: nil, SubnetIds: nil},
+	}); err != nil {
+		return fmt.Errorf("creating the EKS cluster: %w", err)
 	}
 
 	images, err := imagesByArch(ctx, ec2Client)
