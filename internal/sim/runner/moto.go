@@ -7,9 +7,9 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	ekstypes "github.com/aws/aws-sdk-go-v2/service/eks/types"
-	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
@@ -96,7 +96,7 @@ func prepareAccount(ctx context.Context, endpoint, cluster string) error {
 	if _, err := eksClient.CreateCluster(ctx, &eks.CreateClusterInput{
 		Name:               aws.String(cluster),
 		RoleArn:            aws.String("arn:aws:iam::123456789012:role/stratos-sim-cluster"),
-		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{SecurityGroupIds: nil, SubnetIds: nil},
+		ResourcesVpcConfig: &ekstypes.VpcConfigRequest{},
 	}); err != nil {
 		return fmt.Errorf("creating the EKS cluster: %w", err)
 	}
