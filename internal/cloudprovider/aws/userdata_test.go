@@ -144,3 +144,30 @@ var testClusterDetails = ClusterDetails{
 	CertificateAuthority: []byte("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"),
 	ServiceCIDR:          "10.100.0.0/16",
 }
+
+func TestBottlerocketUserDataMergesTheClassSettings(t *testing.T) {
+	own := `[settings.host-containers.admin]
+enabled = true
+
+[settings.kubernetes]
+max-pods = 50
+
+[settings.kubernetes.node-labels]
+team = "platform"
+`
+	doc, err := bottlerocketUserData("prod", testClusterDetails,
+		map[string]string{"stratos.sh/nodepool": "web"},
+		[]corev1.Taint{{Key: "stratos.sh/standby", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoExecute}},
+		&own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bottlerocket-settings.toml", doc)
+}
+
+func TestBottlerocketUserDataRefusesWhatIsNotTOML(t *testing.T) {
+	own := "#!/bin/bash\necho hi\n"
+	if _, err := bottlerocketUserData("prod", testClusterDetails, nil, nil, &own); err == nil || !strings.Contains(err.Error(), "settings TOML") {
+		t.Fatalf("a shell script for Bottlerocket gave %v, want an error saying it takes settings TOML", err)
+	}
+}
