@@ -9,11 +9,23 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	corev1 "k8s.io/api/core/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 // Bottlerocket takes its user data as settings TOML, not as a MIME document: Stratos
 // writes settings.kubernetes (the cluster, the Node's labels and taints) over the node
 // class's own settings, whose other tables are kept as they are.
+
+// nodeUserData is the user data of a node of class: Bottlerocket settings when the
+// class's images are Bottlerocket's, else the MIME document of nodeadm's NodeConfig
+// (AL2023 and custom images).
+func nodeUserData(class *v1alpha1.AWSNodeClass, clusterName string, cluster ClusterDetails, labels map[string]string, taints []corev1.Taint) (string, error) {
+	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == FamilyBottlerocket {
+		return bottlerocketUserData(clusterName, cluster, labels, taints, class.Spec.UserData)
+	}
+	return userData(clusterName, cluster, labels, taints, class.Spec.UserData)
+}
 
 // bottlerocketUserData is the user data of a Bottlerocket node: the class's own settings
 // (TOML; nil: none) with the cluster's coordinates, labels and taints written over them.

@@ -177,7 +177,7 @@ func nodeOverhead(vcpus, pods int64, ephemeral resource.Quantity) corev1.Resourc
 // /dev/xvda holds the OS), or else DefaultEphemeralStorage.
 func ephemeralStorage(class *v1alpha1.AWSNodeClass) resource.Quantity {
 	device := "/dev/xvda"
-	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == "bottlerocket" {
+	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == FamilyBottlerocket {
 		device = "/dev/xvdb"
 	}
 	var chosen *v1alpha1.BlockDeviceMapping

@@ -62,7 +62,7 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 	if err != nil {
 		return nil, err
 	}
-	data, err := userData(c.opts.ClusterName, c.opts.Cluster, sharedLabels(req.Labels), req.Taints, class.Spec.UserData)
+	data, err := nodeUserData(class, c.opts.ClusterName, c.opts.Cluster, sharedLabels(req.Labels), req.Taints)
 	if err != nil {
 		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "", "AWSNodeClass %s: %v", class.Name, err)
 	}

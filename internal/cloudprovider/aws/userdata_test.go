@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
 )
 
@@ -169,5 +170,19 @@ func TestBottlerocketUserDataRefusesWhatIsNotTOML(t *testing.T) {
 	own := "#!/bin/bash\necho hi\n"
 	if _, err := bottlerocketUserData("prod", testClusterDetails, nil, nil, &own); err == nil || !strings.Contains(err.Error(), "settings TOML") {
 		t.Fatalf("a shell script for Bottlerocket gave %v, want an error saying it takes settings TOML", err)
+	}
+}
+
+// A class of Bottlerocket images launches with settings TOML; others with nodeadm's MIME.
+func TestNodeUserDataFollowsTheImageFamily(t *testing.T) {
+	class := &v1alpha1.AWSNodeClass{Status: v1alpha1.AWSNodeClassStatus{AMIs: []v1alpha1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64", Family: FamilyBottlerocket}}}}
+	doc, err := nodeUserData(class, "prod", testClusterDetails, map[string]string{"a": "1"}, nil)
+	if err != nil || !strings.HasPrefix(doc, "[settings") {
+		t.Fatalf("Bottlerocket user data %q, %v; want settings TOML", doc, err)
+	}
+	class.Status.AMIs[0].Family = "al2023"
+	doc, err = nodeUserData(class, "prod", testClusterDetails, map[string]string{"a": "1"}, nil)
+	if err != nil || !strings.HasPrefix(doc, "MIME-Version:") {
+		t.Fatalf("AL2023 user data %q, %v; want a MIME document", doc, err)
 	}
 }
