@@ -56,9 +56,7 @@ func (p *provider) Create(ctx context.Context, req *CreateRequest) (*Instance, e
 	done(err)
 	p.markUnavailable(err)
 	if instance != nil {
-		for _, key := range instance.RefusedOfferings {
-			p.unavailable.Mark(key, OpCreate+": "+string(CodeInsufficientCapacity))
-		}
+		p.markOfferings(OpCreate, instance.RefusedOfferings)
 	}
 	return instance, err
 }
@@ -122,8 +120,13 @@ func (p *provider) markUnavailable(err error) {
 	if !errors.As(err, &cloudErr) || cloudErr.Code != CodeInsufficientCapacity {
 		return
 	}
-	for _, key := range cloudErr.Offerings {
-		p.unavailable.Mark(key, cloudErr.Op+": "+string(cloudErr.Code))
+	p.markOfferings(cloudErr.Op, cloudErr.Offerings)
+}
+
+// markOfferings marks the offerings op found out of capacity.
+func (p *provider) markOfferings(op string, keys []OfferingKey) {
+	for _, key := range keys {
+		p.unavailable.Mark(key, op+": "+string(CodeInsufficientCapacity))
 	}
 }
 
