@@ -131,6 +131,16 @@ type FakeFaults struct {
 	// +kubebuilder:validation:Minimum=0
 	// +kubebuilder:validation:Maximum=100
 	NeverRegisterPercent int32 `json:"neverRegisterPercent,omitempty"`
+
+	// ImagePullErrors lists images whose every pull fails on the class's nodes, as a
+	// missing image or a registry refusing the pull would: a container that needs one
+	// waits with ErrImagePull. Unset: every pull succeeds.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=64
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=512
+	ImagePullErrors []string `json:"imagePullErrors,omitempty"`
 }
 
 // FakeOperationFault fails a share of one operation's calls.

@@ -89,6 +89,12 @@ type NodeClaimSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="startupTaints are immutable"
 	StartupTaints []Taint `json:"startupTaints,omitempty"`
 
+	// Kubelet configures the Node's kubelet, from the pool's template. Unset: the
+	// defaults of the node class's image.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="kubelet is immutable"
+	Kubelet *KubeletConfiguration `json:"kubelet,omitempty"`
+
 	// DesiredState is Running (a started, schedulable node) or Standby (warmed and
 	// stopped). Provisioning and disruption write it; the lifecycle controller acts on it.
 	// Defaults to Running.

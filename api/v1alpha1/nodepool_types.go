@@ -133,6 +133,12 @@ type NodeClaimTemplate struct {
 	// +kubebuilder:validation:MaxItems=30
 	Requirements []NodeSelectorRequirement `json:"requirements,omitempty"`
 
+	// Kubelet configures the kubelet of the pool's nodes: max pods, reserved resources,
+	// eviction and image garbage collection thresholds. Changing it drifts the pool's
+	// nodes. Unset: the defaults of the node class's image.
+	// +optional
+	Kubelet *KubeletConfiguration `json:"kubelet,omitempty"`
+
 	// NodeClassRef is the node class the pool launches with.
 	// +required
 	NodeClassRef NodeClassReference `json:"nodeClassRef"`

@@ -10,6 +10,9 @@ const (
 	LabelNodeClaim = Group + "/nodeclaim"
 	// LabelState mirrors the claim's phase (for example Standby or Running).
 	LabelState = Group + "/state"
+	// LabelPrePull, with a claim's name as its value, marks the pod that pulls the
+	// pool's warmup images on the claim's Node. It is Stratos's own: never workload.
+	LabelPrePull = Group + "/prepull"
 	// LabelCapacityType is on-demand or spot.
 	LabelCapacityType = Group + "/capacity-type"
 )

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	quota "k8s.io/apiserver/pkg/quota/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 // InstanceState is the state the cloud reports for an instance, as EC2 names them.
@@ -58,7 +60,11 @@ type CreateRequest struct {
 	Labels map[string]string
 	Taints []corev1.Taint
 	// Images the node pulls at first boot, so a started node runs pods without pulling.
+	// Deprecated: being replaced by the pre-pull pod (issue 17); do not use in new code.
 	Images []string
+	// Kubelet is the kubelet configuration the node boots with (the claim's, from its
+	// pool's template); nil keeps the image's defaults.
+	Kubelet *v1alpha1.KubeletConfiguration
 	// Tags recorded on the instance; they carry ownership.
 	Tags map[string]string
 	// Unavailable are offerings the cloud refused for lack of capacity a short while ago;
