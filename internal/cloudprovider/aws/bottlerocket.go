@@ -5,31 +5,35 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
-	corev1 "k8s.io/api/core/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 // Bottlerocket takes its user data as settings TOML, not as a MIME document: Stratos
-// writes settings.kubernetes (the cluster, the Node's labels and taints) over the node
-// class's own settings, whose other tables are kept as they are.
+// writes its settings.kubernetes keys (the cluster, the Node's labels and taints, the
+// pool's kubelet configuration) over the node class's own settings. Where both set a
+// key, Stratos's value wins; tables (labels, taints, reservations, thresholds) are merged
+// key by key, and the class's other keys and tables are kept as they are. That is how
+// nodeadm merges the NodeConfig parts of AL2023's user data, Stratos's last.
 
 // nodeUserData is the user data of a node of class: Bottlerocket settings when the
 // class's images are Bottlerocket's, else the MIME document of nodeadm's NodeConfig
 // (AL2023 and custom images).
-func nodeUserData(class *v1alpha1.AWSNodeClass, clusterName string, cluster ClusterDetails, labels map[string]string, taints []corev1.Taint) (string, error) {
+func nodeUserData(class *v1alpha1.AWSNodeClass, join nodeJoin) (string, error) {
 	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == FamilyBottlerocket {
-		return bottlerocketUserData(clusterName, cluster, labels, taints, class.Spec.UserData)
+		return bottlerocketUserData(join, class.Spec.UserData)
 	}
-	return userData(clusterName, cluster, labels, taints, class.Spec.UserData)
+	return userData(join, class.Spec.UserData)
 }
 
 // bottlerocketUserData is the user data of a Bottlerocket node: the class's own settings
-// (TOML; nil: none) with the cluster's coordinates, labels and taints written over them.
-func bottlerocketUserData(clusterName string, cluster ClusterDetails, labels map[string]string, taints []corev1.Taint, classUserData *string) (string, error) {
+// (TOML; nil: none) with the cluster's coordinates, labels, taints and kubelet
+// configuration written over them.
+func bottlerocketUserData(join nodeJoin, classUserData *string) (string, error) {
 	doc := map[string]any{}
 	if classUserData != nil && strings.TrimSpace(*classUserData) != "" {
 		if err := toml.Unmarshal([]byte(*classUserData), &doc); err != nil {
@@ -38,25 +42,75 @@ func bottlerocketUserData(clusterName string, cluster ClusterDetails, labels map
 	}
 	settings := table(doc, "settings")
 	kubernetes := table(settings, "kubernetes")
-	kubernetes["cluster-name"] = clusterName
-	kubernetes["api-server"] = cluster.Endpoint
-	kubernetes["cluster-certificate"] = base64.StdEncoding.EncodeToString(cluster.CertificateAuthority)
-	if dns, ok := clusterDNS(cluster.ServiceCIDR); ok {
+	kubernetes["cluster-name"] = join.clusterName
+	kubernetes["api-server"] = join.cluster.Endpoint
+	kubernetes["cluster-certificate"] = base64.StdEncoding.EncodeToString(join.cluster.CertificateAuthority)
+	if dns, ok := clusterDNS(join.cluster.ServiceCIDR); ok {
 		kubernetes["cluster-dns-ip"] = dns
 	}
-	nodeLabels := table(kubernetes, "node-labels")
-	maps.Copy(nodeLabels, toAny(labels))
-	nodeTaints := table(kubernetes, "node-taints")
-	for _, t := range taints {
-		spec := t.Value + ":" + string(t.Effect)
-		existing, _ := nodeTaints[t.Key].([]any)
-		nodeTaints[t.Key] = append(existing, spec)
+	if len(join.labels) > 0 {
+		maps.Copy(table(kubernetes, "node-labels"), toAny(join.labels))
+	}
+	// A taint is key = ["value:Effect", ...]; a taint with no value is ":Effect", which
+	// Bottlerocket's settings model accepts (the value before the colon is optional).
+	// The pool's taints replace the class's of the same key, as --register-with-taints
+	// does on AL2023.
+	taints := map[string][]any{}
+	for _, t := range join.taints {
+		taints[t.Key] = append(taints[t.Key], t.Value+":"+string(t.Effect))
+	}
+	if len(taints) > 0 {
+		nodeTaints := table(kubernetes, "node-taints")
+		for key, specs := range taints {
+			nodeTaints[key] = specs
+		}
+	}
+	if err := writeKubeletSettings(kubernetes, settingsOf(join.kubelet)); err != nil {
+		return "", err
 	}
 	out, err := toml.Marshal(doc)
 	if err != nil {
 		return "", err
 	}
 	return string(out), nil
+}
+
+// bottlerocketReservable are the resources Bottlerocket's kube-reserved and
+// system-reserved settings take.
+var bottlerocketReservable = []string{"cpu", "memory", "ephemeral-storage"}
+
+// writeKubeletSettings writes the kubelet configuration into settings.kubernetes under
+// Bottlerocket's names: max-pods and the image GC thresholds as integers, the
+// reservations, thresholds and grace periods as tables of strings.
+func writeKubeletSettings(kubernetes map[string]any, s kubeletSettings) error {
+	for _, reserved := range []map[string]string{s.KubeReserved, s.SystemReserved} {
+		for resource := range reserved {
+			if !slices.Contains(bottlerocketReservable, resource) {
+				return fmt.Errorf("the kubelet configuration reserves %s, which Bottlerocket cannot: it reserves %s", resource, strings.Join(bottlerocketReservable, ", "))
+			}
+		}
+	}
+	if s.MaxPods != nil {
+		kubernetes["max-pods"] = int64(*s.MaxPods)
+	}
+	if s.ImageGCHighThresholdPercent != nil {
+		kubernetes["image-gc-high-threshold-percent"] = int64(*s.ImageGCHighThresholdPercent)
+	}
+	if s.ImageGCLowThresholdPercent != nil {
+		kubernetes["image-gc-low-threshold-percent"] = int64(*s.ImageGCLowThresholdPercent)
+	}
+	for name, values := range map[string]map[string]string{
+		"kube-reserved":              s.KubeReserved,
+		"system-reserved":            s.SystemReserved,
+		"eviction-hard":              s.EvictionHard,
+		"eviction-soft":              s.EvictionSoft,
+		"eviction-soft-grace-period": s.EvictionSoftGracePeriod,
+	} {
+		if len(values) > 0 {
+			maps.Copy(table(kubernetes, name), toAny(values))
+		}
+	}
+	return nil
 }
 
 // table returns the table called name in parent, making it when missing.

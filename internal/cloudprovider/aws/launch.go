@@ -62,7 +62,10 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 	if err != nil {
 		return nil, err
 	}
-	data, err := nodeUserData(class, c.opts.ClusterName, c.opts.Cluster, sharedLabels(req.Labels), req.Taints)
+	data, err := nodeUserData(class, nodeJoin{
+		clusterName: c.opts.ClusterName, cluster: c.opts.Cluster,
+		labels: sharedLabels(req.Labels), taints: req.Taints, kubelet: req.Kubelet,
+	})
 	if err != nil {
 		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "", "AWSNodeClass %s: %v", class.Name, err)
 	}

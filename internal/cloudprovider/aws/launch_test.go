@@ -40,6 +40,7 @@ func TestLaunch(t *testing.T) {
 		{"UnauthorizedIsReadable", launchUnauthorizedIsReadable},
 		{"RefusesAnUnresolvedNodeClass", launchRefusesAnUnresolvedNodeClass},
 		{"TemplateDeletedOutsideIsMadeAgain", launchTemplateDeletedOutsideIsMadeAgain},
+		{"TemplatePerKubeletConfiguration", launchTemplatePerKubeletConfiguration},
 		{"BurstOfFifty", burstOfFifty},
 		{"FromTheCatalog", launchFromTheCatalog},
 	} {

@@ -15,10 +15,12 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/sim/ec2machines"
 )
 
 func launchTemplateCarriesTheNodeClassAndUserData(t *testing.T, e *ec2Env) {
@@ -199,5 +201,53 @@ func burstOfFifty(t *testing.T, e *ec2Env) {
 		}
 		_, calls := callsSince(t, before)
 		wantCalls(t, step.op+" of 50", calls, map[string]int{"DescribeInstances": 1, step.op: 1})
+	}
+}
+
+// Claims that differ only in their kubelet configuration launch from two templates,
+// each carrying its configuration in its user data; the claims of one configuration
+// share its template, made once.
+func launchTemplatePerKubeletConfiguration(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	launch := func(claim, pool string, kubelet *v1alpha1.KubeletConfiguration) (string, map[string]int) {
+		t.Helper()
+		req := launchRequest(e, claim)
+		req.Labels[v1alpha1.LabelNodePool] = pool
+		req.Kubelet = kubelet
+		mark, before := e.proxy.mark(), awsCalls(t)
+		if _, err := e.cloud.launch(ctx, req, testInstanceTypes()); err != nil {
+			t.Fatal(err)
+		}
+		_, calls := callsSince(t, before)
+		return createFleetForm(t, e.proxy.since(mark)).Get("LaunchTemplateConfigs.1.LaunchTemplateSpecification.LaunchTemplateName"), calls
+	}
+	newTemplate := map[string]int{"DescribeInstances": 1, "CreateLaunchTemplate": 1, "CreateFleet": 1}
+	knownTemplate := map[string]int{"DescribeInstances": 1, "CreateFleet": 1}
+
+	// Labels of their own, so that the templates are this test's; the third claim differs
+	// from the first two in its kubelet configuration only.
+	dense, calls := launch("kubelet-1", "dense", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](110)})
+	wantCalls(t, "the first launch of a kubelet configuration", calls, newTemplate)
+	again, calls := launch("kubelet-2", "dense", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](110)})
+	wantCalls(t, "another claim of the same configuration", calls, knownTemplate)
+	sparse, calls := launch("kubelet-3", "dense", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](20)})
+	wantCalls(t, "a claim of the same labels with another configuration", calls, newTemplate)
+	if again != dense || sparse == dense {
+		t.Fatalf("templates %s, %s (same configuration) and %s (another): want the first two one and the third another", dense, again, sparse)
+	}
+
+	// The configuration travels in each template's user data, as a node reads it.
+	for name, want := range map[string]int64{dense: 110, sparse: 20} {
+		versions, err := e.clients.EC2.DescribeLaunchTemplateVersions(ctx, &ec2.DescribeLaunchTemplateVersionsInput{LaunchTemplateName: aws.String(name)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := ec2machines.ParseUserData(aws.ToString(versions.LaunchTemplateVersions[0].LaunchTemplateData.UserData))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := reg.Kubelet.MaxPods; got == nil || *got != want {
+			t.Errorf("template %s: max pods %v, want %d", name, got, want)
+		}
 	}
 }

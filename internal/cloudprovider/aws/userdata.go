@@ -18,14 +18,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
-// User data, until issue 17 brings nodeadm's own types: a MIME multipart document whose
-// first part is a NodeConfig for nodeadm (content type application/node.eks.aws) with
-// the kubelet flags that register the Node with the claim's labels and taints, followed
-// by the node class's own user data: a MIME document's parts as they are, a NodeConfig
-// as one more NodeConfig part (nodeadm merges them in order), anything else as a shell
-// script.
+// User data on AL2023 (and custom images): a MIME multipart document whose parts are the
+// node class's own user data (a MIME document's parts as they are, a NodeConfig as one
+// more NodeConfig part, anything else as a shell script), then the NodeConfig of nodeadm
+// (content type application/node.eks.aws) that joins the cluster: its coordinates, the
+// kubelet flags that register the Node with the claim's labels and taints, and the
+// pool's kubelet configuration. nodeadm merges NodeConfig parts in order, a later one
+// over an earlier one (kubelet flags appended, the kubelet configuration merged key by
+// key), and the kubelet takes the last --register-with-taints: Stratos's part comes last
+// so that what the pool sets wins over the class's user data, as on Bottlerocket.
 
 // Content types of user data parts.
 const (
@@ -39,25 +44,40 @@ type userDataPart struct {
 	body        []byte
 }
 
-// userData returns the node's user data: the NodeConfig that registers it with labels
-// and taints, then the node class's own user data (nil: none).
-func userData(clusterName string, cluster ClusterDetails, labels map[string]string, taints []corev1.Taint, classUserData *string) (string, error) {
+// nodeJoin is what a node boots with, whatever its image: the cluster it joins, the
+// labels and taints its kubelet registers the Node with, and the kubelet configuration
+// (nil: the image's defaults).
+type nodeJoin struct {
+	clusterName string
+	cluster     ClusterDetails
+	labels      map[string]string
+	taints      []corev1.Taint
+	kubelet     *v1alpha1.KubeletConfiguration
+}
+
+// userData returns the node's user data: the node class's own user data (nil: none),
+// then the NodeConfig that joins the cluster.
+func userData(join nodeJoin, classUserData *string) (string, error) {
+	kubeletConfig, err := nodeadmKubeletConfig(join.kubelet)
+	if err != nil {
+		return "", err
+	}
 	config, err := yaml.Marshal(nodeadm.NodeConfig{
 		TypeMeta: metav1.TypeMeta{APIVersion: nodeadm.GroupVersion.String(), Kind: "NodeConfig"},
 		Spec: nodeadm.NodeConfigSpec{
 			Cluster: nodeadm.ClusterDetails{
-				Name:                 clusterName,
-				APIServerEndpoint:    cluster.Endpoint,
-				CertificateAuthority: cluster.CertificateAuthority,
-				CIDR:                 cluster.ServiceCIDR,
+				Name:                 join.clusterName,
+				APIServerEndpoint:    join.cluster.Endpoint,
+				CertificateAuthority: join.cluster.CertificateAuthority,
+				CIDR:                 join.cluster.ServiceCIDR,
 			},
-			Kubelet: nodeadm.KubeletOptions{Flags: kubeletFlags(labels, taints)},
+			Kubelet: nodeadm.KubeletOptions{Config: kubeletConfig, Flags: kubeletFlags(join.labels, join.taints)},
 		},
 	})
 	if err != nil {
 		return "", err
 	}
-	parts := []userDataPart{{contentType: contentTypeNodeConfig, body: config}}
+	var parts []userDataPart
 	if classUserData != nil && strings.TrimSpace(*classUserData) != "" {
 		own, err := classParts(*classUserData)
 		if err != nil {
@@ -65,6 +85,7 @@ func userData(clusterName string, cluster ClusterDetails, labels map[string]stri
 		}
 		parts = append(parts, own...)
 	}
+	parts = append(parts, userDataPart{contentType: contentTypeNodeConfig, body: config})
 	return mimeDocument(parts)
 }
 

@@ -3,6 +3,7 @@ package aws
 import (
 	"flag"
 	"io"
+	"maps"
 	"mime"
 	"mime/multipart"
 	"net/mail"
@@ -11,10 +12,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/stratos-sh/stratos/api/v1alpha1"
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/yaml"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 // readParts reads a MIME multipart document with the standard library, as cloud-init
@@ -47,11 +53,33 @@ func readParts(t *testing.T, doc string) (types []string, bodies []string) {
 	}
 }
 
+// testJoin is a node of pool web joining a made-up EKS cluster, with no kubelet
+// configuration.
+func testJoin() nodeJoin {
+	return nodeJoin{
+		clusterName: "prod",
+		cluster:     testClusterDetails,
+		labels:      map[string]string{"b": "2", "a": "1", "stratos.sh/nodepool": "web"},
+		taints:      []corev1.Taint{{Key: "stratos.sh/standby", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoExecute}},
+	}
+}
+
+// testKubelet sets every field of the kubelet configuration.
+func testKubelet() *v1alpha1.KubeletConfiguration {
+	return &v1alpha1.KubeletConfiguration{
+		MaxPods:                     ptr.To[int32](20),
+		SystemReserved:              corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("200Mi")},
+		KubeReserved:                corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi"), corev1.ResourceEphemeralStorage: resource.MustParse("2Gi")},
+		EvictionHard:                map[string]v1alpha1.EvictionThreshold{"memory.available": "500Mi", "nodefs.available": "15%"},
+		EvictionSoft:                map[string]v1alpha1.EvictionThreshold{"memory.available": "1Gi"},
+		EvictionSoftGracePeriod:     map[string]v1alpha1.Duration{"memory.available": {Duration: 90 * time.Second}},
+		ImageGCHighThresholdPercent: ptr.To[int32](90),
+		ImageGCLowThresholdPercent:  ptr.To[int32](70),
+	}
+}
+
 func TestUserDataRegistersTheNodeWithLabelsAndTaints(t *testing.T) {
-	doc, err := userData("prod", testClusterDetails,
-		map[string]string{"b": "2", "a": "1", "stratos.sh/nodepool": "web"},
-		[]corev1.Taint{{Key: "stratos.sh/standby", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoExecute}},
-		nil)
+	doc, err := userData(testJoin(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,6 +88,39 @@ func TestUserDataRegistersTheNodeWithLabelsAndTaints(t *testing.T) {
 		t.Fatalf("parts %v, want one NodeConfig", types)
 	}
 	golden(t, "al2023-nodeconfig.yaml", bodies[0])
+}
+
+// The kubelet configuration goes into the NodeConfig's spec.kubelet.config under the
+// kubelet's field names, and only what is set.
+func TestUserDataCarriesTheKubeletConfiguration(t *testing.T) {
+	join := testJoin()
+	join.kubelet = testKubelet()
+	doc, err := userData(join, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bodies := readParts(t, doc)
+	golden(t, "al2023-nodeconfig-kubelet.yaml", bodies[0])
+
+	join.kubelet = &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](8)}
+	doc, err = userData(join, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, bodies = readParts(t, doc)
+	var config struct {
+		Spec struct {
+			Kubelet struct {
+				Config map[string]any `json:"config"`
+			} `json:"kubelet"`
+		} `json:"spec"`
+	}
+	if err := yaml.Unmarshal([]byte(bodies[0]), &config); err != nil {
+		t.Fatal(err)
+	}
+	if want := map[string]any{"maxPods": float64(8)}; !maps.Equal(config.Spec.Kubelet.Config, want) {
+		t.Errorf("spec.kubelet.config %v, want only %v", config.Spec.Kubelet.Config, want)
+	}
 }
 
 // updateGolden rewrites the golden files with what the code writes now:
@@ -87,6 +148,8 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
+// The class's own user data comes first, Stratos's NodeConfig last: nodeadm merges the
+// NodeConfigs in order, so that what the pool sets wins.
 func TestUserDataAddsTheNodeClassOwn(t *testing.T) {
 	script := "#!/bin/bash\necho hello\n"
 	nodeConfig := "apiVersion: node.eks.aws/v1alpha1\nkind: NodeConfig\nspec:\n  kubelet:\n    config:\n      maxPods: 50\n"
@@ -102,16 +165,16 @@ func TestUserDataAddsTheNodeClassOwn(t *testing.T) {
 		{"MIME document", mimeDoc, []string{"text/x-shellscript", "text/cloud-config"}, []string{"echo one", "runcmd: [two]"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			doc, err := userData("prod", testClusterDetails, map[string]string{"a": "1"}, nil, &tc.own)
+			doc, err := userData(nodeJoin{clusterName: "prod", cluster: testClusterDetails, labels: map[string]string{"a": "1"}}, &tc.own)
 			if err != nil {
 				t.Fatal(err)
 			}
 			types, bodies := readParts(t, doc)
-			if !slices.Equal(types, append([]string{"application/node.eks.aws"}, tc.wantTypes...)) {
-				t.Fatalf("parts %v, want the NodeConfig then %v", types, tc.wantTypes)
+			if !slices.Equal(types, append(slices.Clone(tc.wantTypes), "application/node.eks.aws")) {
+				t.Fatalf("parts %v, want %v then the NodeConfig", types, tc.wantTypes)
 			}
-			if !slices.Equal(bodies[1:], tc.wantBodies) {
-				t.Fatalf("own parts %q, want %q", bodies[1:], tc.wantBodies)
+			if own := bodies[:len(bodies)-1]; !slices.Equal(own, tc.wantBodies) {
+				t.Fatalf("own parts %q, want %q", own, tc.wantBodies)
 			}
 		})
 	}
@@ -119,23 +182,43 @@ func TestUserDataAddsTheNodeClassOwn(t *testing.T) {
 
 func TestUserDataRefusesABrokenMIMEDocument(t *testing.T) {
 	own := "MIME-Version: 1.0\nContent-Type: text/plain\n\nhello\n"
-	if _, err := userData("prod", testClusterDetails, nil, nil, &own); err == nil || !strings.Contains(err.Error(), "spec.userData") {
+	if _, err := userData(nodeJoin{clusterName: "prod", cluster: testClusterDetails}, &own); err == nil || !strings.Contains(err.Error(), "spec.userData") {
 		t.Fatalf("userData = %v, want an error about spec.userData", err)
 	}
 }
 
-// The same labels and taints make the same document, so the same launch template; other
-// labels make another.
+// The same labels, taints and kubelet configuration make the same document, so the same
+// launch template, for either image family; other labels or another kubelet
+// configuration make another.
 func TestUserDataIsStable(t *testing.T) {
-	labels := map[string]string{"a": "1", "b": "2", "c": "3"}
-	first, _ := userData("prod", testClusterDetails, labels, nil, nil)
-	for range 10 {
-		if again, _ := userData("prod", testClusterDetails, labels, nil, nil); again != first {
-			t.Fatalf("the same labels made\n%s\nthen\n%s", first, again)
-		}
-	}
-	if other, _ := userData("prod", testClusterDetails, map[string]string{"a": "1"}, nil, nil); other == first {
-		t.Fatal("other labels made the same document")
+	for name, write := range map[string]func(nodeJoin, *string) (string, error){"AL2023": userData, "Bottlerocket": bottlerocketUserData} {
+		t.Run(name, func(t *testing.T) {
+			join := testJoin()
+			join.kubelet = testKubelet()
+			first, err := write(join, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 10 {
+				again := testJoin()
+				again.kubelet = testKubelet()
+				if doc, _ := write(again, nil); doc != first {
+					t.Fatalf("the same node made\n%s\nthen\n%s", first, doc)
+				}
+			}
+			other := testJoin()
+			other.labels = map[string]string{"a": "1"}
+			other.kubelet = testKubelet()
+			if doc, _ := write(other, nil); doc == first {
+				t.Fatal("other labels made the same document")
+			}
+			other = testJoin()
+			other.kubelet = testKubelet()
+			other.kubelet.KubeReserved[corev1.ResourceMemory] = resource.MustParse("2Gi")
+			if doc, _ := write(other, nil); doc == first {
+				t.Fatal("another kubelet configuration made the same document")
+			}
+		})
 	}
 }
 
@@ -156,19 +239,51 @@ max-pods = 50
 [settings.kubernetes.node-labels]
 team = "platform"
 `
-	doc, err := bottlerocketUserData("prod", testClusterDetails,
-		map[string]string{"stratos.sh/nodepool": "web"},
-		[]corev1.Taint{{Key: "stratos.sh/standby", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Value: "true", Effect: corev1.TaintEffectNoExecute}},
-		&own)
+	doc, err := bottlerocketUserData(testJoin(), &own)
 	if err != nil {
 		t.Fatal(err)
 	}
 	golden(t, "bottlerocket-settings.toml", doc)
 }
 
+// The kubelet configuration goes into settings.kubernetes under Bottlerocket's names,
+// over the class's own: the pool's value wins where both set one, and tables merge key
+// by key.
+func TestBottlerocketUserDataCarriesTheKubeletConfiguration(t *testing.T) {
+	own := `[settings.kubernetes]
+max-pods = 50
+image-gc-high-threshold-percent = "95"
+
+[settings.kubernetes.kube-reserved]
+cpu = "300m"
+memory = "3Gi"
+
+[settings.kubernetes.node-taints]
+gpu = ["false:NoSchedule"]
+team = ["platform:NoSchedule"]
+`
+	join := testJoin()
+	join.kubelet = testKubelet()
+	doc, err := bottlerocketUserData(join, &own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	golden(t, "bottlerocket-settings-kubelet.toml", doc)
+}
+
+// Bottlerocket reserves cpu, memory and ephemeral storage; a pool that reserves pids
+// cannot launch there, and is told so rather than sending settings Bottlerocket refuses.
+func TestBottlerocketUserDataRefusesWhatItCannotReserve(t *testing.T) {
+	join := testJoin()
+	join.kubelet = &v1alpha1.KubeletConfiguration{SystemReserved: corev1.ResourceList{"pid": resource.MustParse("1000")}}
+	if _, err := bottlerocketUserData(join, nil); err == nil || !strings.Contains(err.Error(), "reserves pid") {
+		t.Fatalf("a pid reservation on Bottlerocket gave %v, want an error naming it", err)
+	}
+}
+
 func TestBottlerocketUserDataRefusesWhatIsNotTOML(t *testing.T) {
 	own := "#!/bin/bash\necho hi\n"
-	if _, err := bottlerocketUserData("prod", testClusterDetails, nil, nil, &own); err == nil || !strings.Contains(err.Error(), "settings TOML") {
+	if _, err := bottlerocketUserData(testJoin(), &own); err == nil || !strings.Contains(err.Error(), "settings TOML") {
 		t.Fatalf("a shell script for Bottlerocket gave %v, want an error saying it takes settings TOML", err)
 	}
 }
@@ -176,12 +291,12 @@ func TestBottlerocketUserDataRefusesWhatIsNotTOML(t *testing.T) {
 // A class of Bottlerocket images launches with settings TOML; others with nodeadm's MIME.
 func TestNodeUserDataFollowsTheImageFamily(t *testing.T) {
 	class := &v1alpha1.AWSNodeClass{Status: v1alpha1.AWSNodeClassStatus{AMIs: []v1alpha1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64", Family: FamilyBottlerocket}}}}
-	doc, err := nodeUserData(class, "prod", testClusterDetails, map[string]string{"a": "1"}, nil)
+	doc, err := nodeUserData(class, testJoin())
 	if err != nil || !strings.HasPrefix(doc, "[settings") {
 		t.Fatalf("Bottlerocket user data %q, %v; want settings TOML", doc, err)
 	}
 	class.Status.AMIs[0].Family = "al2023"
-	doc, err = nodeUserData(class, "prod", testClusterDetails, map[string]string{"a": "1"}, nil)
+	doc, err = nodeUserData(class, testJoin())
 	if err != nil || !strings.HasPrefix(doc, "MIME-Version:") {
 		t.Fatalf("AL2023 user data %q, %v; want a MIME document", doc, err)
 	}

@@ -17,10 +17,11 @@ import (
 // volume of 20 GiB. The emulator keeps no volume sizes worth reading.
 var rootVolume = resource.MustParse("20Gi")
 
-// machineShape returns what the kubelet of an instance of the type reports, as EC2
-// describes the type: vCPUs, memory, the pods the VPC CNI gives addresses to, and what
-// nodeadm reserves for the system. It plays the part of nodeadm on a real node and so
-// shares no code with the operator's catalogue, whose figures it checks.
+// machineShape returns what the kubelet of an instance of the type reports with the
+// image's defaults, as EC2 describes the type: vCPUs, memory, the pods the VPC CNI gives
+// addresses to, and what nodeadm reserves for the system. It plays the part of nodeadm
+// on a real node and so shares no code with the operator's catalogue, whose figures it
+// checks. configured applies a node's kubelet configuration to it.
 func machineShape(info ec2types.InstanceTypeInfo) (*cloudprovider.InstanceType, error) {
 	name := string(info.InstanceType)
 	if info.VCpuInfo == nil || info.VCpuInfo.DefaultVCpus == nil || info.MemoryInfo == nil || info.MemoryInfo.SizeInMiB == nil {
@@ -35,7 +36,7 @@ func machineShape(info ec2types.InstanceTypeInfo) (*cloudprovider.InstanceType, 
 	if info.ProcessorInfo != nil && slices.Contains(info.ProcessorInfo.SupportedArchitectures, ec2types.ArchitectureTypeArm64) {
 		arch = "arm64"
 	}
-	return &cloudprovider.InstanceType{
+	return configured(&cloudprovider.InstanceType{
 		Name:         name,
 		Architecture: arch,
 		Capacity: corev1.ResourceList{
@@ -44,8 +45,7 @@ func machineShape(info ec2types.InstanceTypeInfo) (*cloudprovider.InstanceType, 
 			corev1.ResourcePods:             *resource.NewQuantity(pods, resource.DecimalSI),
 			corev1.ResourceEphemeralStorage: rootVolume,
 		},
-		Overhead: reserved(cpus, pods),
-	}, nil
+	}, KubeletSettings{}), nil
 }
 
 // maxPods is the VPC CNI's limit without prefix delegation: each network interface of
@@ -65,12 +65,69 @@ func maxPods(info ec2types.InstanceTypeInfo) (int64, error) {
 	return int64(interfaces)*(int64(*n.Ipv4AddressesPerInterface)-1) + 2, nil
 }
 
-// reserved is what nodeadm sets aside on an EKS node: kube-reserved CPU by a sliding
-// share of the cores (6% of the first, 1% of the second, 0.5% of the next two, 0.25% of
-// the rest), kube-reserved memory of 255 MiB plus 11 MiB per pod and ephemeral storage
-// of 1 GiB, and the kubelet's hard eviction thresholds (100 MiB of memory, 10% of the
-// root volume).
-func reserved(cpus, pods int64) corev1.ResourceList {
+// configured is what the kubelet of a node of the type (with the image's defaults)
+// reports under a kubelet configuration: pods capacity maxPods when set; overhead
+// kube-reserved (the image's default for each resource the configuration does not
+// reserve) plus system-reserved plus the eviction thresholds of memory.available and
+// nodefs.available (the image's default for a signal the configuration does not set, a
+// soft threshold where it is larger than the hard one). The image's kube-reserved memory
+// stays computed from the type's default max pods, as nodeadm computes it.
+func configured(def *cloudprovider.InstanceType, k KubeletSettings) *cloudprovider.InstanceType {
+	shape := &cloudprovider.InstanceType{Name: def.Name, Architecture: def.Architecture, Capacity: def.Capacity.DeepCopy()}
+	if k.MaxPods != nil {
+		shape.Capacity[corev1.ResourcePods] = *resource.NewQuantity(*k.MaxPods, resource.DecimalSI)
+	}
+	kubeReserved := imageKubeReserved(def.Capacity.Cpu().Value(), def.Capacity.Pods().Value())
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+		if q, ok := k.KubeReserved[name]; ok {
+			kubeReserved[name] = q
+		}
+	}
+	overhead := corev1.ResourceList{}
+	add := func(name corev1.ResourceName, q resource.Quantity) {
+		sum := overhead[name]
+		sum.Add(q)
+		overhead[name] = sum
+	}
+	for name, q := range kubeReserved {
+		add(name, q)
+	}
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
+		if q, ok := k.SystemReserved[name]; ok {
+			add(name, q)
+		}
+	}
+	for signal, name := range map[string]corev1.ResourceName{"memory.available": corev1.ResourceMemory, "nodefs.available": corev1.ResourceEphemeralStorage} {
+		capacity := shape.Capacity[name]
+		threshold := imageEvictionHard[signal].Of(capacity)
+		if hard, ok := k.EvictionHard[signal]; ok {
+			threshold = hard.Of(capacity)
+		}
+		if soft, ok := k.EvictionSoft[signal]; ok {
+			if q := soft.Of(capacity); q.Cmp(threshold) > 0 {
+				threshold = q
+			}
+		}
+		add(name, threshold)
+	}
+	shape.Overhead = overhead
+	return shape
+}
+
+// imageEvictionHard are the kubelet's hard eviction thresholds on EKS's images that take
+// from allocatable.
+var imageEvictionHard = map[string]Threshold{
+	"memory.available": {Quantity: ptrTo(resource.MustParse("100Mi"))},
+	"nodefs.available": {Percent: 10},
+}
+
+func ptrTo[T any](v T) *T { return &v }
+
+// imageKubeReserved is what nodeadm reserves for Kubernetes on an EKS node: CPU by a
+// sliding share of the cores (6% of the first, 1% of the second, 0.5% of the next two,
+// 0.25% of the rest), memory of 255 MiB plus 11 MiB per pod of the type's default max
+// pods, and ephemeral storage of 1 GiB.
+func imageKubeReserved(cpus, pods int64) corev1.ResourceList {
 	shares := []struct {
 		cores    int64
 		perMille float64
@@ -81,10 +138,9 @@ func reserved(cpus, pods int64) corev1.ResourceList {
 		millicores += float64(n) * s.perMille
 		left -= n
 	}
-	storage := resource.NewQuantity(1<<30+rootVolume.Value()/10, resource.BinarySI)
 	return corev1.ResourceList{
 		corev1.ResourceCPU:              *resource.NewMilliQuantity(int64(math.Round(millicores)), resource.DecimalSI),
-		corev1.ResourceMemory:           *resource.NewQuantity((255+11*pods+100)<<20, resource.BinarySI),
-		corev1.ResourceEphemeralStorage: *storage,
+		corev1.ResourceMemory:           *resource.NewQuantity((255+11*pods)<<20, resource.BinarySI),
+		corev1.ResourceEphemeralStorage: *resource.NewQuantity(1<<30, resource.BinarySI),
 	}
 }

@@ -77,3 +77,68 @@ func TestMachineShapeRefusesIncompleteTypes(t *testing.T) {
 		}
 	}
 }
+
+// TestConfiguredShape checks a kubelet configuration's effect on what an m5.large
+// (2 vCPUs, 8192 MiB, 29 pods, 20Gi root volume) reports, against figures worked out by
+// hand: by default 1930m, 7518Mi (8192 − 255 − 11×29 − 100) and 17Gi (20 − 1 − 2) of
+// ephemeral storage are allocatable.
+func TestConfiguredShape(t *testing.T) {
+	def, err := machineShape(info("m5.large", 2, 8192, 3, 10, ec2types.ArchitectureTypeX8664))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name    string
+		kubelet KubeletSettings
+		pods    int64
+		// allocatable cpu, memory and ephemeral storage
+		cpu, memory, storage string
+	}{
+		{"the image's defaults", KubeletSettings{}, 29, "1930m", "7518Mi", "17Gi"},
+		// Max pods change the pods capacity, not the image's kube-reserved memory, which
+		// nodeadm computes from the type's default max pods.
+		{"max pods", KubeletSettings{MaxPods: ptr64(110)}, 110, "1930m", "7518Mi", "17Gi"},
+		// kube-reserved memory replaces the image's 574Mi: 8192 − 1024 − 100.
+		{"kube-reserved memory", KubeletSettings{MaxPods: ptr64(20), KubeReserved: corev1.ResourceList{"memory": q("1Gi")}}, 20, "1930m", "7068Mi", "17Gi"},
+		// kube-reserved cpu replaces the image's 70m; pid reserves no node resource.
+		{"kube-reserved cpu and pid", KubeletSettings{KubeReserved: corev1.ResourceList{"cpu": q("500m"), "pid": q("100")}}, 29, "1500m", "7518Mi", "17Gi"},
+		// system-reserved comes on top of kube-reserved.
+		{"system-reserved", KubeletSettings{SystemReserved: corev1.ResourceList{"cpu": q("100m"), "memory": q("200Mi"), "ephemeral-storage": q("1Gi")}}, 29, "1830m", "7318Mi", "16Gi"},
+		// A hard memory threshold replaces the image's 100Mi; 5% of 8192Mi is 429,496,729
+		// bytes, rounded down.
+		{"hard memory threshold", KubeletSettings{EvictionHard: map[string]Threshold{"memory.available": {Quantity: ptrTo(q("500Mi"))}}}, 29, "1930m", "7118Mi", "17Gi"},
+		{"hard memory percentage", KubeletSettings{EvictionHard: map[string]Threshold{"memory.available": {Percent: 5}}}, 29, "1930m", "7558555239", "17Gi"},
+		// A hard nodefs threshold replaces the image's 10%: 20Gi − 1Gi − 4Gi.
+		{"hard nodefs threshold", KubeletSettings{EvictionHard: map[string]Threshold{"nodefs.available": {Percent: 20}}}, 29, "1930m", "7518Mi", "15Gi"},
+		// A soft threshold counts where it is larger than the hard one.
+		{"soft above hard", KubeletSettings{EvictionSoft: map[string]Threshold{"memory.available": {Quantity: ptrTo(q("1Gi"))}}}, 29, "1930m", "6594Mi", "17Gi"},
+		{"soft below hard", KubeletSettings{EvictionSoft: map[string]Threshold{"memory.available": {Quantity: ptrTo(q("50Mi"))}, "nodefs.available": {Percent: 5}}}, 29, "1930m", "7518Mi", "17Gi"},
+		// Other signals and the image GC thresholds take nothing from allocatable.
+		{"other signals and image GC", KubeletSettings{
+			EvictionHard:                map[string]Threshold{"imagefs.available": {Percent: 30}, "pid.available": {Percent: 10}},
+			ImageGCHighThresholdPercent: ptr64(90), ImageGCLowThresholdPercent: ptr64(50),
+		}, 29, "1930m", "7518Mi", "17Gi"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			shape := configured(def, c.kubelet)
+			allocatable := shape.Allocatable()
+			for name, want := range map[corev1.ResourceName]string{
+				corev1.ResourceCPU: c.cpu, corev1.ResourceMemory: c.memory, corev1.ResourceEphemeralStorage: c.storage,
+				corev1.ResourcePods: resource.NewQuantity(c.pods, resource.DecimalSI).String(),
+			} {
+				if got := allocatable[name]; !got.Equal(resource.MustParse(want)) {
+					t.Errorf("allocatable %s %s, want %s", name, &got, want)
+				}
+			}
+			if got := shape.Capacity.Pods().Value(); got != c.pods {
+				t.Errorf("pods capacity %d, want %d", got, c.pods)
+			}
+			if !shape.Capacity.Memory().Equal(resource.MustParse("8Gi")) || !shape.Capacity.Cpu().Equal(resource.MustParse("2")) {
+				t.Errorf("capacity %v: only pods change", shape.Capacity)
+			}
+		})
+	}
+	if def.Capacity.Pods().Value() != 29 {
+		t.Errorf("configuring changed the type's default shape: %v", def.Capacity)
+	}
+}

@@ -40,9 +40,10 @@ func (m *Machines) describeInstances(ctx context.Context) ([]ec2types.Instance, 
 }
 
 // admit reads what the kubelets of new instances need: the user data they register
-// with, the shape of their type, their warmup images. An instance whose user data cannot
-// be read now is left for the next poll; one whose user data is wrong gets a kubelet
-// that never registers, and a problem.
+// with, the shape of their type under the kubelet configuration of that user data,
+// their warmup images. An instance whose user data cannot be read now is left for the
+// next poll; one whose user data is wrong gets a kubelet that never registers, and a
+// problem.
 func (m *Machines) admit(ctx context.Context, fresh []ec2types.Instance) ([]*machine, error) {
 	if len(fresh) == 0 {
 		return nil, nil
@@ -78,6 +79,10 @@ func (m *Machines) admit(ctx context.Context, fresh []ec2types.Instance) ([]*mac
 			userData = aws.ToString(out.UserData.Value)
 		}
 		mc.registration, err = ParseUserData(userData)
+		if mc.shape != nil {
+			// The kubelet reports its type's shape under the configuration it booted with.
+			mc.shape = configured(mc.shape, mc.registration.Kubelet)
+		}
 		switch {
 		case err != nil:
 			m.problem("instance %s: its kubelet cannot start: %v", id, err)

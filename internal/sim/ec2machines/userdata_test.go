@@ -92,10 +92,9 @@ func TestParseUserDataRefuses(t *testing.T) {
 		name, userData, want string
 	}{
 		{"not base64", "%%%", "not base64"},
-		{"a shell script, not MIME", base64.StdEncoding.EncodeToString([]byte("#!/bin/bash\necho hi\n")), "not a MIME document"},
+		{"a shell script, neither MIME nor TOML", base64.StdEncoding.EncodeToString([]byte("#!/bin/bash\necho hi\n")), "neither a MIME document nor Bottlerocket settings TOML"},
 		{"MIME but not multipart", base64.StdEncoding.EncodeToString([]byte("Content-Type: text/plain\n\nhi\n")), "want a multipart document"},
 		{"no NodeConfig part", mimeDocument("\n", [2]string{"text/x-shellscript", "#!/bin/bash"}), "no application/node.eks.aws part"},
-		{"two NodeConfig parts", mimeDocument("\n", nodeConfig(), nodeConfig()), "more than one"},
 		{"another kind", mimeDocument("\n", [2]string{"application/node.eks.aws", "apiVersion: v1\nkind: ConfigMap"}), "want node.eks.aws/v1alpha1 NodeConfig"},
 		{"a label without a value", mimeDocument("\n", nodeConfig(`--node-labels=a`)), `"a" is not key=value`},
 		{"a bad label key", mimeDocument("\n", nodeConfig(`--node-labels=a b=1`)), "label key"},
@@ -141,6 +140,7 @@ func TestKubeletMaySet(t *testing.T) {
 func FuzzParseUserData(f *testing.F) {
 	f.Add(mimeDocument("\n", nodeConfig(`--node-labels=a=1,b=2`, `--register-with-taints=c=d:NoSchedule`)))
 	f.Add(mimeDocument("\r\n", [2]string{"text/x-shellscript", "#!/bin/sh"}, nodeConfig()))
+	f.Add(base64.StdEncoding.EncodeToString([]byte("[settings.kubernetes]\ncluster-name = \"a\"\napi-server = \"b\"\nmax-pods = 3\n[settings.kubernetes.node-taints]\nx = [\":NoSchedule\"]\n")))
 	f.Add("")
 	f.Fuzz(func(t *testing.T, userData string) {
 		reg, err := ParseUserData(userData)
