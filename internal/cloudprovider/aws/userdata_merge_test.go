@@ -3,6 +3,7 @@ package aws
 import (
 	"encoding/base64"
 	"maps"
+	"math/big"
 	"slices"
 	"testing"
 
@@ -112,7 +113,7 @@ func TestUserDataMergeAsTheNodeReadsIt(t *testing.T) {
 			if len(k.KubeReserved) != 2 || !cpu.Equal(resource.MustParse("300m")) || !memory.Equal(resource.MustParse("1Gi")) {
 				t.Errorf("kube-reserved %v, want the class's cpu and the pool's memory", k.KubeReserved)
 			}
-			if nodefs, ok := k.EvictionHard["nodefs.available"]; !ok || nodefs.Percent != 20 {
+			if nodefs, ok := k.EvictionHard["nodefs.available"]; !ok || nodefs.Percent == nil || nodefs.Percent.Cmp(big.NewRat(20, 1)) != 0 {
 				t.Errorf("eviction-hard %v, want the class's nodefs.available 20%%", k.EvictionHard)
 			}
 		})

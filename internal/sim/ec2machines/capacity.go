@@ -3,6 +3,7 @@ package ec2machines
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -78,25 +79,16 @@ func configured(def *cloudprovider.InstanceType, k KubeletSettings) *cloudprovid
 		shape.Capacity[corev1.ResourcePods] = *resource.NewQuantity(*k.MaxPods, resource.DecimalSI)
 	}
 	kubeReserved := imageKubeReserved(def.Capacity.Cpu().Value(), def.Capacity.Pods().Value())
+	systemReserved := corev1.ResourceList{}
 	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
 		if q, ok := k.KubeReserved[name]; ok {
 			kubeReserved[name] = q
 		}
-	}
-	overhead := corev1.ResourceList{}
-	add := func(name corev1.ResourceName, q resource.Quantity) {
-		sum := overhead[name]
-		sum.Add(q)
-		overhead[name] = sum
-	}
-	for name, q := range kubeReserved {
-		add(name, q)
-	}
-	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory, corev1.ResourceEphemeralStorage} {
 		if q, ok := k.SystemReserved[name]; ok {
-			add(name, q)
+			systemReserved[name] = q
 		}
 	}
+	eviction := corev1.ResourceList{}
 	for signal, name := range map[string]corev1.ResourceName{"memory.available": corev1.ResourceMemory, "nodefs.available": corev1.ResourceEphemeralStorage} {
 		capacity := shape.Capacity[name]
 		threshold := imageEvictionHard[signal].Of(capacity)
@@ -108,7 +100,15 @@ func configured(def *cloudprovider.InstanceType, k KubeletSettings) *cloudprovid
 				threshold = q
 			}
 		}
-		add(name, threshold)
+		eviction[name] = threshold
+	}
+	overhead := corev1.ResourceList{}
+	for _, part := range []corev1.ResourceList{kubeReserved, systemReserved, eviction} {
+		for name, q := range part {
+			sum := overhead[name]
+			sum.Add(q)
+			overhead[name] = sum
+		}
 	}
 	shape.Overhead = overhead
 	return shape
@@ -118,7 +118,7 @@ func configured(def *cloudprovider.InstanceType, k KubeletSettings) *cloudprovid
 // from allocatable.
 var imageEvictionHard = map[string]Threshold{
 	"memory.available": {Quantity: ptrTo(resource.MustParse("100Mi"))},
-	"nodefs.available": {Percent: 10},
+	"nodefs.available": {Percent: big.NewRat(10, 1)},
 }
 
 func ptrTo[T any](v T) *T { return &v }

@@ -1,6 +1,7 @@
 package ec2machines
 
 import (
+	"math/big"
 	"testing"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -107,15 +108,18 @@ func TestConfiguredShape(t *testing.T) {
 		// A hard memory threshold replaces the image's 100Mi; 5% of 8192Mi is 429,496,729
 		// bytes, rounded down.
 		{"hard memory threshold", KubeletSettings{EvictionHard: map[string]Threshold{"memory.available": {Quantity: ptrTo(q("500Mi"))}}}, 29, "1930m", "7118Mi", "17Gi"},
-		{"hard memory percentage", KubeletSettings{EvictionHard: map[string]Threshold{"memory.available": {Percent: 5}}}, 29, "1930m", "7558555239", "17Gi"},
+		{"hard memory percentage", KubeletSettings{EvictionHard: map[string]Threshold{"memory.available": {Percent: big.NewRat(5, 1)}}}, 29, "1930m", "7558555239", "17Gi"},
+		// 0% is a threshold the kubelet ignores: no memory kept free; 7.5% of 20Gi is
+		// 1.5Gi.
+		{"ignored and fractional thresholds", KubeletSettings{EvictionHard: map[string]Threshold{"memory.available": {}, "nodefs.available": {Percent: big.NewRat(75, 10)}}}, 29, "1930m", "7618Mi", "17920Mi"},
 		// A hard nodefs threshold replaces the image's 10%: 20Gi − 1Gi − 4Gi.
-		{"hard nodefs threshold", KubeletSettings{EvictionHard: map[string]Threshold{"nodefs.available": {Percent: 20}}}, 29, "1930m", "7518Mi", "15Gi"},
+		{"hard nodefs threshold", KubeletSettings{EvictionHard: map[string]Threshold{"nodefs.available": {Percent: big.NewRat(20, 1)}}}, 29, "1930m", "7518Mi", "15Gi"},
 		// A soft threshold counts where it is larger than the hard one.
 		{"soft above hard", KubeletSettings{EvictionSoft: map[string]Threshold{"memory.available": {Quantity: ptrTo(q("1Gi"))}}}, 29, "1930m", "6594Mi", "17Gi"},
-		{"soft below hard", KubeletSettings{EvictionSoft: map[string]Threshold{"memory.available": {Quantity: ptrTo(q("50Mi"))}, "nodefs.available": {Percent: 5}}}, 29, "1930m", "7518Mi", "17Gi"},
+		{"soft below hard", KubeletSettings{EvictionSoft: map[string]Threshold{"memory.available": {Quantity: ptrTo(q("50Mi"))}, "nodefs.available": {Percent: big.NewRat(5, 1)}}}, 29, "1930m", "7518Mi", "17Gi"},
 		// Other signals and the image GC thresholds take nothing from allocatable.
 		{"other signals and image GC", KubeletSettings{
-			EvictionHard:                map[string]Threshold{"imagefs.available": {Percent: 30}, "pid.available": {Percent: 10}},
+			EvictionHard:                map[string]Threshold{"imagefs.available": {Percent: big.NewRat(30, 1)}, "pid.available": {Percent: big.NewRat(10, 1)}},
 			ImageGCHighThresholdPercent: ptr64(90), ImageGCLowThresholdPercent: ptr64(50),
 		}, 29, "1930m", "7518Mi", "17Gi"},
 	} {

@@ -3,8 +3,8 @@ package ec2machines
 import (
 	"fmt"
 	"maps"
+	"math/big"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -28,18 +28,26 @@ type KubeletSettings struct {
 }
 
 // Threshold is an eviction threshold: a quantity, or a percentage of the capacity.
+// Neither is a threshold the kubelet ignores (0% and 100%), which keeps nothing free.
 type Threshold struct {
 	Quantity *resource.Quantity
-	// Percent is set when Quantity is nil.
-	Percent float64
+	// Percent is a decimal number of hundredths, such as 5 or 7.5.
+	Percent *big.Rat
 }
 
-// Of is the threshold in a resource of the given capacity.
+// Of is what the threshold keeps free of a resource of the given capacity: a
+// percentage is rounded down to a whole unit, in exact decimal arithmetic (the kubelet's
+// float32 differs by a few bytes at most).
 func (t Threshold) Of(capacity resource.Quantity) resource.Quantity {
-	if t.Quantity != nil {
+	switch {
+	case t.Quantity != nil:
 		return t.Quantity.DeepCopy()
+	case t.Percent != nil:
+		share := new(big.Rat).Mul(t.Percent, big.NewRat(capacity.Value(), 100))
+		return *resource.NewQuantity(new(big.Int).Quo(share.Num(), share.Denom()).Int64(), capacity.Format)
+	default:
+		return *resource.NewQuantity(0, capacity.Format)
 	}
-	return *resource.NewQuantity(int64(float64(capacity.Value())*t.Percent/100), capacity.Format)
 }
 
 // reservable and signals are what the kubelet takes in its reservations and eviction
@@ -135,17 +143,22 @@ func evictionThresholds(values map[string]string) (map[string]Threshold, error) 
 		if !slices.Contains(signals, signal) {
 			return nil, fmt.Errorf("%s: not an eviction signal (%v)", signal, signals)
 		}
+		if value == "0%" || value == "100%" {
+			// The kubelet ignores these: the signal has no threshold.
+			out[signal] = Threshold{}
+			continue
+		}
 		if percent, ok := strings.CutSuffix(value, "%"); ok {
-			p, err := strconv.ParseFloat(percent, 64)
-			if err != nil || p < 0 || p > 100 {
+			p, ok := new(big.Rat).SetString(percent)
+			if !ok || p.Sign() < 0 || p.Cmp(big.NewRat(100, 1)) > 0 {
 				return nil, fmt.Errorf("%s = %q: want a percentage from 0 to 100", signal, value)
 			}
 			out[signal] = Threshold{Percent: p}
 			continue
 		}
 		q, err := resource.ParseQuantity(value)
-		if err != nil || q.Sign() < 0 {
-			return nil, fmt.Errorf("%s = %q: want a quantity or a percentage", signal, value)
+		if err != nil || q.Sign() <= 0 {
+			return nil, fmt.Errorf("%s = %q: want a positive quantity or a percentage", signal, value)
 		}
 		out[signal] = Threshold{Quantity: &q}
 	}

@@ -3,6 +3,7 @@ package ec2machines
 import (
 	"encoding/base64"
 	"maps"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -27,14 +28,16 @@ func ptr64(n int64) *int64 { return &n }
 
 // kubeletSettingsDiff compares settings by value (quantities semantically).
 func kubeletSettingsDiff(got, want KubeletSettings) string {
-	return cmp.Diff(want, got, cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }))
+	return cmp.Diff(want, got,
+		cmp.Comparer(func(a, b resource.Quantity) bool { return a.Cmp(b) == 0 }),
+		cmp.Comparer(func(a, b *big.Rat) bool { return (a == nil) == (b == nil) && (a == nil || a.Cmp(b) == 0) }))
 }
 
 func TestParseUserDataReadsTheKubeletConfiguration(t *testing.T) {
 	userData := mimeDocument("\n", nodeConfigWith(`      maxPods: 20
       kubeReserved: {cpu: 250m, memory: 1Gi, pid: "1000"}
       systemReserved: {memory: 200Mi}
-      evictionHard: {memory.available: 5%, nodefs.available: 2Gi}
+      evictionHard: {memory.available: 5%, nodefs.available: 2Gi, imagefs.available: 0%, pid.available: 7.5%}
       evictionSoft: {memory.available: 1Gi}
       evictionSoftGracePeriod: {memory.available: 1m30s}
       imageGCHighThresholdPercent: 90
@@ -46,10 +49,13 @@ func TestParseUserDataReadsTheKubeletConfiguration(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := KubeletSettings{
-		MaxPods:                     ptr64(20),
-		KubeReserved:                corev1.ResourceList{"cpu": q("250m"), "memory": q("1Gi"), "pid": q("1000")},
-		SystemReserved:              corev1.ResourceList{"memory": q("200Mi")},
-		EvictionHard:                map[string]Threshold{"memory.available": {Percent: 5}, "nodefs.available": {Quantity: ptrTo(q("2Gi"))}},
+		MaxPods:        ptr64(20),
+		KubeReserved:   corev1.ResourceList{"cpu": q("250m"), "memory": q("1Gi"), "pid": q("1000")},
+		SystemReserved: corev1.ResourceList{"memory": q("200Mi")},
+		EvictionHard: map[string]Threshold{
+			"memory.available": {Percent: big.NewRat(5, 1)}, "nodefs.available": {Quantity: ptrTo(q("2Gi"))},
+			"imagefs.available": {}, "pid.available": {Percent: big.NewRat(15, 2)},
+		},
 		EvictionSoft:                map[string]Threshold{"memory.available": {Quantity: ptrTo(q("1Gi"))}},
 		EvictionSoftGracePeriod:     map[string]time.Duration{"memory.available": 90 * time.Second},
 		ImageGCHighThresholdPercent: ptr64(90),
@@ -87,7 +93,7 @@ func TestParseUserDataMergesNodeConfigsInOrder(t *testing.T) {
 	want := KubeletSettings{
 		MaxPods:      ptr64(20),
 		KubeReserved: corev1.ResourceList{"cpu": q("100m"), "memory": q("1Gi")},
-		EvictionHard: map[string]Threshold{"nodefs.available": {Percent: 15}},
+		EvictionHard: map[string]Threshold{"nodefs.available": {Percent: big.NewRat(15, 1)}},
 	}
 	if diff := kubeletSettingsDiff(reg.Kubelet, want); diff != "" {
 		t.Errorf("kubelet settings (-want +got):\n%s", diff)
@@ -153,7 +159,7 @@ enabled = true
 		KubeReserved:                corev1.ResourceList{"memory": q("1Gi")},
 		SystemReserved:              corev1.ResourceList{"cpu": q("100m")},
 		EvictionHard:                map[string]Threshold{"memory.available": {Quantity: ptrTo(q("200Mi"))}},
-		EvictionSoft:                map[string]Threshold{"nodefs.available": {Percent: 15}},
+		EvictionSoft:                map[string]Threshold{"nodefs.available": {Percent: big.NewRat(15, 1)}},
 		EvictionSoftGracePeriod:     map[string]time.Duration{"nodefs.available": 2 * time.Minute},
 		ImageGCHighThresholdPercent: ptr64(90),
 		ImageGCLowThresholdPercent:  ptr64(70),
@@ -175,6 +181,7 @@ func TestParseUserDataRefusesABadKubeletConfiguration(t *testing.T) {
 		{"an unknown reservation", al2023("      kubeReserved: {nvidia.com/gpu: '1'}\n"), "kubeReserved"},
 		{"a bad quantity", al2023("      systemReserved: {memory: lots}\n"), "systemReserved"},
 		{"an unknown signal", al2023("      evictionHard: {memory.free: 1Gi}\n"), "not an eviction signal"},
+		{"a zero threshold", al2023("      evictionHard: {memory.available: 0Mi}\n"), "positive"},
 		{"a percentage over 100", al2023("      evictionHard: {nodefs.available: 120%}\n"), "percentage"},
 		{"a soft threshold without a grace period", al2023("      evictionSoft: {memory.available: 1Gi}\n"), "no evictionSoftGracePeriod"},
 		{"a bad grace period", al2023("      evictionSoft: {memory.available: 1Gi}\n      evictionSoftGracePeriod: {memory.available: soon}\n"), "evictionSoftGracePeriod"},
