@@ -49,6 +49,7 @@ func NewClaim(pool *v1alpha1.NodePool, desired v1alpha1.DesiredState) *v1alpha1.
 			Requirements:  append([]v1alpha1.NodeSelectorRequirement(nil), t.Requirements...),
 			Taints:        append([]v1alpha1.Taint(nil), t.Taints...),
 			StartupTaints: append([]v1alpha1.Taint(nil), t.StartupTaints...),
+			Kubelet:       t.Kubelet.DeepCopy(),
 			DesiredState:  desired,
 		},
 	}

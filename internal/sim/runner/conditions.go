@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
@@ -18,6 +19,7 @@ import (
 type view struct {
 	podsRunning, podsPending int
 	readyNodes               int
+	nodes                    []corev1.Node
 	// claims counts NodeClaims by pool, zone and phase.
 	claims map[claimKey]int
 	capacityCounts
@@ -86,6 +88,7 @@ func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
 			v.readyNodes++
 		}
 	}
+	v.nodes = nodes.Items
 	claims := &v1alpha1.NodeClaimList{}
 	if err := c.List(ctx, claims); err != nil {
 		return nil, err
@@ -128,6 +131,8 @@ func (v *view) count(c scenario.NamedCount) int {
 		return v.claimsInPhase(c.Claims.Pool, c.Claims.Zone, c.Claims.Phase)
 	case c.Event != nil:
 		return v.costly.podsWithEvent(c.Event.Reason)
+	case c.Nodes != nil:
+		return v.nodesShowing(c.Nodes)
 	case c.Name == "evictions":
 		return v.costly.evictions()
 	case c.Name == "podLatencyP99":
@@ -139,6 +144,50 @@ func (v *view) count(c scenario.NamedCount) int {
 		"podsRunning": v.podsRunning, "podsPending": v.podsPending, "readyNodes": v.readyNodes,
 		"startedFromStandby": v.startedFromStandby, "takenWhileWarming": v.takenWhileWarming, "launchedCold": v.launchedCold,
 	}[c.Name]
+}
+
+// nodesShowing counts the Nodes that show what want names: its pool, labels, taints,
+// capacity and allocatable.
+func (v *view) nodesShowing(want *scenario.NodeCount) int {
+	n := 0
+	for i := range v.nodes {
+		node := &v.nodes[i]
+		if want.Pool != "" && node.Labels[v1alpha1.LabelNodePool] != want.Pool {
+			continue
+		}
+		if showsLabels(node, want.Labels) && showsTaints(node, want.Taints) &&
+			showsQuantities(node.Status.Capacity, want.Capacity) && showsQuantities(node.Status.Allocatable, want.Allocatable) {
+			n++
+		}
+	}
+	return n
+}
+
+func showsLabels(node *corev1.Node, labels map[string]string) bool {
+	for k, val := range labels {
+		if got, ok := node.Labels[k]; !ok || got != val {
+			return false
+		}
+	}
+	return true
+}
+
+func showsTaints(node *corev1.Node, taints []corev1.Taint) bool {
+	for _, want := range taints {
+		if !slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&want) && t.Value == want.Value }) {
+			return false
+		}
+	}
+	return true
+}
+
+func showsQuantities(got, want corev1.ResourceList) bool {
+	for name, q := range want {
+		if have, ok := got[name]; !ok || have.Cmp(q) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func countHolds(c *scenario.Count, n int) bool {

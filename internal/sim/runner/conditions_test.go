@@ -6,8 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
@@ -62,6 +66,52 @@ func TestHolds(t *testing.T) {
 			ok, why := holds(&c.c, v)
 			if ok != c.ok || why != c.why {
 				t.Errorf("holds = %v, %q; want %v, %q", ok, why, c.ok, c.why)
+			}
+		})
+	}
+}
+
+// A nodes count counts the Nodes of the pool that carry every label and taint given and
+// report every quantity given.
+func TestHoldsNodes(t *testing.T) {
+	node := func(pool, pods, memory string, taints ...corev1.Taint) corev1.Node {
+		return corev1.Node{
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelNodePool: pool, "team": pool}},
+			Spec:       corev1.NodeSpec{Taints: taints},
+			Status: corev1.NodeStatus{
+				Capacity:    corev1.ResourceList{corev1.ResourcePods: resource.MustParse(pods), corev1.ResourceMemory: resource.MustParse("8Gi")},
+				Allocatable: corev1.ResourceList{corev1.ResourcePods: resource.MustParse(pods), corev1.ResourceMemory: resource.MustParse(memory)},
+			},
+		}
+	}
+	dedicated := corev1.Taint{Key: "dedicated", Value: "a", Effect: corev1.TaintEffectNoSchedule}
+	v := &view{nodes: []corev1.Node{
+		node("a", "20", "7068Mi", dedicated, v1alpha1.StandbyTaint),
+		node("a", "20", "7068Mi", dedicated),
+		node("a", "29", "7518Mi", dedicated),
+		node("b", "20", "7068Mi"),
+	}}
+	count := func(c scenario.NodeCount) scenario.Condition {
+		c.Count = scenario.Count{Equals: ptr.To(2)}
+		return scenario.Condition{Nodes: []scenario.NodeCount{c}}
+	}
+	for _, c := range []struct {
+		name string
+		c    scenario.Condition
+		why  string
+	}{
+		{"by quantities", count(scenario.NodeCount{Pool: "a", Capacity: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("20")}, Allocatable: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("7068Mi")}}), ""},
+		{"quantities compare by value", count(scenario.NodeCount{Pool: "a", Allocatable: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("7237632Ki")}}), ""},
+		{"by taint", count(scenario.NodeCount{Taints: []corev1.Taint{v1alpha1.StandbyTaint}}), "nodes as registered is 1, want = 2"},
+		{"a taint's value counts", count(scenario.NodeCount{Pool: "a", Taints: []corev1.Taint{{Key: "dedicated", Value: "b", Effect: corev1.TaintEffectNoSchedule}}}), "nodes of pool a as registered is 0, want = 2"},
+		{"by label", count(scenario.NodeCount{Labels: map[string]string{"team": "b"}}), "nodes as registered is 1, want = 2"},
+		{"every pool", count(scenario.NodeCount{Capacity: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("20")}}), "nodes as registered is 3, want = 2"},
+		{"a resource the Nodes do not report", count(scenario.NodeCount{Pool: "a", Capacity: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("0")}}), "nodes of pool a as registered is 0, want = 2"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ok, why := holds(&c.c, v)
+			if ok != (c.why == "") || why != c.why {
+				t.Errorf("holds = %v, %q; want %q", ok, why, c.why)
 			}
 		})
 	}

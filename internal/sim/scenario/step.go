@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
@@ -72,6 +73,20 @@ type Condition struct {
 	// PodEvents counts the scenario's pods that have an Event with a reason, such as
 	// NoNodePoolFits.
 	PodEvents []EventCount `json:"podEvents,omitempty"`
+	// Nodes counts the Nodes that show what a pool registers them with.
+	Nodes []NodeCount `json:"nodes,omitempty"`
+}
+
+// NodeCount counts the Nodes, of one pool (by their stratos.sh/nodepool label) or all,
+// that carry every label and taint given (key, value and effect) and report every
+// capacity and allocatable quantity given, exactly.
+type NodeCount struct {
+	Pool        string              `json:"pool,omitempty"`
+	Labels      map[string]string   `json:"labels,omitempty"`
+	Taints      []corev1.Taint      `json:"taints,omitempty"`
+	Capacity    corev1.ResourceList `json:"capacity,omitempty"`
+	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
+	Count       `json:",inline"`
 }
 
 // EventCount counts the scenario's pods that have at least one Event with Reason.
@@ -86,9 +101,11 @@ type NamedCount struct {
 	Name string
 	// Want bounds the count.
 	Want *Count
-	// Claims is set for a claims entry, Event for a podEvents entry.
+	// Claims is set for a claims entry, Event for a podEvents entry, Nodes for a nodes
+	// entry.
 	Claims *ClaimCount
 	Event  *EventCount
+	Nodes  *NodeCount
 }
 
 // Counts lists the counts the condition sets, in the order of the file format.
@@ -126,6 +143,14 @@ func (c *Condition) Counts() []NamedCount {
 	for i := range c.PodEvents {
 		event := &c.PodEvents[i]
 		counts = append(counts, NamedCount{Name: "pods with a " + event.Reason + " Event", Want: &event.Count, Event: event})
+	}
+	for i := range c.Nodes {
+		nodes := &c.Nodes[i]
+		name := "nodes"
+		if nodes.Pool != "" {
+			name += " of pool " + nodes.Pool
+		}
+		counts = append(counts, NamedCount{Name: name + " as registered", Want: &nodes.Count, Nodes: nodes})
 	}
 	return counts
 }
