@@ -69,12 +69,13 @@ func TestGiveBackOnAWS(t *testing.T) {
 		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.WallSeconds, rep.CloudCalls, rep.CloudErrors)
 }
 
-// TestKubeletConfigurationOnAWS runs kubelet-aws.yaml against moto: two pools warm three
-// m5.large nodes, one pool with labels, a taint and a kubelet configuration (20 pods,
-// 1Gi kube-reserved memory). The simulator's kubelets register each Node from the user
-// data its instance was launched with, so the scenario's nodes condition holding shows
-// the labels, the taints and the kubelet settings travelled through EC2. Each pool's
-// claims launch from one template of their own.
+// TestKubeletConfigurationOnAWS runs kubelet-aws.yaml against moto: three pools warm four
+// m5.large nodes, two of them with labels, a taint and a kubelet configuration, one pool
+// on AL2023 (20 pods, 1Gi kube-reserved memory), one on Bottlerocket (12 pods, eviction at
+// 500Mi, a taint without a value). The simulator's kubelets register each Node from the
+// user data its instance was launched with, so the scenario's nodes condition holding
+// shows that the labels, the taints and the kubelet settings travelled through EC2 in
+// both forms. Each pool's claims launch from one template of their own.
 func TestKubeletConfigurationOnAWS(t *testing.T) {
 	t.Parallel()
 	rep := simulate(t, "kubelet-aws.yaml", "--time-scale=5", "--cloud=aws")
@@ -85,8 +86,8 @@ func TestKubeletConfigurationOnAWS(t *testing.T) {
 		t.Errorf("invariants broken: %+v", rep.Invariants)
 	}
 	checkAWS(t, rep)
-	if rep.CloudCalls["ec2:CreateFleet"] != 3 || rep.CloudCalls["ec2:CreateLaunchTemplate"] != 2 {
-		t.Errorf("cloud calls %v: want 3 launches from 2 templates, one per pool", rep.CloudCalls)
+	if rep.CloudCalls["ec2:CreateFleet"] != 4 || rep.CloudCalls["ec2:CreateLaunchTemplate"] != 3 {
+		t.Errorf("cloud calls %v: want 4 launches from 3 templates, one per pool", rep.CloudCalls)
 	}
 	t.Logf("kubelet configuration on aws at 5x: wall %.0fs; EC2 calls %v", rep.WallSeconds, rep.CloudCalls)
 }

@@ -53,8 +53,8 @@ func bottlerocketUserData(join nodeJoin, classUserData *string) (string, error) 
 	}
 	// A taint is key = ["value:Effect", ...]; a taint with no value is ":Effect", which
 	// Bottlerocket's settings model accepts (the value before the colon is optional).
-	// The pool's taints replace the class's of the same key, as --register-with-taints
-	// does on AL2023.
+	// The pool's taints of a key replace the class's of that key (on AL2023 the kubelet
+	// takes the last --register-with-taints whole).
 	taints := map[string][]any{}
 	for _, t := range join.taints {
 		taints[t.Key] = append(taints[t.Key], t.Value+":"+string(t.Effect))

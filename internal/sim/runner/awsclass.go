@@ -10,6 +10,11 @@ import (
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
+// AnnotationAMIAlias on a FakeNodeClass is the image alias of the AWSNodeClass it
+// becomes on aws, such as bottlerocket@latest; al2023@latest when it is absent. The fake
+// cloud ignores it.
+const AnnotationAMIAlias = "sim.stratos.sh/ami-alias"
+
 // awsNodeClasses is what a scenario's fake node classes become on aws: AWSNodeClasses
 // that find the simulated VPC's subnets and security group by tag, the AMI by alias,
 // and the nodes' IAM role by name.
@@ -62,15 +67,20 @@ func (c awsNodeClasses) translate(s *scenario.Scenario) error {
 	return nil
 }
 
-// nodeClass replaces a FakeNodeClass with its AWSNodeClass.
+// nodeClass replaces a FakeNodeClass with its AWSNodeClass, of the images of its
+// AnnotationAMIAlias.
 func (c awsNodeClasses) nodeClass(o *unstructured.Unstructured) error {
 	hibernate, _, err := unstructured.NestedBool(o.Object, "spec", "hibernate")
 	if err != nil {
 		return err
 	}
+	alias := "al2023@latest"
+	if a := o.GetAnnotations()[AnnotationAMIAlias]; a != "" {
+		alias = a
+	}
 	selector := []any{map[string]any{"tags": stringMap(c.discoveryTags)}}
 	spec := map[string]any{
-		"amiSelectorTerms":           []any{map[string]any{"alias": "al2023@latest"}},
+		"amiSelectorTerms":           []any{map[string]any{"alias": alias}},
 		"subnetSelectorTerms":        selector,
 		"securityGroupSelectorTerms": selector,
 		"role":                       c.role,

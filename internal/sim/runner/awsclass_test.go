@@ -19,7 +19,7 @@ objects:
     spec: {instanceTypes: [m5.large, m5.xlarge], hibernate: true}
   - apiVersion: stratos.sh/v1alpha1
     kind: FakeNodeClass
-    metadata: {name: any}
+    metadata: {name: any, annotations: {sim.stratos.sh/ami-alias: bottlerocket@latest}}
   - apiVersion: stratos.sh/v1alpha1
     kind: NodePool
     metadata: {name: demo}
@@ -69,7 +69,8 @@ func TestTranslateForAWS(t *testing.T) {
 		len(class.Spec.SecurityGroupSelectorTerms) != 1 || class.Spec.SecurityGroupSelectorTerms[0].Tags["stratos.sh/discovery"] != "sim" {
 		t.Errorf("AWSNodeClass %+v", class)
 	}
-	if other := decode[v1alpha1.AWSNodeClass](t, s.Objects[1].Object); other.Name != "any" || other.Spec.Hibernate {
+	if other := decode[v1alpha1.AWSNodeClass](t, s.Objects[1].Object); other.Name != "any" || other.Spec.Hibernate ||
+		len(other.Spec.AMISelectorTerms) != 1 || other.Spec.AMISelectorTerms[0].Alias != "bottlerocket@latest" {
 		t.Errorf("AWSNodeClass %+v", other)
 	}
 
