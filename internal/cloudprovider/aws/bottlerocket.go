@@ -48,8 +48,8 @@ func bottlerocketUserData(join nodeJoin, classUserData *string) (string, error) 
 	if dns, ok := clusterDNS(join.cluster.ServiceCIDR); ok {
 		kubernetes["cluster-dns-ip"] = dns
 	}
-	if len(join.labels) > 0 {
-		maps.Copy(table(kubernetes, "node-labels"), toAny(join.labels))
+	if labels := registrationLabels(join.labels); len(labels) > 0 {
+		maps.Copy(table(kubernetes, "node-labels"), toAny(labels))
 	}
 	// A taint is key = ["value:Effect", ...]; a taint with no value is ":Effect", which
 	// Bottlerocket's settings model accepts (the value before the colon is optional).

@@ -89,9 +89,11 @@ func userData(join nodeJoin, classUserData *string) (string, error) {
 	return mimeDocument(parts)
 }
 
-// kubeletFlags register the Node with labels and taints, in a stable order.
+// kubeletFlags register the Node with labels (those the kubelet may set) and taints, in
+// a stable order.
 func kubeletFlags(labels map[string]string, taints []corev1.Taint) []string {
 	var flags []string
+	labels = registrationLabels(labels)
 	if len(labels) > 0 {
 		pairs := make([]string, 0, len(labels))
 		for _, k := range slices.Sorted(maps.Keys(labels)) {

@@ -134,3 +134,28 @@ func sameTaints(a, b []corev1.Taint) bool {
 	slices.Sort(bs)
 	return slices.Equal(as, bs)
 }
+
+// Labels the kubelet refuses at startup (under kubernetes.io and k8s.io, outside its own)
+// stay out of the user data, which a node then boots with; Stratos sets them on the Node
+// after it registers.
+func TestUserDataLeavesOutLabelsTheKubeletRefuses(t *testing.T) {
+	join := testJoin()
+	join.labels = map[string]string{
+		"node-role.kubernetes.io/worker": "", "example.k8s.io/x": "1", "kubernetes.io/role": "node",
+		"node.kubernetes.io/lifecycle": "spot", "team": "a", "stratos.sh/nodepool": "web",
+	}
+	want := map[string]string{"node.kubernetes.io/lifecycle": "spot", "team": "a", "stratos.sh/nodepool": "web"}
+	for family, write := range map[string]func(nodeJoin, *string) (string, error){"AL2023": userData, "Bottlerocket": bottlerocketUserData} {
+		doc, err := write(join, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reg, err := ec2machines.ParseUserData(base64.StdEncoding.EncodeToString([]byte(doc)))
+		if err != nil {
+			t.Fatalf("%s: a node cannot boot with the user data: %v", family, err)
+		}
+		if !maps.Equal(reg.Labels, want) {
+			t.Errorf("%s: the Node registers with %v, want %v", family, reg.Labels, want)
+		}
+	}
+}
