@@ -54,14 +54,14 @@ type cloud struct{ instances Instances }
 var _ cloudprovider.Interface = (*cloud)(nil)
 
 func (c *cloud) Initialize(cloudprovider.ControllerClientBuilder, <-chan struct{}) {}
-func (c *cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool)                 { return nil, false }
-func (c *cloud) Instances() (cloudprovider.Instances, bool)                       { return nil, false }
-func (c *cloud) InstancesV2() (cloudprovider.InstancesV2, bool)                   { return c, true }
-func (c *cloud) Zones() (cloudprovider.Zones, bool)                               { return nil, false }
-func (c *cloud) Clusters() (cloudprovider.Clusters, bool)                         { return nil, false }
-func (c *cloud) Routes() (cloudprovider.Routes, bool)                             { return nil, false }
-func (c *cloud) ProviderName() string                                             { return "stratos-simulator" }
-func (c *cloud) HasClusterID() bool                                               { return true }
+func (c *cloud) LoadBalancer() (cloudprovider.LoadBalancer, bool)                  { return nil, false }
+func (c *cloud) Instances() (cloudprovider.Instances, bool)                        { return nil, false }
+func (c *cloud) InstancesV2() (cloudprovider.InstancesV2, bool)                    { return c, true }
+func (c *cloud) Zones() (cloudprovider.Zones, bool)                                { return nil, false }
+func (c *cloud) Clusters() (cloudprovider.Clusters, bool)                          { return nil, false }
+func (c *cloud) Routes() (cloudprovider.Routes, bool)                              { return nil, false }
+func (c *cloud) ProviderName() string                                              { return "stratos-simulator" }
+func (c *cloud) HasClusterID() bool                                                { return true }
 
 // InstanceExists answers as EC2's provider does: an instance exists until it is terminated.
 func (c *cloud) InstanceExists(_ context.Context, node *corev1.Node) (bool, error) {
