@@ -232,7 +232,8 @@ func schedulingClaim(cs state.ClaimState, types catalog) (scheduling.Claim, bool
 	case claim.Status.Allocatable != nil:
 		c.Allocatable = claim.Status.Allocatable
 	case it != nil:
-		c.Allocatable = it.Allocatable()
+		// Launched, not registered: its type as its kubelet configuration makes it.
+		c.Allocatable = it.WithKubelet(claim.Spec.Kubelet).Allocatable()
 	default:
 		// Not launched yet: it holds what it was made for, no more.
 		c.Allocatable = claim.Spec.Resources.Requests

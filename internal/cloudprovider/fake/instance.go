@@ -21,9 +21,10 @@ type instance struct {
 	instanceType *cloudprovider.InstanceType
 
 	// What the launch asked of the kubelet.
-	labels map[string]string
-	taints []corev1.Taint
-	images []string
+	labels  map[string]string
+	taints  []corev1.Taint
+	images  []string
+	kubelet *v1alpha1.KubeletConfiguration
 
 	physics       Physics
 	faults        *v1alpha1.FakeFaults

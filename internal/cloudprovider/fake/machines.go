@@ -54,7 +54,8 @@ func (p NodePhase) String() string {
 }
 
 // NodeView is what the kubelet of one machine reports at some time. It holds copies,
-// so that the kubelet simulator uses it without the cloud's lock.
+// so that the kubelet simulator uses it without the cloud's lock. Its InstanceType is
+// the machine as the kubelet reports it, the kubelet's configuration applied.
 type NodeView struct {
 	InstanceID   string
 	NodeName     string

@@ -32,7 +32,7 @@ func (i *instance) nodeView(now time.Time, region string) NodeView {
 		NodeName:     i.hostname,
 		ProviderID:   i.ProviderID,
 		PrivateIP:    i.privateIP,
-		InstanceType: i.instanceType,
+		InstanceType: i.instanceType.WithKubelet(i.kubelet),
 		Labels:       maps.Clone(i.labels),
 		Boot:         i.boot.Number,
 		Resumes:      i.boot.Resumes,

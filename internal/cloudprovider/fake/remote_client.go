@@ -72,6 +72,7 @@ func (r *Remote) Create(ctx context.Context, req *cloudprovider.CreateRequest) (
 	err = r.call(ctx, cloudprovider.OpCreate, pathCreate, createRequest{
 		ClientToken: req.ClientToken, NodeClass: class, Requirements: req.Requirements, Requests: req.Requests,
 		Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags, Unavailable: req.Unavailable,
+		Kubelet: req.Kubelet,
 	}, &resp)
 	if err != nil {
 		return nil, err

@@ -41,6 +41,7 @@ type createRequest struct {
 	Images       []string                         `json:"images,omitempty"`
 	Tags         map[string]string                `json:"tags,omitempty"`
 	Unavailable  []cloudprovider.OfferingKey      `json:"unavailable,omitempty"`
+	Kubelet      *v1alpha1.KubeletConfiguration   `json:"kubelet,omitempty"`
 }
 
 type instanceResponse struct {
@@ -138,6 +139,7 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 			ClientToken: req.ClientToken, NodeClass: nodeClassObject(req.NodeClass), Requirements: req.Requirements,
 			Requests: req.Requests, Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags,
 			Unavailable: req.Unavailable,
+			Kubelet:     req.Kubelet,
 		})
 		return instanceResponse{Instance: inst}, err
 	}))

@@ -165,6 +165,7 @@ func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, clas
 		Labels:       labels,
 		Taints:       taints,
 		Images:       images,
+		Kubelet:      claim.Spec.Kubelet,
 		Tags: map[string]string{
 			v1alpha1.TagCluster:   clusterName,
 			v1alpha1.TagNodePool:  claim.Spec.NodePool,

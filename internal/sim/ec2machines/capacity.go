@@ -44,7 +44,8 @@ func machineShape(info ec2types.InstanceTypeInfo) (*cloudprovider.InstanceType, 
 			corev1.ResourcePods:             *resource.NewQuantity(pods, resource.DecimalSI),
 			corev1.ResourceEphemeralStorage: rootVolume,
 		},
-		Overhead: reserved(cpus, pods),
+		// All of what nodeadm keeps back, not split into its parts.
+		Overhead: cloudprovider.Overhead{KubeReserved: reserved(cpus, pods)},
 	}, nil
 }
 
