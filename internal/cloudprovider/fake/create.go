@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,7 +58,6 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 		privateIP:     privateIP(c.launched),
 		instanceType:  instanceType,
 		labels:        maps.Clone(req.Labels),
-		images:        slices.Clone(req.Images),
 		kubelet:       req.Kubelet.DeepCopy(),
 		physics:       c.physics.With(class.physics()),
 		faults:        faults.DeepCopy(),
@@ -67,6 +65,7 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 		hibernation:   class.hibernate(),
 	}
 	inst.hostname = hostname(inst.privateIP)
+	inst.images = NewImageStore(id, inst.physics, c.timeScale, imagePullErrors(faults))
 	for _, t := range req.Taints {
 		inst.taints = append(inst.taints, *t.DeepCopy())
 	}
