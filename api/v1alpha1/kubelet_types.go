@@ -76,8 +76,9 @@ type KubeletConfiguration struct {
 	ImageGCLowThresholdPercent *int32 `json:"imageGCLowThresholdPercent,omitempty"`
 }
 
-// EvictionThreshold is a quantity such as 100Mi or a percentage such as 10%.
+// EvictionThreshold is a positive quantity such as 100Mi or a percentage of the
+// resource's capacity from 0% to 100% such as 10%, as the kubelet takes them.
 //
 // +kubebuilder:validation:MaxLength=32
-// +kubebuilder:validation:XValidation:rule="self.matches('^[0-9]+([.][0-9]+)?%$') || isQuantity(self)",message="eviction thresholds are quantities such as 100Mi or percentages such as 10%"
+// +kubebuilder:validation:XValidation:rule="self.matches('^(100([.]0+)?|[0-9]{1,2}([.][0-9]+)?)%$') || (isQuantity(self) && quantity(self).isGreaterThan(quantity('0')))",message="eviction thresholds are positive quantities such as 100Mi or percentages from 0% to 100% such as 10%"
 type EvictionThreshold string

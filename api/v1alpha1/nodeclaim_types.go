@@ -46,7 +46,7 @@ const (
 // NodeClaimSpec is what the claim's instance must be. Everything but desiredState is
 // fixed at creation: a different node is a different claim.
 //
-// +kubebuilder:validation:XValidation:rule="has(self.requirements) == has(oldSelf.requirements) && has(self.taints) == has(oldSelf.taints) && has(self.startupTaints) == has(oldSelf.startupTaints)",message="only desiredState may change after a claim is created"
+// +kubebuilder:validation:XValidation:rule="has(self.requirements) == has(oldSelf.requirements) && has(self.taints) == has(oldSelf.taints) && has(self.startupTaints) == has(oldSelf.startupTaints) && has(self.kubelet) == has(oldSelf.kubelet)",message="only desiredState may change after a claim is created"
 type NodeClaimSpec struct {
 	// NodePool is the pool the claim belongs to.
 	// +required

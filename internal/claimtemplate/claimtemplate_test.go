@@ -3,7 +3,11 @@ package claimtemplate
 import (
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/equality"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
@@ -124,5 +128,67 @@ func TestCurrentCarriesTheResolvedImages(t *testing.T) {
 	}
 	if len(before.Images) != 0 || len(after.Images) != 1 || after.Images[0] != "ami-new" {
 		t.Errorf("images %v then %v; want none then ami-new", before.Images, after.Images)
+	}
+}
+
+// A claim boots its kubelet as its pool's template says, with a copy of its own.
+func TestNewClaimCarriesTheKubeletConfiguration(t *testing.T) {
+	p := pool()
+	p.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{
+		MaxPods:      ptr.To[int32](8),
+		KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
+		EvictionHard: map[string]v1alpha1.EvictionThreshold{"memory.available": "5%"},
+	}
+	claim := NewClaim(p, v1alpha1.DesiredRunning)
+	if !equality.Semantic.DeepEqual(claim.Spec.Kubelet, p.Spec.Template.Kubelet) {
+		t.Fatalf("claim kubelet %+v, want the template's %+v", claim.Spec.Kubelet, p.Spec.Template.Kubelet)
+	}
+	standby := NewStandbyClaim(p, "fake-1a", []string{v1alpha1.CapacityTypeOnDemand})
+	if !equality.Semantic.DeepEqual(standby.Spec.Kubelet, p.Spec.Template.Kubelet) {
+		t.Fatalf("standby claim kubelet %+v, want the template's", standby.Spec.Kubelet)
+	}
+	*claim.Spec.Kubelet.MaxPods = 20
+	claim.Spec.Kubelet.EvictionHard["memory.available"] = "1Gi"
+	if *p.Spec.Template.Kubelet.MaxPods != 8 || p.Spec.Template.Kubelet.EvictionHard["memory.available"] != "5%" {
+		t.Error("the claim shares its kubelet configuration with the pool")
+	}
+	if NewClaim(pool(), v1alpha1.DesiredRunning).Spec.Kubelet != nil {
+		t.Error("a template without a kubelet configuration gives a claim with one")
+	}
+}
+
+// Changing the kubelet configuration of a pool drifts the claims made before: their
+// nodes run another kubelet configuration. A pool without one keeps its hash.
+func TestKubeletConfigurationChangesDrift(t *testing.T) {
+	class := &v1alpha1.FakeNodeClass{}
+	before := pool()
+	claim := NewClaim(before, v1alpha1.DesiredStandby)
+	launched, _ := ClaimHash(claim, before, class)
+	claim.Status.TemplateHash = launched
+
+	unset := pool()
+	unset.Spec.Template.Kubelet = nil
+	if TemplateHash(unset) != TemplateHash(before) {
+		t.Fatal("the hash of a template without a kubelet configuration changed")
+	}
+	for _, change := range []struct {
+		name    string
+		kubelet *v1alpha1.KubeletConfiguration
+	}{
+		{"max pods set", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](8)}},
+		{"kube-reserved set", &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}},
+		{"image GC set", &v1alpha1.KubeletConfiguration{ImageGCHighThresholdPercent: ptr.To[int32](90)}},
+	} {
+		changed := pool()
+		changed.Spec.Template.Kubelet = change.kubelet
+		current, _ := Hash(changed, class)
+		if !Drifted(claim, current) {
+			t.Errorf("%s: a claim of the old configuration has not drifted", change.name)
+		}
+		again := NewClaim(changed, v1alpha1.DesiredStandby)
+		again.Status.TemplateHash, _ = ClaimHash(again, changed, class)
+		if Drifted(again, current) {
+			t.Errorf("%s: a claim of the new configuration has drifted", change.name)
+		}
 	}
 }

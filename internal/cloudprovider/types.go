@@ -4,7 +4,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	quota "k8s.io/apiserver/pkg/quota/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -59,9 +59,6 @@ type CreateRequest struct {
 	// Labels and Taints the kubelet registers the Node with (startup taints included).
 	Labels map[string]string
 	Taints []corev1.Taint
-	// Images the node pulls at first boot, so a started node runs pods without pulling.
-	// Deprecated: being replaced by the pre-pull pod (issue 17); do not use in new code.
-	Images []string
 	// Kubelet is the kubelet configuration the node boots with (the claim's, from its
 	// pool's template); nil keeps the image's defaults.
 	Kubelet *v1alpha1.KubeletConfiguration
@@ -79,8 +76,9 @@ type InstanceType struct {
 	Architecture string
 	// Capacity of the machine: cpu, memory, pods, ephemeral-storage, extended resources.
 	Capacity corev1.ResourceList
-	// Overhead is what the kubelet and the system reserve; Allocatable is the rest.
-	Overhead corev1.ResourceList
+	// Overhead is what the kubelet keeps back from the capacity with the image's default
+	// configuration; Allocatable is the rest. WithKubelet applies a pool's configuration.
+	Overhead Overhead
 	// Offerings are where and how the type can be bought, with prices.
 	Offerings []Offering
 	// Attributes are the well-known instance labels of the type (v1alpha1.LabelInstance*:
@@ -117,9 +115,22 @@ func (t *InstanceType) Key(o Offering) OfferingKey {
 	return OfferingKey{InstanceType: t.Name, Zone: o.Zone, CapacityType: o.CapacityType}
 }
 
-// Allocatable is the capacity left for pods.
+// Allocatable is the capacity left for pods: of each resource of the capacity, what the
+// overhead does not keep back, never below zero, as the kubelet computes it.
 func (t *InstanceType) Allocatable() corev1.ResourceList {
-	return quota.SubtractWithNonNegativeResult(t.Capacity, t.Overhead)
+	kept := t.Overhead.Total()
+	allocatable := make(corev1.ResourceList, len(t.Capacity))
+	for name, capacity := range t.Capacity {
+		left := capacity.DeepCopy()
+		if q, ok := kept[name]; ok {
+			left.Sub(q)
+		}
+		if left.Sign() < 0 {
+			left = *resource.NewQuantity(0, capacity.Format)
+		}
+		allocatable[name] = left
+	}
+	return allocatable
 }
 
 // Cheapest returns the cheapest available offering that keep accepts, if any.

@@ -62,7 +62,8 @@ type Claim struct {
 type Pool struct {
 	Pool *v1alpha1.NodePool
 	// InstanceTypes are the types the pool's node class offers within the pool's
-	// requirements, with their offerings.
+	// requirements, with their offerings, as the image's default kubelet configuration
+	// makes them: the simulation applies the template's (InstanceType.WithKubelet).
 	InstanceTypes []*cloudprovider.InstanceType
 	// NodesLeft is how many more claims the pool's limits allow; negative is unlimited.
 	NodesLeft int

@@ -132,16 +132,22 @@ func mixMaxPods(cpu int64) int64 {
 
 // mixOverhead is EKS's kube-reserved (CPU by cores, memory by pods) with an eviction
 // threshold, so that a type's allocatable is well below its capacity.
-func mixOverhead(cpu, pods int64) corev1.ResourceList {
+func mixOverhead(cpu, pods int64) cloudprovider.Overhead {
 	milli := int64(60)
 	if cpu >= 2 {
 		milli += 10
 	}
 	milli += 5*min(2, max(0, cpu-2)) + 5*max(0, cpu-4)/2
-	return corev1.ResourceList{
-		corev1.ResourceCPU:              *resource.NewMilliQuantity(milli, resource.DecimalSI),
-		corev1.ResourceMemory:           *resource.NewQuantity((255+11*pods+100)*mixMi, resource.BinarySI),
-		corev1.ResourceEphemeralStorage: *resource.NewQuantity(2*mixGi, resource.BinarySI),
+	return cloudprovider.Overhead{
+		KubeReserved: corev1.ResourceList{
+			corev1.ResourceCPU:              *resource.NewMilliQuantity(milli, resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity((255+11*pods)*mixMi, resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(1*mixGi, resource.BinarySI),
+		},
+		EvictionThreshold: corev1.ResourceList{
+			corev1.ResourceMemory:           *resource.NewQuantity(100*mixMi, resource.BinarySI),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(1*mixGi, resource.BinarySI),
+		},
 	}
 }
 

@@ -62,8 +62,9 @@ type poolState struct {
 	memLeft *int64
 }
 
-// newPoolState lays out a pool's offerings, cheapest type first, and takes the
-// DaemonSets that would run on its nodes off each type's allocatable.
+// newPoolState lays out a pool's offerings, cheapest type first, sizes each type as the
+// template's kubelet configuration makes its nodes, and takes the DaemonSets that would
+// run on them off each type's allocatable.
 func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 	tmpl := p.Pool.Spec.Template
 	ps := &poolState{
@@ -81,7 +82,8 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 	types := append([]*cloudprovider.InstanceType(nil), p.InstanceTypes...)
 	sort.SliceStable(types, func(a, b int) bool { return cheapestPrice(types[a]) < cheapestPrice(types[b]) })
 	for _, it := range types {
-		ti := instanceType{name: it.Name, allocatable: fromList(it.Allocatable()), capacity: fromList(it.Capacity), first: len(ps.offerings)}
+		shaped := it.WithKubelet(tmpl.Kubelet)
+		ti := instanceType{name: it.Name, allocatable: fromList(shaped.Allocatable()), capacity: fromList(shaped.Capacity), first: len(ps.offerings)}
 		for _, o := range it.Offerings {
 			if !o.Available || o.Zone == "" {
 				continue // nothing to buy, or nowhere to place a node bought

@@ -208,6 +208,8 @@ func launchNode(in Input, l Launch, i, variant int) (verifier.Node, error) {
 	if it == nil {
 		return verifier.Node{}, fmt.Errorf("launch %d: pool %s has no instance type %s", i, l.Pool, name)
 	}
+	// The node reports what its kubelet, configured by the pool, makes of the type.
+	it = it.WithKubelet(p.Pool.Spec.Template.Kubelet)
 	var offers []cloudprovider.Offering
 	for _, o := range it.Offerings {
 		if o.Available && (len(l.Zones) == 0 || slices.Contains(l.Zones, o.Zone)) && (len(l.CapacityTypes) == 0 || slices.Contains(l.CapacityTypes, o.CapacityType)) {

@@ -15,6 +15,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	cloudproviderapi "k8s.io/cloud-provider/api"
 	nodeutil "k8s.io/component-helpers/node/util"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -231,7 +232,8 @@ func schedulingClaim(cs state.ClaimState, types catalog) (scheduling.Claim, bool
 	case claim.Status.Allocatable != nil:
 		c.Allocatable = claim.Status.Allocatable
 	case it != nil:
-		c.Allocatable = it.Allocatable()
+		// Launched, not registered: its type as its kubelet configuration makes it.
+		c.Allocatable = it.WithKubelet(claim.Spec.Kubelet).Allocatable()
 	default:
 		// Not launched yet: it holds what it was made for, no more.
 		c.Allocatable = claim.Spec.Resources.Requests
@@ -269,11 +271,12 @@ func Schedulable(node *corev1.Node) bool {
 	return ready != nil && ready.Status == corev1.ConditionTrue
 }
 
-// laggingTaints follow a Node's Ready condition: kube-controller-manager lifts them
-// shortly after the Node turns Ready, and kube-scheduler places pods once it has. The
+// laggingTaints follow a Node's Ready condition: kube-controller-manager (not-ready,
+// unreachable) and the cloud controller manager (shutdown) lift them shortly after the
+// Node turns Ready, and kube-scheduler places pods once it has. The
 // reservation of a Node that just started running goes within seconds too, and the
 // pods it is for count on the Node already.
-var laggingTaints = []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, v1alpha1.TaintReservedKey}
+var laggingTaints = []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, cloudproviderapi.TaintNodeShutdown, v1alpha1.TaintReservedKey}
 
 // withoutLaggingTaints returns a Ready node without the taints that lag its readiness,
 // so that a node that just turned Ready counts as the capacity it is about to be.

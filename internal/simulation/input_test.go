@@ -48,3 +48,23 @@ func TestClaimsCarryTheInstanceLabelsOfTheirType(t *testing.T) {
 		t.Errorf("standby claim with a Node: labels %v, want the type's family and the Node's cpu", standby.Labels)
 	}
 }
+
+// A Ready Node still carrying the taints its stop left — the node lifecycle controller's
+// and the cloud controller manager's, which they lift at their next pass — counts as the
+// capacity it is about to be; its own taints stay.
+func TestAReadyNodeCountsWithoutTheTaintsItsStopLeft(t *testing.T) {
+	own := corev1.Taint{Key: "example.com/dedicated", Value: "batch", Effect: corev1.TaintEffectNoSchedule}
+	node := &corev1.Node{Spec: corev1.NodeSpec{Taints: []corev1.Taint{
+		{Key: corev1.TaintNodeNotReady, Effect: corev1.TaintEffectNoSchedule},
+		{Key: corev1.TaintNodeUnreachable, Effect: corev1.TaintEffectNoExecute},
+		{Key: "node.cloudprovider.kubernetes.io/shutdown", Effect: corev1.TaintEffectNoSchedule},
+		own,
+	}}}
+	got := withoutLaggingTaints(node).Spec.Taints
+	if len(got) != 1 || !got[0].MatchTaint(&own) {
+		t.Fatalf("taints left: %v, want only %v", got, own)
+	}
+	if len(node.Spec.Taints) != 4 {
+		t.Fatalf("the Node itself was changed: %v", node.Spec.Taints)
+	}
+}

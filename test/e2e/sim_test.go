@@ -139,8 +139,8 @@ func TestQuickstart(t *testing.T) {
 	if rep.Provisioning.StartCallLatencySeconds.Max <= 0 {
 		t.Errorf("the start-call latency was not measured: %+v", rep.Provisioning.StartCallLatencySeconds)
 	}
-	if len(rep.Timeline) == 0 || len(rep.Steps) != 7 {
-		t.Errorf("timeline of %d samples and %d steps, want samples and 7 steps", len(rep.Timeline), len(rep.Steps))
+	if len(rep.Timeline) == 0 || len(rep.Steps) != 8 {
+		t.Errorf("timeline of %d samples and %d steps, want samples and 8 steps", len(rep.Timeline), len(rep.Steps))
 	}
 	t.Logf("quickstart at 5x: pods p50 %.1fs p99 %.1fs (scenario time), start call p99 %.0f ms, peak RSS %.1f MiB, wall %.0fs",
 		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.Provisioning.StartCallLatencySeconds.P99*1000,

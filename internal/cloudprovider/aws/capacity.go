@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // What a node of an instance type has and what its kubelet keeps back, as the EKS
@@ -157,17 +158,19 @@ func accelerators(info *ec2types.InstanceTypeInfo) map[corev1.ResourceName]int64
 }
 
 // nodeOverhead is what the kubelet keeps back on a node of vcpus running pods pods with
-// ephemeral storage: kube-reserved (no system-reserved, as on EKS's images) plus the
-// hard eviction thresholds.
-func nodeOverhead(vcpus, pods int64, ephemeral resource.Quantity) corev1.ResourceList {
-	memory := kubeReservedMemory(pods)
-	memory.Add(*mebibytes(evictionHardMemoryMiB))
-	storage := kubeReservedEphemeralStorage.DeepCopy()
-	storage.Add(*resource.NewQuantity(ephemeral.Value()*evictionHardNodefsPercent/100, resource.BinarySI))
-	return corev1.ResourceList{
-		corev1.ResourceCPU:              *kubeReservedCPU(vcpus),
-		corev1.ResourceMemory:           *memory,
-		corev1.ResourceEphemeralStorage: storage,
+// ephemeral storage: kube-reserved, no system-reserved (as on EKS's images), and the
+// hard eviction thresholds of memory and the root volume.
+func nodeOverhead(vcpus, pods int64, ephemeral resource.Quantity) cloudprovider.Overhead {
+	return cloudprovider.Overhead{
+		KubeReserved: corev1.ResourceList{
+			corev1.ResourceCPU:              *kubeReservedCPU(vcpus),
+			corev1.ResourceMemory:           *kubeReservedMemory(pods),
+			corev1.ResourceEphemeralStorage: kubeReservedEphemeralStorage.DeepCopy(),
+		},
+		EvictionThreshold: corev1.ResourceList{
+			corev1.ResourceMemory:           *mebibytes(evictionHardMemoryMiB),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(ephemeral.Value()*evictionHardNodefsPercent/100, resource.BinarySI),
+		},
 	}
 }
 

@@ -71,12 +71,27 @@ func TestKubeReservedMemory(t *testing.T) {
 
 // An m5.large node with 20Gi of ephemeral storage keeps back 70m CPU, 674Mi of memory
 // (574Mi kube-reserved and the 100Mi eviction threshold) and 3Gi of storage (1Gi
-// kube-reserved and the 10% eviction threshold).
+// kube-reserved and the 10% eviction threshold), and nothing for the system.
 func TestNodeOverhead(t *testing.T) {
 	got := nodeOverhead(2, 29, resource.MustParse("20Gi"))
-	for name, want := range map[corev1.ResourceName]string{corev1.ResourceCPU: "70m", corev1.ResourceMemory: "674Mi", corev1.ResourceEphemeralStorage: "3Gi"} {
-		if q := got[name]; q.Cmp(resource.MustParse(want)) != 0 {
-			t.Errorf("overhead %s = %s, want %s", name, q.String(), want)
+	parts := []struct {
+		part string
+		got  corev1.ResourceList
+		want map[corev1.ResourceName]string
+	}{
+		{"kube-reserved", got.KubeReserved, map[corev1.ResourceName]string{corev1.ResourceCPU: "70m", corev1.ResourceMemory: "574Mi", corev1.ResourceEphemeralStorage: "1Gi"}},
+		{"eviction threshold", got.EvictionThreshold, map[corev1.ResourceName]string{corev1.ResourceMemory: "100Mi", corev1.ResourceEphemeralStorage: "2Gi"}},
+		{"system-reserved", got.SystemReserved, nil},
+		{"total", got.Total(), map[corev1.ResourceName]string{corev1.ResourceCPU: "70m", corev1.ResourceMemory: "674Mi", corev1.ResourceEphemeralStorage: "3Gi"}},
+	}
+	for _, p := range parts {
+		if len(p.got) != len(p.want) {
+			t.Errorf("%s = %v, want %v", p.part, p.got, p.want)
+		}
+		for name, want := range p.want {
+			if q := p.got[name]; q.Cmp(resource.MustParse(want)) != 0 {
+				t.Errorf("%s %s = %s, want %s", p.part, name, q.String(), want)
+			}
 		}
 	}
 }

@@ -153,7 +153,7 @@ func testInstanceTypesOfAClass(t *testing.T, env catalogTest) {
 	// 70m and 574Mi kube-reserved, 100Mi and 10% of 50Gi to eviction, 1Gi kube-reserved storage.
 	want = map[corev1.ResourceName]string{corev1.ResourceCPU: "70m", corev1.ResourceMemory: "674Mi", corev1.ResourceEphemeralStorage: "6Gi"}
 	for name, q := range want {
-		if got := m5.Overhead[name]; got.Cmp(resource.MustParse(q)) != 0 {
+		if got := m5.Overhead.Total()[name]; got.Cmp(resource.MustParse(q)) != 0 {
 			t.Errorf("m5.large overhead %s = %s, want %s", name, got.String(), q)
 		}
 	}

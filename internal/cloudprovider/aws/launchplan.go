@@ -45,7 +45,7 @@ type candidate struct {
 
 // planLaunch chooses what a launch offers EC2, from the instance types of the node class:
 // every offering that satisfies the request's requirements, whose type's allocatable
-// fits its requests, that is available and not marked unavailable, in a zone with a
+// under the request's kubelet configuration fits its requests, that is available and not marked unavailable, in a zone with a
 // subnet, of an architecture with an image. Spot when any such offering is spot (the
 // requirements decide whether spot is allowed), else on-demand; the cheapest
 // maxInstanceTypes types, each in every zone it qualifies in, up to maxOverrides.
@@ -73,7 +73,7 @@ func planLaunch(class *v1alpha1.AWSNodeClass, req *cloudprovider.CreateRequest, 
 	satisfying, avoided := 0, 0
 	for _, t := range instanceTypes {
 		ami, ok := amis[t.Architecture]
-		if !ok || !cloudprovider.Fits(t.Allocatable(), req.Requests) {
+		if !ok || !cloudprovider.Fits(t.WithKubelet(req.Kubelet).Allocatable(), req.Requests) {
 			continue
 		}
 		for _, o := range t.Offerings {

@@ -62,6 +62,16 @@ func TestPlanLaunch(t *testing.T) {
 			want:         []string{"ami-amd: m5.xlarge subnet-a", "ami-amd: m5.xlarge subnet-b"},
 		},
 		{
+			// 1.5 CPUs fit a 2-CPU type, not one whose kubelet keeps 1 CPU for the system.
+			name: "requests fit the allocatable the kubelet configuration leaves",
+			req: cloudprovider.CreateRequest{
+				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1500m")},
+				Kubelet:  &v1alpha1.KubeletConfiguration{SystemReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+			},
+			wantCapacity: "spot",
+			want:         []string{"ami-amd: m5.xlarge subnet-a", "ami-amd: m5.xlarge subnet-b"},
+		},
+		{
 			name: "requirements on zone and architecture",
 			req: cloudprovider.CreateRequest{Requirements: []corev1.NodeSelectorRequirement{
 				{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zoneB}},

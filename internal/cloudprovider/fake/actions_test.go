@@ -199,7 +199,7 @@ func TestInstanceTypes(t *testing.T) {
 	}
 	// The answer is a copy.
 	types[0].Offerings[0].PricePerHour = 0
-	types[0].Capacity["cpu"] = types[0].Overhead["cpu"]
+	types[0].Capacity["cpu"] = types[0].Overhead.KubeReserved["cpu"]
 	types[0].Attributes[v1alpha1.LabelInstanceCPU] = "0"
 	again, _ := c.InstanceTypes(context.Background(), nil)
 	if again[0].Offerings[0].PricePerHour == 0 || again[0].Capacity.Cpu().Value() != 2 || again[0].Attributes[v1alpha1.LabelInstanceCPU] != "2" || len(again) != len(DefaultCatalog()) {

@@ -135,8 +135,10 @@ func spotPrice(typeName, zone string, onDemand float64) float64 {
 	return math.Round(onDemand*share*10000) / 10000
 }
 
-// overhead is what EKS's bootstrap reserves for the kubelet, the system and evictions.
-func overhead(cpus, maxPods int64) corev1.ResourceList {
+// overhead is what EKS's bootstrap keeps back for the kubelet and for evictions:
+// kube-reserved CPU, memory and ephemeral storage, no system-reserved, and the
+// memory.available eviction threshold. The fake's nodes keep no nodefs threshold back.
+func overhead(cpus, maxPods int64) cloudprovider.Overhead {
 	// CPU: 6% of the first core, 1% of the second, 0.5% of the third and fourth, 0.25%
 	// of each core above four, counted in millicores.
 	millis := 60.0
@@ -146,11 +148,15 @@ func overhead(cpus, maxPods int64) corev1.ResourceList {
 	millis += 5 * float64(min(max(cpus-2, 0), 2))
 	millis += 2.5 * float64(max(cpus-4, 0))
 	// Memory: 255 MiB plus 11 MiB per pod for the kubelet, 100 MiB eviction threshold.
-	mebibytes := 255 + 11*maxPods + 100
-	return corev1.ResourceList{
-		corev1.ResourceCPU:              *resource.NewMilliQuantity(int64(math.Round(millis)), resource.DecimalSI),
-		corev1.ResourceMemory:           *resource.NewQuantity(mebibytes<<20, resource.BinarySI),
-		corev1.ResourceEphemeralStorage: resource.MustParse("1Gi"),
+	return cloudprovider.Overhead{
+		KubeReserved: corev1.ResourceList{
+			corev1.ResourceCPU:              *resource.NewMilliQuantity(int64(math.Round(millis)), resource.DecimalSI),
+			corev1.ResourceMemory:           *resource.NewQuantity((255+11*maxPods)<<20, resource.BinarySI),
+			corev1.ResourceEphemeralStorage: resource.MustParse("1Gi"),
+		},
+		EvictionThreshold: corev1.ResourceList{
+			corev1.ResourceMemory: resource.MustParse("100Mi"),
+		},
 	}
 }
 

@@ -87,7 +87,7 @@ func TestCatalogFigures(t *testing.T) {
 			}
 		}
 		for r, want := range map[corev1.ResourceName]string{corev1.ResourceCPU: tt.cpuOverhead, corev1.ResourceMemory: tt.memOver} {
-			if got := it.Overhead[r]; got.Cmp(resource.MustParse(want)) != 0 {
+			if got := it.Overhead.Total()[r]; got.Cmp(resource.MustParse(want)) != 0 {
 				t.Errorf("%s %s overhead = %s, want %s", tt.name, r, got.String(), want)
 			}
 		}

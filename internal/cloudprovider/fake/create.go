@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,13 +58,14 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 		privateIP:     privateIP(c.launched),
 		instanceType:  instanceType,
 		labels:        maps.Clone(req.Labels),
-		images:        slices.Clone(req.Images),
+		kubelet:       req.Kubelet.DeepCopy(),
 		physics:       c.physics.With(class.physics()),
 		faults:        faults.DeepCopy(),
 		neverRegister: c.neverRegisters(faults),
 		hibernation:   class.hibernate(),
 	}
 	inst.hostname = hostname(inst.privateIP)
+	inst.images = NewImageStore(id, inst.physics, c.timeScale, imagePullErrors(faults))
 	for _, t := range req.Taints {
 		inst.taints = append(inst.taints, *t.DeepCopy())
 	}
@@ -78,8 +78,9 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 	return inst.snapshot(), nil
 }
 
-// choose returns the cheapest available offering that satisfies the request; ties go to
-// the first type name, then zone, then capacity type, so that choices are repeatable.
+// choose returns the cheapest available offering that satisfies the request, of a type
+// whose allocatable under the request's kubelet configuration fits its requests; ties
+// go to the first type name, then zone, then capacity type, so that choices repeat.
 // Like an EC2 fleet falling through its overrides, it passes over the offerings the
 // injected faults put out of capacity, and those the request says are unavailable; when
 // nothing is left, the error names the offerings the faults refused, for the caller to
@@ -100,7 +101,7 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 		excluded[key] = true
 	}
 	for _, t := range c.instanceTypes(class) {
-		if !cloudprovider.Fits(t.Allocatable(), req.Requests) {
+		if !cloudprovider.Fits(t.WithKubelet(req.Kubelet).Allocatable(), req.Requests) {
 			continue
 		}
 		for _, o := range t.Offerings {

@@ -38,9 +38,9 @@ type createRequest struct {
 	Requests     corev1.ResourceList              `json:"requests,omitempty"`
 	Labels       map[string]string                `json:"labels,omitempty"`
 	Taints       []corev1.Taint                   `json:"taints,omitempty"`
-	Images       []string                         `json:"images,omitempty"`
 	Tags         map[string]string                `json:"tags,omitempty"`
 	Unavailable  []cloudprovider.OfferingKey      `json:"unavailable,omitempty"`
+	Kubelet      *v1alpha1.KubeletConfiguration   `json:"kubelet,omitempty"`
 }
 
 type instanceResponse struct {
@@ -136,8 +136,9 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 	mux.Handle("POST "+pathCreate, handle(cloudprovider.OpCreate, func(ctx context.Context, req *createRequest) (any, error) {
 		inst, err := cloud.Create(ctx, &cloudprovider.CreateRequest{
 			ClientToken: req.ClientToken, NodeClass: nodeClassObject(req.NodeClass), Requirements: req.Requirements,
-			Requests: req.Requests, Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags,
+			Requests: req.Requests, Labels: req.Labels, Taints: req.Taints, Tags: req.Tags,
 			Unavailable: req.Unavailable,
+			Kubelet:     req.Kubelet,
 		})
 		return instanceResponse{Instance: inst}, err
 	}))

@@ -166,6 +166,16 @@ func (r *Lifecycle) transition(ctx context.Context, claim *v1alpha1.NodeClaim, n
 		// The pods provisioning placed on the claim get its room before any other pod.
 		reserve := to == v1alpha1.PhaseRunning && r.reserved(claim.Name)
 		registering := claim.Status.Phase == v1alpha1.PhaseRegistering
+		if again := registeredAgain(node, claim); again {
+			// Someone deleted the Node while its instance was stopped, and the kubelet
+			// registered it afresh at the start: it lacks what Stratos added the first time.
+			registering = true
+			if err := r.labelInstance(ctx, claim, node); err != nil {
+				return err
+			}
+			r.Recorder.Eventf(claim, node, corev1.EventTypeNormal, ReasonNodeRegisteredAgain, "Adopt",
+				"Node %s registered again after it was deleted; adopting it", node.Name)
+		}
 		if err := r.patchNode(ctx, node, func(n *corev1.Node) bool {
 			changed := shapeNode(n, claim, to, registering)
 			if reserve && !slices.ContainsFunc(n.Spec.Taints, isReservedTaint) {

@@ -6,6 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	cloudproviderapi "k8s.io/cloud-provider/api"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
@@ -63,9 +64,30 @@ func shapeNode(node *corev1.Node, claim *v1alpha1.NodeClaim, phase v1alpha1.Node
 		addTaint(node, v1alpha1.StandbyTaint)
 	case phase == v1alpha1.PhaseRunning:
 		node.Spec.Unschedulable = false
-		node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, isStandbyTaint)
+		// The cloud controller manager's shutdown taint is lifted too: a claim runs once
+		// its Node reports Ready after the start, when that controller lifts it as well,
+		// but only at its next pass, up to its monitor period later, and pods wait on it.
+		node.Spec.Taints = slices.DeleteFunc(node.Spec.Taints, func(t corev1.Taint) bool {
+			return isStandbyTaint(t) || t.Key == cloudproviderapi.TaintNodeShutdown
+		})
 	}
 	return !equality.Semantic.DeepEqual(before, node)
+}
+
+// ReasonNodeRegisteredAgain: the Event of a claim whose Node was deleted and registered again.
+const ReasonNodeRegisteredAgain = "NodeRegisteredAgain"
+
+// registeredAgain reports whether the kubelet registered the claim's Node afresh after
+// Stratos had shaped it: the Node was deleted while its instance was stopped, and the
+// kubelet created it again at the start, with the labels and taints of its boot
+// configuration only, its state label still saying Registering.
+func registeredAgain(node *corev1.Node, claim *v1alpha1.NodeClaim) bool {
+	switch claim.Status.Phase {
+	case "", v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering:
+		return false
+	}
+	state, ok := node.Labels[v1alpha1.LabelState]
+	return !ok || state == string(v1alpha1.PhaseRegistering)
 }
 
 func isStandbyTaint(t corev1.Taint) bool { return t.Key == v1alpha1.TaintStandbyKey }

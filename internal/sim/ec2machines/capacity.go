@@ -102,15 +102,7 @@ func configured(def *cloudprovider.InstanceType, k KubeletSettings) *cloudprovid
 		}
 		eviction[name] = threshold
 	}
-	overhead := corev1.ResourceList{}
-	for _, part := range []corev1.ResourceList{kubeReserved, systemReserved, eviction} {
-		for name, q := range part {
-			sum := overhead[name]
-			sum.Add(q)
-			overhead[name] = sum
-		}
-	}
-	shape.Overhead = overhead
+	shape.Overhead = cloudprovider.Overhead{KubeReserved: kubeReserved, SystemReserved: systemReserved, EvictionThreshold: eviction}
 	return shape
 }
 

@@ -36,6 +36,8 @@ type costlyCounts interface {
 	// podLatency is the q-th percentile (0 to 100) of the latencies of the scenario's pods
 	// that run, in scenario seconds rounded up.
 	podLatency(q float64) int
+	// daemonSetPodsOnStandby counts the DaemonSet pods bound to the Nodes of standby claims.
+	daemonSetPodsOnStandby() int
 }
 
 // claimKey is what claims are counted by: pool, zone of the instance ("" before the
@@ -139,10 +141,13 @@ func (v *view) count(c scenario.NamedCount) int {
 		return v.costly.podLatency(99)
 	case c.Name == "podLatencyMax":
 		return v.costly.podLatency(100)
+	case c.Name == "daemonSetPodsOnStandby":
+		return v.costly.daemonSetPodsOnStandby()
 	}
 	return map[string]int{
 		"podsRunning": v.podsRunning, "podsPending": v.podsPending, "readyNodes": v.readyNodes,
 		"startedFromStandby": v.startedFromStandby, "takenWhileWarming": v.takenWhileWarming, "launchedCold": v.launchedCold,
+		"daemonSetPodsDeleted": v.daemonSetPodsDeleted,
 	}[c.Name]
 }
 

@@ -19,10 +19,12 @@ import (
 type fixedCounts struct {
 	events           map[string]int
 	evicted, p99, mx int
+	onStandby        int
 }
 
 func (f fixedCounts) podsWithEvent(reason string) int { return f.events[reason] }
 func (f fixedCounts) evictions() int                  { return f.evicted }
+func (f fixedCounts) daemonSetPodsOnStandby() int     { return f.onStandby }
 func (f fixedCounts) podLatency(q float64) int {
 	if q < 100 {
 		return f.p99
@@ -32,11 +34,11 @@ func (f fixedCounts) podLatency(q float64) int {
 
 func TestHolds(t *testing.T) {
 	v := &view{
-		podsRunning: 40, podsPending: 2, readyNodes: 7, capacityCounts: capacityCounts{startedFromStandby: 5, launchedCold: 2},
+		podsRunning: 40, podsPending: 2, readyNodes: 7, capacityCounts: capacityCounts{startedFromStandby: 5, launchedCold: 2, daemonSetPodsDeleted: 1},
 		claims: map[claimKey]int{
 			{"a", "zone-1", "Standby"}: 2, {"a", "zone-2", "Standby"}: 1, {"a", "zone-1", "Running"}: 4, {"b", "zone-2", "Standby"}: 2,
 		},
-		costly: fixedCounts{events: map[string]int{"NoNodePoolFits": 6}, evicted: 1, p99: 48, mx: 61},
+		costly: fixedCounts{events: map[string]int{"NoNodePoolFits": 6}, evicted: 1, p99: 48, mx: 61, onStandby: 3},
 	}
 	cases := []struct {
 		name string
@@ -56,6 +58,8 @@ func TestHolds(t *testing.T) {
 		{"pods with an Event", scenario.Condition{PodEvents: []scenario.EventCount{{Reason: "NoNodePoolFits", Count: scenario.Count{AtLeast: ptr.To(6)}}}}, true, ""},
 		{"evictions", scenario.Condition{Evictions: &scenario.Count{Equals: ptr.To(0)}}, false, "evictions is 1, want = 0"},
 		{"latencies", scenario.Condition{PodLatencyP99: &scenario.Count{AtMost: ptr.To(50)}, PodLatencyMax: &scenario.Count{AtMost: ptr.To(60)}}, false, "podLatencyMax is 61, want ≤ 60"},
+		{"DaemonSet pods on standby", scenario.Condition{DaemonSetPodsOnStandby: &scenario.Count{Equals: ptr.To(3)}}, true, ""},
+		{"DaemonSet pods deleted", scenario.Condition{DaemonSetPodsDeleted: &scenario.Count{Equals: ptr.To(0)}}, false, "daemonSetPodsDeleted is 1, want = 0"},
 		{"every count must hold", scenario.Condition{
 			StartedFromStandby: &scenario.Count{Equals: ptr.To(5)},
 			LaunchedCold:       &scenario.Count{Equals: ptr.To(0)},

@@ -6,7 +6,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 )
 
@@ -61,4 +64,28 @@ func (c costly) podLatency(q float64) int {
 		value = p.P99
 	}
 	return int(math.Ceil(value))
+}
+
+// daemonSetPodsOnStandby counts the DaemonSet pods bound to the Nodes of standby claims.
+func (c costly) daemonSetPodsOnStandby() int {
+	nodes := &corev1.NodeList{}
+	if err := c.r.client.List(c.ctx, nodes, client.MatchingLabels{v1alpha1.LabelState: string(v1alpha1.PhaseStandby)}); err != nil {
+		return 0
+	}
+	standby := map[string]bool{}
+	for _, node := range nodes.Items {
+		standby[node.Name] = true
+	}
+	pods := &corev1.PodList{}
+	if err := c.r.client.List(c.ctx, pods); err != nil {
+		return 0
+	}
+	n := 0
+	for i := range pods.Items {
+		pod := &pods.Items[i]
+		if standby[pod.Spec.NodeName] && podutil.OwnedByDaemonSet(pod) && pod.DeletionTimestamp.IsZero() {
+			n++
+		}
+	}
+	return n
 }

@@ -30,6 +30,9 @@ type capacityCounts struct {
 	takenWhileWarming int
 	// launchedCold are claims created to run pods.
 	launchedCold int
+	// daemonSetPodsDeleted are the DaemonSet pods deleted: none should be, from the
+	// Nodes of stopped instances above all.
+	daemonSetPodsDeleted int
 }
 
 // warmingPhases are those of a claim launched for standby that has not finished its
@@ -60,6 +63,16 @@ func (o *observer) podHandler() toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    func(obj any) { o.observePod(obj) },
 		UpdateFunc: func(_, obj any) { o.observePod(obj) },
+		DeleteFunc: func(obj any) {
+			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
+				obj = tombstone.Obj
+			}
+			if pod, ok := obj.(*corev1.Pod); ok && podutil.OwnedByDaemonSet(pod) {
+				o.mu.Lock()
+				o.capacity.daemonSetPodsDeleted++
+				o.mu.Unlock()
+			}
+		},
 	}
 }
 

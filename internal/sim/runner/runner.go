@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/funcr"
+	"k8s.io/client-go/kubernetes"
 	"k8s.io/client-go/rest"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -31,6 +32,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/internal/sim/ccm"
 	"github.com/stratos-sh/stratos/internal/sim/controlplane"
 	"github.com/stratos-sh/stratos/internal/sim/operatorproc"
 	"github.com/stratos-sh/stratos/internal/sim/report"
@@ -182,7 +184,7 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 	}
 	switch s.Cloud {
 	case scenario.CloudAWS:
-		r.cloud, err = startAWSCloud(ctx, s, r.opts.WorkDir, warmupImages(direct))
+		r.cloud, err = startAWSCloud(ctx, s, r.opts.WorkDir)
 	default:
 		r.cloud, err = startFakeCloud(s)
 	}
@@ -196,6 +198,9 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 	}
 	if err == nil {
 		err = fake.NewKubelet(machines, direct, fake.KubeletOptions{}).SetupWithManager(mgr)
+	}
+	if err == nil {
+		err = r.addCloudControllerManager(mgr, cfg)
 	}
 	if err == nil {
 		err = r.addObserver(ctx, mgr)
@@ -220,6 +225,19 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 		return nil, errors.New("the simulator's caches did not sync")
 	}
 	return stop, nil
+}
+
+// addCloudControllerManager runs the cloud controller manager's node lifecycle
+// controller against the scenario's cloud, as EKS runs it: the Nodes of stopped standby
+// instances get its shutdown taint.
+func (r *run) addCloudControllerManager(mgr manager.Manager, cfg *rest.Config) error {
+	kube, err := kubernetes.NewForConfig(cfg)
+	if err != nil {
+		return err
+	}
+	return mgr.Add(manager.RunnableFunc(func(ctx context.Context) error {
+		return ccm.Run(ctx, kube, r.cloud.Instances, ccm.MonitorPeriod)
+	}))
 }
 
 // addObserver registers the observer's handlers on the manager's informers.

@@ -73,6 +73,12 @@ type Condition struct {
 	// PodEvents counts the scenario's pods that have an Event with a reason, such as
 	// NoNodePoolFits.
 	PodEvents []EventCount `json:"podEvents,omitempty"`
+	// DaemonSetPodsOnStandby counts DaemonSet pods bound to the Nodes of standby claims,
+	// which keep them while their instances are stopped.
+	DaemonSetPodsOnStandby *Count `json:"daemonSetPodsOnStandby,omitempty"`
+	// DaemonSetPodsDeleted counts, since the scenario began, the DaemonSet pods deleted
+	// by anyone: evicted, or removed with their Node.
+	DaemonSetPodsDeleted *Count `json:"daemonSetPodsDeleted,omitempty"`
 	// Nodes counts the Nodes that show what a pool registers them with.
 	Nodes []NodeCount `json:"nodes,omitempty"`
 }
@@ -121,6 +127,8 @@ func (c *Condition) Counts() []NamedCount {
 		{Name: "evictions", Want: c.Evictions},
 		{Name: "podLatencyP99", Want: c.PodLatencyP99},
 		{Name: "podLatencyMax", Want: c.PodLatencyMax},
+		{Name: "daemonSetPodsOnStandby", Want: c.DaemonSetPodsOnStandby},
+		{Name: "daemonSetPodsDeleted", Want: c.DaemonSetPodsDeleted},
 	} {
 		if n.Want != nil {
 			counts = append(counts, n)
