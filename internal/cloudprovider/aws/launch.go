@@ -260,15 +260,12 @@ func fleetInstance(fi types.CreateFleetInstance, plan *launchPlan, instanceTypes
 	return inst
 }
 
-// sharedLabels are the launch's labels the kubelet registers its Node with: without the
-// claim's name, so that the user data, and so the launch template, is the same for
-// every claim of a pool, and a burst of launches makes one template, not one each; and
-// without the labels a kubelet may not set on its own Node (node-role.kubernetes.io/…),
-// with which it would not start. The Node maps back to its claim by its provider ID, and
-// the operator sets the claim label and the others at registration.
+// sharedLabels are the launch's labels without the claim's name: the user data, and so
+// the launch template, is then the same for every claim of a pool, and a burst of
+// launches makes one template, not one each. The Node maps back to its claim by its
+// provider ID, and the operator sets the claim label at registration.
 func sharedLabels(labels map[string]string) map[string]string {
 	out := maps.Clone(labels)
 	delete(out, v1alpha1.LabelNodeClaim)
-	maps.DeleteFunc(out, func(key, _ string) bool { return !kubeletMaySet(key) })
 	return out
 }
