@@ -1,0 +1,313 @@
+package warmpool_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/test/stack"
+)
+
+// stopGuard is the cloud, looking at each stop for the pre-pull pods of the instances
+// stopped: the lifecycle controller must have removed them before, as a pod left on a
+// stopped node stays there terminating.
+type stopGuard struct {
+	cloudprovider.API
+	c client.Client
+
+	mu      sync.Mutex
+	stopped []string
+	// left names the pre-pull pods found at a stop of their claim's instance.
+	left []string
+}
+
+func (g *stopGuard) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
+	pods := &corev1.PodList{}
+	err := g.c.List(ctx, pods, client.HasLabels{v1alpha1.LabelPrePull})
+	g.mu.Lock()
+	if err != nil {
+		g.left = append(g.left, "listing pods: "+err.Error())
+	}
+	for _, pod := range pods.Items {
+		claim := &v1alpha1.NodeClaim{}
+		if err := g.c.Get(ctx, client.ObjectKey{Name: pod.Labels[v1alpha1.LabelPrePull]}, claim); err == nil && slices.Contains(ids, claim.Status.InstanceID) {
+			g.left = append(g.left, fmt.Sprintf("%s/%s at the stop of %s", pod.Namespace, pod.Name, claim.Status.InstanceID))
+		}
+	}
+	g.stopped = append(g.stopped, ids...)
+	g.mu.Unlock()
+	return g.API.StopInstances(ctx, ids, hibernate)
+}
+
+// check fails the test if a stop found a pre-pull pod, or if instance was never stopped.
+func (g *stopGuard) check(t *testing.T, instance string) {
+	t.Helper()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if len(g.left) > 0 {
+		t.Errorf("pre-pull pods were left on stopping nodes: %v", g.left)
+	}
+	if !slices.Contains(g.stopped, instance) {
+		t.Errorf("instance %s was never stopped (stopped: %v)", instance, g.stopped)
+	}
+}
+
+// guardStops restarts the operator on a cloud that checks each stop for pre-pull pods.
+func (f *fixture) guardStops() *stopGuard {
+	g := &stopGuard{API: f.Cloud, c: f.Env.Client}
+	f.Op.Stop()
+	f.Op = stack.StartOperator(f.T, f.Env, g, f.Opts)
+	return g
+}
+
+// prePullRecorder keeps every version of the pre-pull pods the API server stores, in
+// order, from the time it is made: a pod that lives a fraction of a second is seen too.
+type prePullRecorder struct {
+	mu   sync.Mutex
+	seen map[string][]corev1.Pod
+}
+
+func (f *fixture) recordPrePulls() *prePullRecorder {
+	f.T.Helper()
+	watcher, err := client.NewWithWatch(f.Env.Config, client.Options{Scheme: f.Env.Scheme})
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	w, err := watcher.Watch(f.Ctx, &corev1.PodList{}, client.HasLabels{v1alpha1.LabelPrePull})
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	f.T.Cleanup(w.Stop)
+	r := &prePullRecorder{seen: map[string][]corev1.Pod{}}
+	go func() {
+		for event := range w.ResultChan() {
+			if pod, ok := event.Object.(*corev1.Pod); ok {
+				r.mu.Lock()
+				r.seen[pod.Name] = append(r.seen[pod.Name], *pod)
+				r.mu.Unlock()
+			}
+		}
+	}()
+	return r
+}
+
+// versions returns the versions of the named pod seen so far.
+func (r *prePullRecorder) versions(name string) []corev1.Pod {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.seen[name])
+}
+
+// claimRecorder keeps every version of every claim from the time it is made.
+type claimRecorder struct {
+	mu   sync.Mutex
+	seen map[string][]v1alpha1.NodeClaim
+}
+
+func (f *fixture) recordClaims() *claimRecorder {
+	f.T.Helper()
+	watcher, err := client.NewWithWatch(f.Env.Config, client.Options{Scheme: f.Env.Scheme})
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	w, err := watcher.Watch(f.Ctx, &v1alpha1.NodeClaimList{})
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	f.T.Cleanup(w.Stop)
+	r := &claimRecorder{seen: map[string][]v1alpha1.NodeClaim{}}
+	go func() {
+		for event := range w.ResultChan() {
+			if claim, ok := event.Object.(*v1alpha1.NodeClaim); ok {
+				r.mu.Lock()
+				r.seen[claim.Name] = append(r.seen[claim.Name], *claim)
+				r.mu.Unlock()
+			}
+		}
+	}()
+	return r
+}
+
+// warmedUp returns the WarmedUp conditions the claim's versions showed, in order.
+func (r *claimRecorder) warmedUp(name string) []metav1.Condition {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []metav1.Condition
+	for _, c := range r.seen[name] {
+		if w := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionWarmedUp); w != nil {
+			out = append(out, *w)
+		}
+	}
+	return out
+}
+
+// expectedImageID is the ID the kubelet simulators report for an image: the reference
+// without its tag, and the SHA-256 of the whole reference as its digest.
+func expectedImageID(image string) string {
+	sum := sha256.Sum256([]byte(image))
+	repository := image
+	if colon := strings.LastIndex(image, ":"); colon > strings.LastIndex(image, "/") {
+		repository = image[:colon]
+	}
+	return repository + "@sha256:" + hex.EncodeToString(sum[:])
+}
+
+func (f *fixture) prePullGone(claim string) bool {
+	err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Namespace: stack.PrePullNamespace, Name: "prepull-" + claim}, &corev1.Pod{})
+	return apierrors.IsNotFound(err)
+}
+
+func warmedUpOf(claim *v1alpha1.NodeClaim) *metav1.Condition {
+	return meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionWarmedUp)
+}
+
+// A warming node pulls its pool's images through a pod pinned to it: the pod has the
+// shape the contract gives, the Node reports the images, the claim records their IDs,
+// and the pod is gone before the instance stops.
+func TestWarmupPullsImagesThroughAPrePullPod(t *testing.T) {
+	f := newFixture(t, nil)
+	guard := f.guardStops()
+	pods := f.recordPrePulls()
+	images := []string{"registry.example/app:1", "registry.example/sidecar:2"}
+	f.Pool("pulled", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Images = images })
+
+	claim := f.WaitForPhase("pulled", 1, v1alpha1.PhaseStandby)[0]
+	f.assertStandby(&claim)
+	guard.check(t, claim.Status.InstanceID)
+
+	versions := pods.versions("prepull-" + claim.Name)
+	if len(versions) == 0 {
+		t.Fatal("no pre-pull pod was seen")
+	}
+	pod := versions[0]
+	if pod.Namespace != stack.PrePullNamespace || pod.Labels[v1alpha1.LabelPrePull] != claim.Name || pod.Spec.NodeName != claim.Status.NodeName {
+		t.Errorf("pod %s/%s, labels %v, on %q; want it in %s, labelled with and pinned to the claim's Node %s",
+			pod.Namespace, pod.Name, pod.Labels, pod.Spec.NodeName, stack.PrePullNamespace, claim.Status.NodeName)
+	}
+	if owner := metav1.GetControllerOf(&pod); owner == nil || owner.Kind != "NodeClaim" || owner.Name != claim.Name || owner.UID != claim.UID {
+		t.Errorf("pod's controller %+v, want the claim", owner)
+	}
+	if pod.Spec.RestartPolicy != corev1.RestartPolicyNever || len(pod.Spec.Tolerations) != 1 || pod.Spec.Tolerations[0].Operator != corev1.TolerationOpExists || pod.Spec.Tolerations[0].Key != "" {
+		t.Errorf("restartPolicy %s, tolerations %+v; want Never and one toleration of every taint", pod.Spec.RestartPolicy, pod.Spec.Tolerations)
+	}
+	if pod.Spec.AutomountServiceAccountToken == nil || *pod.Spec.AutomountServiceAccountToken || pod.Spec.EnableServiceLinks == nil || *pod.Spec.EnableServiceLinks {
+		t.Error("the pod mounts a service account token or gets service links")
+	}
+	if len(pod.Spec.Containers) != len(images) {
+		t.Fatalf("%d containers for %d images", len(pod.Spec.Containers), len(images))
+	}
+	for n, c := range pod.Spec.Containers {
+		if c.Name != fmt.Sprintf("pull-%d", n) || c.Image != images[n] || c.ImagePullPolicy != corev1.PullIfNotPresent || len(c.Resources.Requests) != 0 {
+			t.Errorf("container %d: %s %s %s, requests %v", n, c.Name, c.Image, c.ImagePullPolicy, c.Resources.Requests)
+		}
+	}
+	if !f.prePullGone(claim.Name) {
+		t.Error("the pre-pull pod outlived the warmup")
+	}
+
+	node := f.Node(claim.Status.NodeName)
+	for _, image := range images {
+		if !slices.ContainsFunc(node.Status.Images, func(i corev1.ContainerImage) bool { return slices.Contains(i.Names, image) }) {
+			t.Errorf("the Node does not report %s: %+v", image, node.Status.Images)
+		}
+	}
+	warmed := warmedUpOf(&claim)
+	if warmed == nil || warmed.Status != metav1.ConditionTrue || warmed.Reason != nodeclaim.ReasonWarmedUp {
+		t.Fatalf("WarmedUp = %+v, want True", warmed)
+	}
+	note, ok := f.EventNote(claim.Name, nodeclaim.ReasonImagesPulled)
+	if !ok {
+		t.Error("no ImagesPulled Event")
+	}
+	for _, image := range images {
+		want := fmt.Sprintf("%s (%s)", image, expectedImageID(image))
+		if !strings.Contains(warmed.Message, want) || !strings.Contains(note, want) {
+			t.Errorf("WarmedUp's message %q or the Event's %q lacks %s", warmed.Message, note, want)
+		}
+	}
+	f.CheckInvariants()
+}
+
+// An image the node cannot pull is reported on the claim, naming it in the kubelet's
+// words, with one Warning Event however often the kubelet retries; the warmup timeout
+// then stops the node as it is, having removed the pod, and says what was missing.
+func TestAFailingImageIsReportedUntilTheWarmupTimeout(t *testing.T) {
+	f := newFixture(t, nil)
+	guard := f.guardStops()
+	claims := f.recordClaims()
+	const missing = "registry.example/missing:1"
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "broken-image"},
+		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{ImagePullErrors: []string{missing}}}})
+	f.Pool("broken", 1, func(p *v1alpha1.NodePool) {
+		p.Spec.Template.NodeClassRef.Name = "broken-image"
+		p.Spec.Standby.Warmup.Images = []string{"registry.example/app:1", missing}
+		p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(5 * time.Second)
+		p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutStop
+	})
+
+	claim := f.WaitForPhase("broken", 1, v1alpha1.PhaseStandby)[0]
+	f.assertStandby(&claim)
+	guard.check(t, claim.Status.InstanceID)
+
+	var failed *metav1.Condition
+	for _, c := range claims.warmedUp(claim.Name) {
+		if c.Reason == nodeclaim.ReasonImagePullFailed {
+			failed = &c
+			break
+		}
+	}
+	if failed == nil {
+		t.Fatalf("the claim never reported ImagePullFailed: %+v", claims.warmedUp(claim.Name))
+	}
+	if !strings.Contains(failed.Message, missing) || strings.Contains(failed.Message, "registry.example/app:1") ||
+		(!strings.Contains(failed.Message, "ErrImagePull") && !strings.Contains(failed.Message, "ImagePullBackOff")) {
+		t.Errorf("ImagePullFailed says %q; want it to name %s alone, with the kubelet's reason", failed.Message, missing)
+	}
+	warnings := 0
+	for _, reason := range f.EventReasons(claim.Name) {
+		if reason == nodeclaim.ReasonImagePullFailed {
+			warnings++
+		}
+	}
+	if warnings != 1 {
+		t.Errorf("%d ImagePullFailed Events, want one", warnings)
+	}
+	timedOut := warmedUpOf(&claim)
+	if timedOut == nil || timedOut.Reason != nodeclaim.ReasonWarmupTimeout || !strings.Contains(timedOut.Message, missing) {
+		t.Errorf("WarmedUp = %+v, want WarmupTimeout naming %s", timedOut, missing)
+	}
+	if !f.prePullGone(claim.Name) {
+		t.Error("the pre-pull pod outlived the warmup")
+	}
+	f.CheckInvariants()
+}
+
+// A claim asked to run while its node pulls images runs at once; its pre-pull pod goes.
+func TestAClaimAskedToRunWhileWarmingDropsItsPrePullPod(t *testing.T) {
+	f := newFixture(t, nil)
+	f.slowPullClass()
+	f.Pool("hurry", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
+
+	warming := f.WaitForPhase("hurry", 1, v1alpha1.PhaseWarmingUp)[0]
+	f.Eventually("the pre-pull pod is on the Node", func() bool { return !f.prePullGone(warming.Name) })
+	f.SetDesired(warming.Name, v1alpha1.DesiredRunning)
+
+	f.assertRunning(f.WaitForClaim(warming.Name, v1alpha1.PhaseRunning))
+	f.Eventually("the pre-pull pod is gone", func() bool { return f.prePullGone(warming.Name) })
+	f.CheckInvariants()
+}
