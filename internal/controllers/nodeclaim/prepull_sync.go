@@ -31,10 +31,11 @@ func (r *Lifecycle) prePullKey(claim *v1alpha1.NodeClaim) client.ObjectKey {
 }
 
 // ensurePrePull makes sure the claim's pre-pull pod for images runs on node and returns
-// it, or nil while it is being created or replaced. The pod is read from the cache: a
-// pod this controller just created may not show there yet, and its creation then
-// answers AlreadyExists, which is as good as a creation.
-func (r *Lifecycle) ensurePrePull(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, images []string) (*corev1.Pod, error) {
+// it, or nil while it is being created or replaced; replacing, result says when to look
+// again should the old pod not go. The pod is read from the cache: a pod this
+// controller just created may not show there yet, and its creation then answers
+// AlreadyExists, which is as good as a creation.
+func (r *Lifecycle) ensurePrePull(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, images []string) (*corev1.Pod, ctrl.Result, error) {
 	pod := &corev1.Pod{}
 	err := r.Client.Get(ctx, r.prePullKey(claim), pod)
 	switch {
@@ -43,14 +44,15 @@ func (r *Lifecycle) ensurePrePull(ctx context.Context, claim *v1alpha1.NodeClaim
 		if err == nil {
 			log.FromContext(ctx).V(1).Info("Created the pre-pull pod", "pod", r.prePullKey(claim), "images", len(images))
 		}
-		return nil, client.IgnoreAlreadyExists(err)
+		return nil, ctrl.Result{}, client.IgnoreAlreadyExists(err)
 	case err != nil:
-		return nil, err
+		return nil, ctrl.Result{}, err
 	case !prePullCurrent(pod, claim, node.Name, images):
-		_, _, err := r.removePrePull(ctx, claim)
-		return nil, err
+		log.FromContext(ctx).V(1).Info("Replacing a pre-pull pod that no longer matches its claim", "pod", r.prePullKey(claim), "node", pod.Spec.NodeName)
+		_, result, err := r.removePrePull(ctx, claim)
+		return nil, result, err
 	}
-	return pod, nil
+	return pod, ctrl.Result{}, nil
 }
 
 // removePrePull deletes the claim's pre-pull pod and reports whether it is gone. It

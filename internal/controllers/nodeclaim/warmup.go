@@ -68,7 +68,10 @@ func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	if limited {
 		wait = r.requeueWithin(left)
 	}
-	pod, err := r.ensurePrePull(ctx, claim, node, warmup.Images)
+	pod, replacing, err := r.ensurePrePull(ctx, claim, node, warmup.Images)
+	if replacing.RequeueAfter > 0 {
+		wait.RequeueAfter = min(wait.RequeueAfter, replacing.RequeueAfter)
+	}
 	switch {
 	case isRefused(err):
 		r.failPrePull(claim, fmt.Sprintf("The API server refused pre-pull pod %s/%s: %v", r.Options.PrePullNamespace, prePullName(claim.Name), err))
