@@ -59,9 +59,6 @@ type CreateRequest struct {
 	// Labels and Taints the kubelet registers the Node with (startup taints included).
 	Labels map[string]string
 	Taints []corev1.Taint
-	// Images the node pulls at first boot, so a started node runs pods without pulling.
-	// Deprecated: being replaced by the pre-pull pod (issue 17); do not use in new code.
-	Images []string
 	// Kubelet is the kubelet configuration the node boots with (the claim's, from its
 	// pool's template); nil keeps the image's defaults.
 	Kubelet *v1alpha1.KubeletConfiguration

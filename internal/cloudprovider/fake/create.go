@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"slices"
 	"strings"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -59,13 +58,13 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 		privateIP:     privateIP(c.launched),
 		instanceType:  instanceType,
 		labels:        maps.Clone(req.Labels),
-		images:        slices.Clone(req.Images),
 		physics:       c.physics.With(class.physics()),
 		faults:        faults.DeepCopy(),
 		neverRegister: c.neverRegisters(faults),
 		hibernation:   class.hibernate(),
 	}
 	inst.hostname = hostname(inst.privateIP)
+	inst.images = NewImageStore(id, inst.physics, c.timeScale, imagePullErrors(faults))
 	for _, t := range req.Taints {
 		inst.taints = append(inst.taints, *t.DeepCopy())
 	}

@@ -148,3 +148,11 @@ func (c *Cloud) roll(p float64) bool {
 		return c.rng.Float64() < p
 	}
 }
+
+// imagePullErrors are the images whose every pull fails on a node class's instances.
+func imagePullErrors(f *v1alpha1.FakeFaults) []string {
+	if f == nil {
+		return nil
+	}
+	return f.ImagePullErrors
+}

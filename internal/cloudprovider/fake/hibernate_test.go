@@ -150,13 +150,11 @@ func TestHibernateRefusedWithoutHibernationConfigured(t *testing.T) {
 }
 
 // Hibernated before its kubelet registered, a boot registers after the resume as much
-// later as it was frozen; an image pull cut short starts again once Ready.
+// later as it was frozen.
 func TestHibernationCarriesOnTheBootWhereItFroze(t *testing.T) {
 	c, clk := newCloud(t, Options{})
 	p := c.physics
-	req := hibernating("a")
-	req.Images = []string{"app:1"}
-	inst := running(t, c, clk, req)
+	inst := running(t, c, clk, hibernating("a"))
 	clk.Step(p.BootDelay / 2)
 	wantPhase(t, c, inst.ID, NodeAbsent, 1)
 	if err := act(t, hibernateStop(c), inst.ID); err != nil {
@@ -174,10 +172,6 @@ func TestHibernationCarriesOnTheBootWhereItFroze(t *testing.T) {
 	wantPhase(t, c, inst.ID, NodeNotReady, 1)
 	clk.Step(p.ReadyDelay)
 	wantPhase(t, c, inst.ID, NodeReady, 1)
-	clk.Step(p.ImagePullDelay)
-	if v := view(t, c, inst.ID); len(v.Images) != 1 {
-		t.Errorf("images after Ready and a pull: %v", v.Images)
-	}
 }
 
 func TestHibernatePhysicsFromTheNodeClass(t *testing.T) {

@@ -23,7 +23,6 @@ type instance struct {
 	// What the launch asked of the kubelet.
 	labels map[string]string
 	taints []corev1.Taint
-	images []string
 
 	physics       Physics
 	faults        *v1alpha1.FakeFaults
@@ -38,8 +37,8 @@ type instance struct {
 	terminatedAt time.Time
 
 	boot Boot
-	// pulledAt says when each image is pulled; zero when it is not scheduled.
-	pulledAt []time.Time
+	// images are the container images on the instance's disk and its kubelet's pulls.
+	images *ImageStore
 }
 
 // draw returns one jittered, time-scaled occurrence of a delay of the instance's physics.
@@ -68,20 +67,18 @@ func (i *instance) schedule(state cloudprovider.InstanceState, at time.Time) {
 	i.nextState, i.nextAt = state, at
 }
 
-// launch schedules the first boot: running, then the Node registered, Ready, images pulled.
+// launch schedules the first boot: running, then the Node registered and Ready.
 func (i *instance) launch(now time.Time, d draw) {
 	i.State = cloudprovider.StatePending
 	runningAt := now.Add(d(i.physics.LaunchDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
 	registerAt := runningAt.Add(d(i.physics.BootDelay))
 	i.boot = Boot{Number: 1, StartedAt: now, RegisterAt: registerAt, ReadyAt: registerAt.Add(d(i.physics.ReadyDelay))}
-	i.pulledAt = make([]time.Time, len(i.images))
-	i.schedulePulls(d)
 }
 
 // start boots a stopped instance again, or resumes a hibernated one. After a boot, the
 // kubelet comes back as soon as the instance runs; images pulled in earlier boots are
-// still on disk. It reports false when the state does not allow a start.
+// still on disk, and pods ask again for those a shutdown cut short. It reports false when the state does not allow a start.
 func (i *instance) start(now time.Time, d draw) bool {
 	switch i.State {
 	case cloudprovider.StatePending, cloudprovider.StateRunning:
@@ -98,7 +95,6 @@ func (i *instance) start(now time.Time, d draw) bool {
 	} else {
 		i.boot = Boot{Number: i.boot.Number + 1, StartedAt: now, RegisterAt: runningAt, ReadyAt: runningAt.Add(d(i.physics.ResumeDelay))}
 	}
-	i.schedulePulls(d)
 	return true
 }
 
@@ -137,28 +133,14 @@ func (i *instance) terminate(now time.Time, d draw) bool {
 	return true
 }
 
-// shutdown ends the current boot: the kubelet shuts down and image pulls in progress stop.
+// shutdown ends the current boot: the kubelet shuts down and image pulls in progress
+// are lost.
 func (i *instance) shutdown(now time.Time) {
 	if !i.boot.ShutdownAt.IsZero() {
 		return
 	}
 	i.boot.ShutdownAt = now
-	for n, at := range i.pulledAt {
-		if at.After(now) {
-			i.pulledAt[n] = time.Time{}
-		}
-	}
-}
-
-// schedulePulls schedules the images not pulled yet one after the other once the Node is Ready.
-func (i *instance) schedulePulls(d draw) {
-	at := i.boot.ReportsFrom()
-	for n := range i.pulledAt {
-		if i.pulledAt[n].IsZero() {
-			at = at.Add(d(i.physics.ImagePullDelay))
-			i.pulledAt[n] = at
-		}
-	}
+	i.images.Shutdown(now)
 }
 
 // nextEvent returns the earliest scheduled change after the given time: of state, or of
@@ -171,8 +153,10 @@ func (i *instance) nextEvent(after time.Time) (time.Time, bool) {
 	if i.neverRegister {
 		return next, !next.IsZero()
 	}
-	if t, ok := i.boot.NextEvent(after, i.pulledAt...); ok && (next.IsZero() || t.Before(next)) {
-		next = t
+	for _, kubelet := range []func(time.Time) (time.Time, bool){i.boot.NextEvent, i.images.NextEvent} {
+		if t, ok := kubelet(after); ok && (next.IsZero() || t.Before(next)) {
+			next = t
+		}
 	}
 	return next, !next.IsZero()
 }

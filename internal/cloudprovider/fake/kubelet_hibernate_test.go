@@ -36,7 +36,7 @@ func TestKubeletThroughHibernation(t *testing.T) {
 		pc.waitNode(n.name, "Ready", func(node *corev1.Node) bool { return ready(node).Status == corev1.ConditionTrue })
 		n.pod = pc.bind("app-"+n.name, n.name)
 	}
-	clk.Step(p.ContainerStartDelay)
+	clk.Step(p.ImagePullDelay + p.ContainerStartDelay)
 	for _, n := range nodes {
 		n.started = pc.waitPod(n.pod, "Running and Ready", isRunningAndReady)
 		n.before = &corev1.Node{}

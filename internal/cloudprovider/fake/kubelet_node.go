@@ -96,7 +96,8 @@ func (k *Kubelet) setStatus(s *corev1.NodeStatus, v NodeView, now time.Time) {
 	s.DaemonEndpoints.KubeletEndpoint.Port = kubeletPort
 	s.Images = nil
 	for _, image := range v.Images {
-		s.Images = append(s.Images, corev1.ContainerImage{Names: []string{image}})
+		// By digest and by the reference pods name it by, as a kubelet lists them.
+		s.Images = append(s.Images, corev1.ContainerImage{Names: []string{imageID(image), image}})
 	}
 
 	set := func(t corev1.NodeConditionType, status corev1.ConditionStatus, reason, message string, since time.Time) {

@@ -42,9 +42,12 @@ const (
 // SetupWithManager runs the kubelet simulator in mgr: the Node loop, and the kubelets'
 // part in the pods bound to the cloud's Nodes.
 //
-//   - A pod bound to a Node whose instance runs and whose kubelet reports Ready starts
-//     ContainerStartDelay after the later of the kubelet first seeing it bound and the
-//     Node turning Ready: it turns Running and Ready, with container statuses.
+//   - A pod bound to a Node whose instance runs and whose kubelet reports Ready asks the
+//     machine for its containers' images (see kubelet_podimages.go) and starts
+//     ContainerStartDelay after the latest of the kubelet first seeing it bound, the
+//     Node turning Ready and its last image landing on disk: it turns Running and
+//     Ready, with container statuses. While an image is pulled, or failed to pull, it
+//     is Pending with its containers waiting.
 //   - On a Node that is not Ready (its instance stopping, stopped, shutting down or
 //     booting again) a pod turns not Ready and stays Running, until the Node is Ready
 //     again and the containers start again, after the delay once more.
@@ -94,7 +97,8 @@ type podSyncer struct {
 	machines Machines
 	client   client.Client
 	reader   client.Reader
-	// alarms wake pods when their containers are due to start, on the cloud's clock.
+	// alarms wake pods when their images land or their containers are due to start, on
+	// the cloud's clock.
 	alarms *alarms
 
 	mu   sync.Mutex
@@ -196,12 +200,27 @@ func (s *podSyncer) Reconcile(ctx context.Context, req reconcile.Request) (recon
 			status = readyAgainStatus(pod, now)
 		}
 	default:
-		startAt := laterOf(rec.seen, host.ReadyAt).Add(host.StartDelay)
-		if now.Before(startAt) {
-			s.alarms.set(req.NamespacedName, startAt)
-			// Still Ready from an earlier boot: not until the containers start again.
-			if podReady(pod) {
+		from := laterOf(rec.seen, host.ReadyAt)
+		pulls, ok := s.machines.PullImages(pod.Spec.NodeName, host.Boot, from, podImages(pod))
+		if !ok {
+			// The Node stopped being Ready since: its change syncs the pod again.
+			break
+		}
+		images := waitForImages(pulls, now)
+		var startAt time.Time
+		if images.present {
+			startAt = laterOf(from, images.presentAt).Add(host.StartDelay)
+		}
+		if !images.present || now.Before(startAt) {
+			if wake := laterOf(images.next, startAt); !wake.IsZero() {
+				s.alarms.set(req.NamespacedName, wake)
+			}
+			switch {
+			case podReady(pod):
+				// Still Ready from an earlier boot: not until the containers start again.
 				status = notReadyStatus(pod, now)
+			case !images.present && !ranBefore(pod):
+				status = waitingStatus(pod, host, rec.seen, pulls, now)
 			}
 			break
 		}

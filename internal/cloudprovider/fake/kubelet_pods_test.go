@@ -92,7 +92,13 @@ func startPodCluster(t *testing.T, verbosity int) *podCluster {
 // readyNode launches an instance and steps the clock until its Node is Ready.
 func (pc *podCluster) readyNode(token string) (*cloudprovider.Instance, string) {
 	pc.t.Helper()
-	inst := create(pc.t, pc.cloud, request(token))
+	return pc.readyNodeFor(request(token))
+}
+
+// readyNodeFor launches an instance of req and steps the clock until its Node is Ready.
+func (pc *podCluster) readyNodeFor(req *cloudprovider.CreateRequest) (*cloudprovider.Instance, string) {
+	pc.t.Helper()
+	inst := create(pc.t, pc.cloud, req)
 	p := pc.cloud.physics
 	pc.clk.Step(p.LaunchDelay + p.BootDelay + p.ReadyDelay)
 	name := pc.cloud.instances[inst.ID].hostname
@@ -191,19 +197,13 @@ func TestKubeletRunsPods(t *testing.T) {
 	pc := startPodCluster(t, 1)
 	p := pc.cloud.physics
 
-	t.Run("after the container start delay", func(t *testing.T) {
+	t.Run("after its image and the container start delay", func(t *testing.T) {
 		pc.t = t
 		inst, nodeName := pc.readyNode("runs")
 		key := pc.bind("web", nodeName)
-		daemon := pc.bind("daemon", nodeName, func(pod *corev1.Pod) {
-			pod.Spec.HostNetwork = true
-			pod.Spec.InitContainers = []corev1.Container{
-				{Name: "setup", Image: "registry.example/setup:1"},
-				{Name: "proxy", Image: "registry.example/proxy:1", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)},
-			}
-		})
+		pc.waitPod(key, "pulling its image", func(pod *corev1.Pod) bool { return waitingReason(pod, "app") == reasonContainerCreating })
 
-		pc.clk.Step(p.ContainerStartDelay - tick)
+		pc.clk.Step(p.ImagePullDelay + p.ContainerStartDelay - tick)
 		pc.settle(key)
 		if pod := pc.pod(key); pod.Status.Phase != corev1.PodPending || podReady(pod) {
 			t.Fatalf("before the delay: phase %s, conditions %v", pod.Status.Phase, pod.Status.Conditions)
@@ -230,12 +230,21 @@ func TestKubeletRunsPods(t *testing.T) {
 		if len(s.ContainerStatuses) != 1 {
 			t.Fatalf("container statuses %+v", s.ContainerStatuses)
 		}
-		if cs := s.ContainerStatuses[0]; cs.Name != "app" || cs.Image != "registry.example/app:1" || !cs.Ready ||
+		if cs := s.ContainerStatuses[0]; cs.Name != "app" || cs.Image != "registry.example/app:1" || cs.ImageID != digestOf(cs.Image) || !cs.Ready ||
 			cs.Started == nil || !*cs.Started || cs.State.Running == nil || cs.RestartCount != 0 || cs.ContainerID == "" {
 			t.Errorf("container status %+v", cs)
 		}
 
-		// A pod on the host's network has the host's IP; init containers ran, sidecars run.
+		// A pod on the host's network has the host's IP; init containers ran, sidecars
+		// run. Their images are pulled, the app's is on disk already.
+		daemon := pc.bind("daemon", nodeName, func(pod *corev1.Pod) {
+			pod.Spec.HostNetwork = true
+			pod.Spec.InitContainers = []corev1.Container{
+				{Name: "setup", Image: "registry.example/setup:1"},
+				{Name: "proxy", Image: "registry.example/proxy:1", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)},
+			}
+		})
+		pc.clk.Step(2*p.ImagePullDelay + p.ContainerStartDelay)
 		ds := pc.waitPod(daemon, "Running and Ready", isRunningAndReady)
 		if ds.Status.PodIP != privateIP {
 			t.Errorf("host network pod IP %s, want %s", ds.Status.PodIP, privateIP)
@@ -267,10 +276,10 @@ func TestKubeletRunsPods(t *testing.T) {
 		if pod := pc.pod(key); pod.Status.Phase != corev1.PodPending {
 			t.Fatalf("on a Node not Ready: phase %s", pod.Status.Phase)
 		}
-		// Bound long before the Node is Ready: the delay counts from Ready.
+		// Bound long before the Node is Ready: the pull and the delay count from Ready.
 		pc.clk.Step(p.ReadyDelay)
 		pc.waitNode(nodeName, "Ready", func(n *corev1.Node) bool { return ready(n).Status == corev1.ConditionTrue })
-		pc.clk.Step(p.ContainerStartDelay - tick)
+		pc.clk.Step(p.ImagePullDelay + p.ContainerStartDelay - tick)
 		pc.settle(key)
 		if pod := pc.pod(key); pod.Status.Phase != corev1.PodPending {
 			t.Fatalf("before the delay after Ready: phase %s", pod.Status.Phase)
@@ -283,7 +292,7 @@ func TestKubeletRunsPods(t *testing.T) {
 		pc.t = t
 		inst, nodeName := pc.readyNode("stops")
 		key := pc.bind("stateful", nodeName)
-		pc.clk.Step(p.ContainerStartDelay)
+		pc.clk.Step(p.ImagePullDelay + p.ContainerStartDelay)
 		first := pc.waitPod(key, "Running and Ready", isRunningAndReady)
 
 		if err := pc.cloud.StopExternally(inst.ID); err != nil {
@@ -304,6 +313,7 @@ func TestKubeletRunsPods(t *testing.T) {
 		}
 		pc.clk.Step(p.StartDelay + p.ResumeDelay)
 		pc.waitNode(nodeName, "Ready again", func(n *corev1.Node) bool { return ready(n).Status == corev1.ConditionTrue })
+		// The image stayed on disk: the containers start again without a pull.
 		pc.clk.Step(p.ContainerStartDelay - tick)
 		pc.settle(key)
 		if pod := pc.pod(key); !notReady(pod) {
@@ -324,7 +334,7 @@ func TestKubeletRunsPods(t *testing.T) {
 		inst, nodeName := pc.readyNode("deletes")
 		running := pc.bind("running", nodeName)
 		stuck := pc.bind("stuck", nodeName)
-		pc.clk.Step(p.ContainerStartDelay)
+		pc.clk.Step(p.ImagePullDelay + p.ContainerStartDelay)
 		pc.waitPod(running, "Running", isRunningAndReady)
 
 		gone := func(key types.NamespacedName) {
@@ -407,10 +417,15 @@ func TestKubeletRunsManyPods(t *testing.T) {
 		return len(pc.pods.pods) == nodes*perNode, nil
 	})
 	t.Logf("created and seen in %s", time.Since(started).Round(time.Millisecond))
-	pc.clk.Step(p.ContainerStartDelay)
-	// Listing a thousand pods every poll would slow the API server down: count writes.
-	eventually(t, "a status write per pod", func(context.Context) (bool, error) {
+	// Each Node pulls the image once for its pods: each pod is written pulling, then
+	// running.
+	eventually(t, "a status write per pod, pulling", func(context.Context) (bool, error) {
 		return pc.statusWrites.Load() >= nodes*perNode, nil
+	})
+	pc.clk.Step(p.ImagePullDelay + p.ContainerStartDelay)
+	// Listing a thousand pods every poll would slow the API server down: count writes.
+	eventually(t, "a second status write per pod, running", func(context.Context) (bool, error) {
+		return pc.statusWrites.Load() >= 2*nodes*perNode, nil
 	})
 	eventually(t, "every pod Running", func(ctx context.Context) (bool, error) {
 		list := &corev1.PodList{}
@@ -429,7 +444,7 @@ func TestKubeletRunsManyPods(t *testing.T) {
 		return true, nil
 	})
 	t.Logf("%d pods on %d Nodes ran in %s with %d status writes", nodes*perNode, nodes, time.Since(started).Round(time.Millisecond), pc.statusWrites.Load())
-	if got := pc.statusWrites.Load(); got > nodes*perNode*11/10 {
+	if got := pc.statusWrites.Load(); got > 2*nodes*perNode*11/10 {
 		t.Errorf("%d status writes for %d pods", got, nodes*perNode)
 	}
 }

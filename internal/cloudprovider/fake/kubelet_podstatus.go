@@ -25,24 +25,22 @@ func (c *Cloud) PodHost(nodeName, podKey string) (time.Time, PodHost, bool) {
 	defer c.mu.Unlock()
 	now := c.clock.Now()
 	c.advance(now)
-	for _, inst := range c.instances {
-		if inst.hostname != nodeName {
-			continue
-		}
-		v := inst.nodeView(now, c.region)
-		running := inst.State == cloudprovider.StateRunning
-		return now, PodHost{
-			InstanceID: inst.ID,
-			PrivateIP:  inst.privateIP,
-			Boot:       v.Boot,
-			Running:    running,
-			Frozen:     v.Phase == NodeFrozen,
-			Ready:      running && v.Phase == NodeReady,
-			ReadyAt:    v.Since,
-			StartDelay: inst.physics.PodStartDelay(inst.ID, v.Boot, podKey, c.timeScale),
-		}, true
+	inst := c.byHostname(nodeName)
+	if inst == nil {
+		return now, PodHost{}, false
 	}
-	return now, PodHost{}, false
+	v := inst.nodeView(now, c.region)
+	running := inst.State == cloudprovider.StateRunning
+	return now, PodHost{
+		InstanceID: inst.ID,
+		PrivateIP:  inst.privateIP,
+		Boot:       v.Boot,
+		Running:    running,
+		Frozen:     v.Phase == NodeFrozen,
+		Ready:      running && v.Phase == NodeReady,
+		ReadyAt:    v.Since,
+		StartDelay: inst.physics.PodStartDelay(inst.ID, v.Boot, podKey, c.timeScale),
+	}, true
 }
 
 const (
@@ -89,7 +87,7 @@ func setPodCondition(conditions *[]corev1.PodCondition, c corev1.PodCondition) {
 // the pods of a node that went away.
 func notReadyStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
 	s := pod.Status.DeepCopy()
-	message := "containers with unready status: [" + strings.Join(containerNames(pod), " ") + "]"
+	message := "containers with unready status: [" + strings.Join(names(pod.Spec.Containers), " ") + "]"
 	for _, t := range []corev1.PodConditionType{corev1.ContainersReady, corev1.PodReady} {
 		setPodCondition(&s.Conditions, corev1.PodCondition{
 			Type: t, Status: corev1.ConditionFalse, Reason: reasonContainersNotReady, Message: message,
@@ -119,8 +117,23 @@ func readyAgainStatus(pod *corev1.Pod, now time.Time) *corev1.PodStatus {
 // host, for a pod first seen at seen. Containers that ran before, in an earlier boot,
 // count a restart.
 func runningStatus(pod *corev1.Pod, host PodHost, seen, startedAt time.Time) *corev1.PodStatus {
-	s := pod.Status.DeepCopy()
+	s := placedStatus(pod, host, seen)
 	s.Phase = corev1.PodRunning
+	for _, t := range []corev1.PodConditionType{corev1.PodInitialized, corev1.ContainersReady} {
+		setPodCondition(&s.Conditions, corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(startedAt)})
+	}
+	setReady(s, pod, startedAt)
+
+	s.InitContainerStatuses = containerStatuses(pod, host, pod.Spec.InitContainers, s.InitContainerStatuses, startedAt, true)
+	s.ContainerStatuses = containerStatuses(pod, host, pod.Spec.Containers, s.ContainerStatuses, startedAt, false)
+	return s
+}
+
+// placedStatus returns the pod's status with what the kubelet reports once it has
+// admitted the pod and set up its sandbox: the start time, the host's and the pod's
+// addresses, and PodScheduled if the binding did not set it.
+func placedStatus(pod *corev1.Pod, host PodHost, seen time.Time) *corev1.PodStatus {
+	s := pod.Status.DeepCopy()
 	if s.StartTime == nil {
 		s.StartTime = ptr.To(metav1.NewTime(laterOf(seen, host.ReadyAt)))
 	}
@@ -130,7 +143,6 @@ func runningStatus(pod *corev1.Pod, host PodHost, seen, startedAt time.Time) *co
 		s.PodIP = podIP(pod, host)
 		s.PodIPs = []corev1.PodIP{{IP: s.PodIP}}
 	}
-
 	// The binding sets PodScheduled; a pod created bound has none, and the kubelet adds it.
 	hasScheduled := false
 	for _, c := range s.Conditions {
@@ -139,13 +151,6 @@ func runningStatus(pod *corev1.Pod, host PodHost, seen, startedAt time.Time) *co
 	if !hasScheduled {
 		setPodCondition(&s.Conditions, corev1.PodCondition{Type: corev1.PodScheduled, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(seen)})
 	}
-	for _, t := range []corev1.PodConditionType{corev1.PodInitialized, corev1.ContainersReady} {
-		setPodCondition(&s.Conditions, corev1.PodCondition{Type: t, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(startedAt)})
-	}
-	setReady(s, pod, startedAt)
-
-	s.InitContainerStatuses = containerStatuses(pod, host, pod.Spec.InitContainers, s.InitContainerStatuses, startedAt, true)
-	s.ContainerStatuses = containerStatuses(pod, host, pod.Spec.Containers, s.ContainerStatuses, startedAt, false)
 	return s
 }
 
@@ -223,14 +228,6 @@ func startedAtOf(state corev1.ContainerState) metav1.Time {
 		return state.Terminated.StartedAt
 	}
 	return metav1.Time{}
-}
-
-func containerNames(pod *corev1.Pod) []string {
-	names := make([]string, 0, len(pod.Spec.Containers))
-	for _, c := range pod.Spec.Containers {
-		names = append(names, c.Name)
-	}
-	return names
 }
 
 // podIP is a stable address for the pod in 100.64.0.0/10, from its namespace and name;

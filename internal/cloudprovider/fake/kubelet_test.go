@@ -2,6 +2,10 @@ package fake
 
 import (
 	"context"
+	"crypto/sha256"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -52,7 +56,6 @@ func TestKubelet(t *testing.T) {
 	req := request("a")
 	req.Labels = map[string]string{v1alpha1.LabelNodePool: "web"}
 	req.Taints = []corev1.Taint{v1alpha1.StandbyTaint}
-	req.Images = []string{"registry.example/app:1", "registry.example/sidecar:1"}
 	inst := create(t, c, req)
 	c.SetFaults(Faults{NeverRegister: 1})
 	lost := create(t, c, request("lost"))
@@ -107,12 +110,20 @@ func TestKubelet(t *testing.T) {
 		return err == nil && lease.Spec.RenewTime.After(firstRenewal), err
 	})
 
+	// The images a pod asks for land on the disk one after the other, and the kubelet
+	// lists them, by digest and by tag, as it does.
+	images := []string{"registry.example/app:1", "registry.example/sidecar:1"}
+	if _, ok := c.PullImages(name, 1, clk.Now(), images); !ok {
+		t.Fatal("the Ready kubelet refused to pull")
+	}
 	clk.Step(p.ImagePullDelay)
 	nodeIs("one image", func() bool { return len(node.Status.Images) == 1 })
 	clk.Step(p.ImagePullDelay)
 	nodeIs("both images", func() bool { return len(node.Status.Images) == 2 })
-	if got := node.Status.Images[1].Names[0]; got != req.Images[1] {
-		t.Errorf("second image = %s", got)
+	for n, image := range images {
+		if got, want := node.Status.Images[n].Names, []string{digestOf(image), image}; !slices.Equal(got, want) {
+			t.Errorf("image %d names %v, want %v", n, got, want)
+		}
 	}
 
 	// Stop: graceful shutdown. Start: Ready again.
@@ -215,4 +226,14 @@ func ready(node *corev1.Node) *corev1.NodeCondition {
 		return r
 	}
 	return &corev1.NodeCondition{}
+}
+
+// digestOf is the digest reference the contract gives an image: its name without the tag,
+// @sha256: and the hex SHA-256 of the whole reference.
+func digestOf(image string) string {
+	name := image
+	if colon := strings.LastIndex(image, ":"); colon > strings.LastIndex(image, "/") {
+		name = image[:colon]
+	}
+	return fmt.Sprintf("%s@sha256:%x", name, sha256.Sum256([]byte(image)))
 }

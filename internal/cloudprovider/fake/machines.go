@@ -29,6 +29,14 @@ type Machines interface {
 	// of the machine behind it, with the container start delay of the pod podKey
 	// (namespace/name) in the current boot; false when no machine runs that Node.
 	PodHost(nodeName, podKey string) (time.Time, PodHost, bool)
+	// PullImages asks the kubelet of the Node nodeName, in its boot boot, for the images
+	// a pod needs from the clock time from on (the later of the pod bound and the Node
+	// Ready): the machine's ImageStore queues those neither on disk nor being pulled
+	// (ImageStore.Request). It returns where each image stands now; false when the
+	// machine no longer runs that boot with its kubelet Ready, for the pod to wait for
+	// the Node's next change. Implementations notify Changes when a pull is queued, so
+	// that the Node loop reports the image once it lands.
+	PullImages(nodeName string, boot int, from time.Time, images []string) ([]ImagePull, bool)
 }
 
 var _ Machines = (*Cloud)(nil)
@@ -73,7 +81,7 @@ type NodeView struct {
 	Phase   NodePhase
 	// Since is when the phase began.
 	Since time.Time
-	// Images are the images pulled so far, in pull order.
+	// Images are the images on the machine's disk, in the order they were pulled.
 	Images []string
 }
 
@@ -150,12 +158,22 @@ func (b Boot) Phase(now time.Time) (NodePhase, time.Time) {
 	}
 }
 
-// NextEvent returns the earliest of the boot's registration, readiness, thaw after a
-// resume and the other given kubelet events (image pulls) after the given time that will
-// happen before the shutdown.
-func (b Boot) NextEvent(after time.Time, others ...time.Time) (time.Time, bool) {
+// PullsFrom reports whether the kubelet pulls images at now for a pod that saw the boot
+// numbered boot, which it does while it reports Ready in that boot, and from when such a
+// pod, there since from, needs them: not before the kubelet reports Ready, which after a
+// hibernation is when it thawed. The machine must run.
+func (b Boot) PullsFrom(boot int, from, now time.Time) (time.Time, bool) {
+	if phase, _ := b.Phase(now); b.Number != boot || phase != NodeReady {
+		return time.Time{}, false
+	}
+	return laterOf(from, b.ReportsFrom()), true
+}
+
+// NextEvent returns the earliest of the boot's registration, readiness and thaw after a
+// resume after the given time that will happen before the shutdown.
+func (b Boot) NextEvent(after time.Time) (time.Time, bool) {
 	var next time.Time
-	for _, t := range append([]time.Time{b.RegisterAt, b.ReadyAt, b.ThawedAt}, others...) {
+	for _, t := range []time.Time{b.RegisterAt, b.ReadyAt, b.ThawedAt} {
 		if t.IsZero() || !t.After(after) || (!b.ShutdownAt.IsZero() && !t.Before(b.ShutdownAt)) {
 			continue
 		}

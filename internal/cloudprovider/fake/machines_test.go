@@ -41,14 +41,17 @@ func TestBootPhase(t *testing.T) {
 func TestBootNextEvent(t *testing.T) {
 	at := func(s int) time.Time { return epoch.Add(time.Duration(s) * time.Second) }
 	b := Boot{Number: 1, RegisterAt: at(30), ReadyAt: at(40)}
-	if next, ok := b.NextEvent(at(0), at(45), time.Time{}); !ok || !next.Equal(at(30)) {
+	if next, ok := b.NextEvent(at(0)); !ok || !next.Equal(at(30)) {
 		t.Errorf("next after 0: %v %v, want registration at 30", next, ok)
 	}
-	if next, ok := b.NextEvent(at(40), at(45)); !ok || !next.Equal(at(45)) {
-		t.Errorf("next after 40: %v %v, want the pull at 45", next, ok)
+	if next, ok := b.NextEvent(at(30)); !ok || !next.Equal(at(40)) {
+		t.Errorf("next after 30: %v %v, want readiness at 40", next, ok)
+	}
+	if next, ok := b.NextEvent(at(40)); ok {
+		t.Errorf("next after 40: %v, want none", next)
 	}
 	b.ShutdownAt = at(35)
-	if next, ok := b.NextEvent(at(30), at(45)); ok {
+	if next, ok := b.NextEvent(at(30)); ok {
 		t.Errorf("next after a shutdown at 35: %v, want none: events after the shutdown never happen", next)
 	}
 }

@@ -49,10 +49,39 @@ func (i *instance) nodeView(now time.Time, region string) NodeView {
 	if !i.neverRegister {
 		v.Phase, v.Since = i.boot.Phase(now)
 	}
-	for n, at := range i.pulledAt {
-		if !at.IsZero() && !at.After(now) {
-			v.Images = append(v.Images, i.images[n])
+	v.Images = i.images.Present(now)
+	return v
+}
+
+// PullImages asks the kubelet of the instance behind the Node nodeName for the images a
+// pod needs (see Machines).
+func (c *Cloud) PullImages(nodeName string, boot int, from time.Time, images []string) ([]ImagePull, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.clock.Now()
+	c.advance(now)
+	inst := c.byHostname(nodeName)
+	if inst == nil || inst.neverRegister || inst.State != cloudprovider.StateRunning {
+		return nil, false
+	}
+	from, ok := inst.boot.PullsFrom(boot, from, now)
+	if !ok {
+		return nil, false
+	}
+	pulls, queued := inst.images.Request(now, from, images)
+	if queued {
+		c.notify()
+	}
+	return pulls, true
+}
+
+// byHostname returns the instance whose Node is nodeName, nil if none. The caller holds
+// the lock.
+func (c *Cloud) byHostname(nodeName string) *instance {
+	for _, inst := range c.instances {
+		if inst.hostname == nodeName {
+			return inst
 		}
 	}
-	return v
+	return nil
 }

@@ -32,7 +32,8 @@ type Physics struct {
 	HibernateResumeDelay time.Duration
 	// TerminateDelay: from the terminate call to a terminated instance.
 	TerminateDelay time.Duration
-	// ImagePullDelay: the time to pull one image, after the Node is Ready.
+	// ImagePullDelay: the time to pull one image a pod on the Node needs; the machine
+	// pulls one image at a time.
 	ImagePullDelay time.Duration
 	// ContainerStartDelay: from a pod bound to a Ready Node, or from the Node turning
 	// Ready with the pod bound, to the pod's containers running and Ready.
@@ -108,8 +109,20 @@ func (p Physics) Draw(rng *rand.Rand, d time.Duration, timeScale float64) time.D
 // set order, and drawing from a shared source would shift every later draw of the run.
 // Instance IDs come from seeded sources, so the delays are as repeatable as the rest.
 func (p Physics) PodStartDelay(instanceID string, boot int, podKey string, timeScale float64) time.Duration {
+	return p.seededDraw(p.ContainerStartDelay, timeScale, fmt.Sprintf("%s/%d/%s", instanceID, boot, podKey))
+}
+
+// PullDelay draws the time the attempt-th pull (from 0) of image takes on a machine,
+// from a source seeded with the instance ID, the image and the attempt, for the same
+// reason as PodStartDelay: pods ask for images in no set order.
+func (p Physics) PullDelay(instanceID, image string, attempt int, timeScale float64) time.Duration {
+	return p.seededDraw(p.ImagePullDelay, timeScale, fmt.Sprintf("pull/%s/%s/%d", instanceID, image, attempt))
+}
+
+// seededDraw draws one occurrence of d from a source seeded with key.
+func (p Physics) seededDraw(d time.Duration, timeScale float64, key string) time.Duration {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s/%d/%s", instanceID, boot, podKey)
+	h.Write([]byte(key))
 	seed := h.Sum64()
-	return p.Draw(rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), p.ContainerStartDelay, timeScale)
+	return p.Draw(rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)), d, timeScale)
 }

@@ -13,9 +13,7 @@ const tick = time.Nanosecond
 
 func TestLaunchTimeline(t *testing.T) {
 	c, clk := newCloud(t, Options{})
-	req := request("a")
-	req.Images = []string{"app:1", "sidecar:1"}
-	inst := create(t, c, req)
+	inst := create(t, c, request("a"))
 	p := c.physics
 
 	wantState(t, c, inst.ID, cloudprovider.StatePending)
@@ -25,26 +23,24 @@ func TestLaunchTimeline(t *testing.T) {
 	wantState(t, c, inst.ID, cloudprovider.StateRunning)
 
 	steps := []struct {
-		step   time.Duration
-		phase  NodePhase
-		images int
+		step  time.Duration
+		phase NodePhase
 	}{
-		{p.BootDelay - tick, NodeAbsent, 0},
-		{tick, NodeNotReady, 0},
-		{p.ReadyDelay - tick, NodeNotReady, 0},
-		{tick, NodeReady, 0},
-		{p.ImagePullDelay, NodeReady, 1},
-		{p.ImagePullDelay - tick, NodeReady, 1},
-		{tick, NodeReady, 2},
+		{p.BootDelay - tick, NodeAbsent},
+		{tick, NodeNotReady},
+		{p.ReadyDelay - tick, NodeNotReady},
+		{tick, NodeReady},
+		// No pod asked for an image: none arrives.
+		{time.Hour, NodeReady},
 	}
 	for n, s := range steps {
 		clk.Step(s.step)
-		if v := view(t, c, inst.ID); v.Phase != s.phase || len(v.Images) != s.images {
-			t.Fatalf("step %d: phase %v with %d images, want %v with %d", n, v.Phase, len(v.Images), s.phase, s.images)
+		if v := view(t, c, inst.ID); v.Phase != s.phase || len(v.Images) != 0 {
+			t.Fatalf("step %d: phase %v with images %v, want %v with none", n, v.Phase, v.Images, s.phase)
 		}
 	}
-	if got := clk.Since(epoch); got != 40*time.Second+2*p.ImagePullDelay {
-		t.Errorf("cold path took %s", got)
+	if run, _ := c.CurrentRun(inst.ID); run.ReadyAt.Sub(epoch) != 40*time.Second {
+		t.Errorf("cold path took %s", run.ReadyAt.Sub(epoch))
 	}
 }
 
@@ -200,6 +196,6 @@ func TestNextTransition(t *testing.T) {
 	}
 	clk.Step(time.Second)
 	if next, ok := c.NextTransition(); ok {
-		t.Errorf("a Ready instance without images has a next transition at %s", next)
+		t.Errorf("a Ready instance no pod asked anything of has a next transition at %s", next)
 	}
 }

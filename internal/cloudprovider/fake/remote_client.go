@@ -71,7 +71,7 @@ func (r *Remote) Create(ctx context.Context, req *cloudprovider.CreateRequest) (
 	var resp instanceResponse
 	err = r.call(ctx, cloudprovider.OpCreate, pathCreate, createRequest{
 		ClientToken: req.ClientToken, NodeClass: class, Requirements: req.Requirements, Requests: req.Requests,
-		Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags, Unavailable: req.Unavailable,
+		Labels: req.Labels, Taints: req.Taints, Tags: req.Tags, Unavailable: req.Unavailable,
 	}, &resp)
 	if err != nil {
 		return nil, err

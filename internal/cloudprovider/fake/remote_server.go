@@ -38,7 +38,6 @@ type createRequest struct {
 	Requests     corev1.ResourceList              `json:"requests,omitempty"`
 	Labels       map[string]string                `json:"labels,omitempty"`
 	Taints       []corev1.Taint                   `json:"taints,omitempty"`
-	Images       []string                         `json:"images,omitempty"`
 	Tags         map[string]string                `json:"tags,omitempty"`
 	Unavailable  []cloudprovider.OfferingKey      `json:"unavailable,omitempty"`
 }
@@ -136,7 +135,7 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 	mux.Handle("POST "+pathCreate, handle(cloudprovider.OpCreate, func(ctx context.Context, req *createRequest) (any, error) {
 		inst, err := cloud.Create(ctx, &cloudprovider.CreateRequest{
 			ClientToken: req.ClientToken, NodeClass: nodeClassObject(req.NodeClass), Requirements: req.Requirements,
-			Requests: req.Requests, Labels: req.Labels, Taints: req.Taints, Images: req.Images, Tags: req.Tags,
+			Requests: req.Requests, Labels: req.Labels, Taints: req.Taints, Tags: req.Tags,
 			Unavailable: req.Unavailable,
 		})
 		return instanceResponse{Instance: inst}, err

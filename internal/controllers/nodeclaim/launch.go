@@ -134,8 +134,7 @@ func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim
 // buildCreateRequest is the launch of a claim. The kubelet registers the Node with the
 // claim's labels (the claim's name among them, so the Node maps back to its claim at
 // once), its taints and startup taints, and, for a claim meant for standby, the standby
-// taint, so that no pod lands on a warming node. Standby claims pull the pool's warmup
-// images on their first boot.
+// taint, so that no pod lands on a warming node.
 func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, class client.Object, clusterName string) *cloudprovider.CreateRequest {
 	labels := maps.Clone(claim.Labels)
 	if labels == nil {
@@ -152,10 +151,6 @@ func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, clas
 	// Every Node registers parked: one launched to run pods opens once it runs, with the
 	// room provisioning found on it reserved for its pods (see reserved).
 	taints = append(taints, v1alpha1.StandbyTaint)
-	var images []string
-	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
-		images = pool.Spec.Standby.Warmup.Images
-	}
 	requirements := v1alpha1.CoreRequirements(claim.Spec.Requirements)
 	return &cloudprovider.CreateRequest{
 		ClientToken:  string(claim.UID),
@@ -164,7 +159,6 @@ func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, clas
 		Requests:     claim.Spec.Resources.Requests,
 		Labels:       labels,
 		Taints:       taints,
-		Images:       images,
 		Tags: map[string]string{
 			v1alpha1.TagCluster:   clusterName,
 			v1alpha1.TagNodePool:  claim.Spec.NodePool,

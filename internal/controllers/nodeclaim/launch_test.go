@@ -35,8 +35,8 @@ func TestCreateRequestOfAStandbyClaim(t *testing.T) {
 	if !slices.Equal(keys, []string{"dedicated", "cni-not-ready", v1alpha1.TaintStandbyKey}) {
 		t.Errorf("taints %v: want the claim's, its startup taints and the standby taint", keys)
 	}
-	if !slices.Equal(req.Images, []string{"app:1"}) || len(req.Requirements) != 1 || req.NodeClass != class {
-		t.Errorf("images %v requirements %v class %v", req.Images, req.Requirements, req.NodeClass)
+	if len(req.Requirements) != 1 || req.NodeClass != class {
+		t.Errorf("requirements %v class %v", req.Requirements, req.NodeClass)
 	}
 }
 
@@ -45,9 +45,6 @@ func TestCreateRequestOfARunningClaimRegistersParkedWithoutWarmup(t *testing.T) 
 	req := buildCreateRequest(testClaim(v1alpha1.DesiredRunning), pool, &v1alpha1.FakeNodeClass{}, "prod")
 	if !slices.ContainsFunc(req.Taints, func(t corev1.Taint) bool { return t.Key == v1alpha1.TaintStandbyKey }) {
 		t.Fatal("a claim meant to run must register parked, so that no pod lands before its own have their room")
-	}
-	if len(req.Images) != 0 {
-		t.Errorf("a claim meant to run pulls no warmup images, got %v", req.Images)
 	}
 }
 

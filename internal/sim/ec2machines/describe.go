@@ -7,7 +7,6 @@ import (
 	"maps"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 )
 
 // describeInstances lists every instance tagged with the cluster, page by page.
@@ -40,7 +40,7 @@ func (m *Machines) describeInstances(ctx context.Context) ([]ec2types.Instance, 
 }
 
 // admit reads what the kubelets of new instances need: the user data they register
-// with, the shape of their type, their warmup images. An instance whose user data cannot
+// with, the shape of their type. An instance whose user data cannot
 // be read now is left for the next poll; one whose user data is wrong gets a kubelet
 // that never registers, and a problem.
 func (m *Machines) admit(ctx context.Context, fresh []ec2types.Instance) ([]*machine, error) {
@@ -69,6 +69,8 @@ func (m *Machines) admit(ctx context.Context, fresh []ec2types.Instance) ([]*mac
 			zone:       zone(inst),
 			arch:       kubernetesArch(inst.Architecture),
 			providerID: providerID(inst),
+			// A new instance's disk holds no container image: pods ask for theirs.
+			images: fake.NewImageStore(id, m.opts.Physics, m.opts.TimeScale, nil),
 		}
 		m.mu.Lock()
 		mc.shape = m.shapes[string(inst.InstanceType)]
@@ -88,10 +90,6 @@ func (m *Machines) admit(ctx context.Context, fresh []ec2types.Instance) ([]*mac
 		case mc.shape == nil:
 			m.problem("instance %s: EC2 does not describe its type %s", id, inst.InstanceType)
 			mc.broken = true
-		}
-		if m.opts.WarmupImages != nil {
-			mc.images = m.opts.WarmupImages(ctx, tags(inst))
-			mc.pulledAt = make([]time.Time, len(mc.images))
 		}
 		admitted = append(admitted, mc)
 	}

@@ -128,8 +128,9 @@ func TestKubeletOnMoto(t *testing.T) {
 	if err := env.Client.Create(context.Background(), pod); err != nil {
 		t.Fatal(err)
 	}
-	// The containers start ContainerStartDelay after the kubelet first sees the pod,
-	// which the test cannot tell: step the clock by that much until they run.
+	// The machine pulls the pod's image, and the containers start ContainerStartDelay
+	// after, from when the kubelet first sees the pod, which the test cannot tell: step
+	// the clock by the start delay until they run.
 	eventually(t, "the pod Running", func(ctx context.Context) (bool, error) {
 		err := env.Client.Get(ctx, client.ObjectKeyFromObject(pod), pod)
 		running := err == nil && pod.Status.Phase == corev1.PodRunning && pod.Status.HostIP == viewOf(t, m, id).PrivateIP
@@ -137,6 +138,12 @@ func TestKubeletOnMoto(t *testing.T) {
 			clk.Step(p.ContainerStartDelay)
 		}
 		return running, err
+	})
+	if cs := pod.Status.ContainerStatuses; len(cs) != 1 || !strings.HasPrefix(cs[0].ImageID, "app@sha256:") {
+		t.Errorf("container statuses %+v, want app:1's image ID", cs)
+	}
+	eventually(t, "the Node listing the image", func(ctx context.Context) (bool, error) {
+		return getNode(ctx) == nil && len(node.Status.Images) == 1 && slices.Contains(node.Status.Images[0].Names, "app:1"), nil
 	})
 
 	if _, err := ec2Client.StopInstances(context.Background(), &ec2.StopInstancesInput{InstanceIds: []string{id}}); err != nil {

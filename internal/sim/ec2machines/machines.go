@@ -39,9 +39,10 @@ type Options struct {
 	Region string
 	// Physics time the kubelets: a launch seen running registers after LaunchDelay +
 	// BootDelay and is Ready ReadyDelay later; a start seen running registers after
-	// StartDelay and is Ready ResumeDelay later; images pull after Ready, one
-	// ImagePullDelay each; containers start ContainerStartDelay after their pod is
-	// bound. The zero value means fake.DefaultPhysics().
+	// StartDelay and is Ready ResumeDelay later; the images pods ask for pull one
+	// at a time, ImagePullDelay each (fake.ImageStore); containers start
+	// ContainerStartDelay after their pod is bound and its images are on disk. The zero
+	// value means fake.DefaultPhysics().
 	Physics   fake.Physics
 	TimeScale float64
 	// Seed seeds the jitter.
@@ -50,9 +51,6 @@ type Options struct {
 	Clock clock.WithTicker
 	// PollInterval defaults to DefaultPollInterval.
 	PollInterval time.Duration
-	// WarmupImages returns the images an instance's kubelet pulls in its first boot,
-	// from the instance's tags (the claim it was launched for); nil pulls none.
-	WarmupImages func(ctx context.Context, tags map[string]string) []string
 }
 
 // Machines are the instances of the cluster as their kubelets live them. It implements
@@ -83,9 +81,8 @@ type machine struct {
 	broken  bool
 	running bool
 	boot    fake.Boot
-	// images to pull, and when each is pulled; zero when it is not scheduled.
-	images   []string
-	pulledAt []time.Time
+	// images are the container images on the instance's disk and its kubelet's pulls.
+	images *fake.ImageStore
 }
 
 var _ fake.Machines = (*Machines)(nil)
@@ -180,12 +177,17 @@ func (m *Machines) Sync(ctx context.Context) error {
 		}
 	}
 	if changed {
-		select {
-		case m.changes <- struct{}{}:
-		default:
-		}
+		m.notify()
 	}
 	return err
+}
+
+// notify signals the Node loop, without blocking, that machines changed.
+func (m *Machines) notify() {
+	select {
+	case m.changes <- struct{}{}:
+	default:
+	}
 }
 
 // observe moves a kubelet's timeline to its instance's state and reports whether it
@@ -207,23 +209,12 @@ func (m *Machines) observe(mc *machine, state ec2types.InstanceStateName, now ti
 			b.ReadyAt = b.RegisterAt.Add(m.draw(p.ResumeDelay))
 		}
 		mc.boot = b
-		at := b.ReadyAt
-		for n := range mc.pulledAt {
-			if mc.pulledAt[n].IsZero() {
-				at = at.Add(m.draw(p.ImagePullDelay))
-				mc.pulledAt[n] = at
-			}
-		}
 		return true
 	case state != ec2types.InstanceStateNameRunning && state != ec2types.InstanceStateNamePending && mc.running:
 		mc.running = false
 		mc.boot.ShutdownAt = now
-		// Pulls in progress stop with the kubelet.
-		for n, at := range mc.pulledAt {
-			if at.After(now) {
-				mc.pulledAt[n] = time.Time{}
-			}
-		}
+		// Pulls in progress are lost with the kubelet.
+		mc.images.Shutdown(now)
 		return true
 	}
 	return false

@@ -87,12 +87,7 @@ func TestMachinesFollowInstances(t *testing.T) {
 	clk := testingclock.NewFakeClock(epoch)
 	p := fake.DefaultPhysics()
 	p.JitterPercent = 0
-	m := New(Options{
-		EC2: client, ClusterName: cluster, Region: moto.Region, Physics: p, Clock: clk,
-		WarmupImages: func(_ context.Context, tags map[string]string) []string {
-			return []string{"app:" + tags[v1alpha1.TagNodeClaim]}
-		},
-	})
+	m := New(Options{EC2: client, ClusterName: cluster, Region: moto.Region, Physics: p, Clock: clk})
 	owned := map[string]string{v1alpha1.TagCluster: cluster, v1alpha1.TagNodeClaim: "c1"}
 	userData := mimeDocument("\n", nodeConfig(`--node-labels=stratos.sh/nodeclaim=c1,team=a`, `--register-with-taints=stratos.sh/standby:NoSchedule`))
 	id := runInstance(t, client, "us-east-1b", "m5.xlarge", userData, owned)
@@ -132,7 +127,7 @@ func TestMachinesFollowInstances(t *testing.T) {
 	}
 
 	// The launch: seen running now, registered after the launch and boot delays, Ready
-	// after the ready delay, the warmup image pulled after that.
+	// after the ready delay.
 	clk.Step(p.LaunchDelay + p.BootDelay - time.Nanosecond)
 	wantPhase(t, m, id, 1, fake.NodeAbsent)
 	if next, ok := m.NextEvent(clk.Now()); !ok || !next.Equal(epoch.Add(p.LaunchDelay+p.BootDelay)) {
@@ -143,12 +138,31 @@ func TestMachinesFollowInstances(t *testing.T) {
 	clk.Step(p.ReadyDelay)
 	wantPhase(t, m, id, 1, fake.NodeReady)
 	wantPhase(t, m, broken, 1, fake.NodeAbsent)
-	clk.Step(p.ImagePullDelay)
-	if images := viewOf(t, m, id).Images; !slices.Equal(images, []string{"app:c1"}) {
-		t.Errorf("images %v, want the warmup image", images)
-	}
 	if _, host, ok := m.PodHost(v.NodeName, "default/p"); !ok || !host.Ready || !host.Running || host.StartDelay != p.ContainerStartDelay {
 		t.Errorf("pod host %+v %v, want ready and running", host, ok)
+	}
+	if images := viewOf(t, m, id).Images; len(images) != 0 {
+		t.Errorf("images %v on a new instance no pod asked anything of", images)
+	}
+
+	// A pod's images are pulled one after the other from when it asks; the second is
+	// cut by the stop below.
+	readyAt := clk.Now()
+	pulls, ok := m.PullImages(v.NodeName, 1, readyAt, []string{"app:1", "sidecar:1"})
+	if !ok || len(pulls) != 2 || pulls[0].State != fake.ImagePulling || !pulls[1].At.Equal(readyAt.Add(2*p.ImagePullDelay)) {
+		t.Fatalf("pulls %+v %v, want both pulling, one after the other", pulls, ok)
+	}
+	select {
+	case <-m.Changes():
+	default:
+		t.Error("no change signalled for a queued pull")
+	}
+	if next, ok := m.NextEvent(readyAt); !ok || !next.Equal(readyAt.Add(p.ImagePullDelay)) {
+		t.Errorf("next event %v %v, want the first pull's end", next, ok)
+	}
+	clk.Step(p.ImagePullDelay + p.ImagePullDelay/2)
+	if images := viewOf(t, m, id).Images; !slices.Equal(images, []string{"app:1"}) {
+		t.Errorf("images %v, want app:1", images)
 	}
 
 	ctx := context.Background()
@@ -159,6 +173,9 @@ func TestMachinesFollowInstances(t *testing.T) {
 	wantPhase(t, m, id, 1, fake.NodeShuttingDown)
 	if _, host, _ := m.PodHost(v.NodeName, "default/p"); host.Running || host.Ready {
 		t.Errorf("pod host of a stopped instance %+v", host)
+	}
+	if _, ok := m.PullImages(v.NodeName, 1, readyAt, []string{"sidecar:1"}); ok {
+		t.Error("the kubelet of a stopped instance pulled")
 	}
 
 	// A start: the kubelet registers after the start delay, Ready after the resume delay.
@@ -171,8 +188,13 @@ func TestMachinesFollowInstances(t *testing.T) {
 	wantPhase(t, m, id, 2, fake.NodeNotReady)
 	clk.Step(p.ResumeDelay)
 	wantPhase(t, m, id, 2, fake.NodeReady)
-	if images := viewOf(t, m, id).Images; len(images) != 1 {
-		t.Errorf("images after a restart %v: pulled images stay on disk", images)
+	if images := viewOf(t, m, id).Images; !slices.Equal(images, []string{"app:1"}) {
+		t.Errorf("images after a restart %v: pulled images stay on disk, the cut pull is lost", images)
+	}
+	// Asked again, the image on disk is there, and the one cut is pulled whole from Ready.
+	pulls, ok = m.PullImages(v.NodeName, 2, readyAt, []string{"app:1", "sidecar:1"})
+	if !ok || pulls[0].State != fake.ImagePresent || pulls[1].State != fake.ImagePulling || !pulls[1].At.Equal(clk.Now().Add(p.ImagePullDelay)) {
+		t.Errorf("pulls after the restart %+v %v, want app:1 present and sidecar:1 pulled again from now", pulls, ok)
 	}
 
 	if _, err := client.TerminateInstances(ctx, &ec2.TerminateInstancesInput{InstanceIds: []string{id}}); err != nil {

@@ -61,11 +61,7 @@ func (m *Machines) view(mc *machine, now time.Time) fake.NodeView {
 	if !mc.broken {
 		v.Phase, v.Since = mc.boot.Phase(now)
 	}
-	for n, at := range mc.pulledAt {
-		if !at.IsZero() && !at.After(now) {
-			v.Images = append(v.Images, mc.images[n])
-		}
-	}
+	v.Images = mc.images.Present(now)
 	return v
 }
 
@@ -85,8 +81,10 @@ func (m *Machines) NextEvent(after time.Time) (time.Time, bool) {
 		if mc.broken {
 			continue
 		}
-		if t, ok := mc.boot.NextEvent(after, mc.pulledAt...); ok && (next.IsZero() || t.Before(next)) {
-			next = t
+		for _, kubelet := range []func(time.Time) (time.Time, bool){mc.boot.NextEvent, mc.images.NextEvent} {
+			if t, ok := kubelet(after); ok && (next.IsZero() || t.Before(next)) {
+				next = t
+			}
 		}
 	}
 	return next, !next.IsZero()
@@ -111,6 +109,27 @@ func (m *Machines) PodHost(nodeName, podKey string) (time.Time, fake.PodHost, bo
 		ReadyAt:    v.Since,
 		StartDelay: m.opts.Physics.PodStartDelay(mc.id, v.Boot, podKey, m.opts.TimeScale),
 	}, true
+}
+
+// PullImages asks the kubelet of the instance behind the Node nodeName for the images a
+// pod needs (see fake.Machines).
+func (m *Machines) PullImages(nodeName string, boot int, from time.Time, images []string) ([]fake.ImagePull, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	now := m.opts.Clock.Now()
+	mc, ok := m.machines[m.byNode[nodeName]]
+	if !ok || mc.broken || !mc.running {
+		return nil, false
+	}
+	from, ok = mc.boot.PullsFrom(boot, from, now)
+	if !ok {
+		return nil, false
+	}
+	pulls, queued := mc.images.Request(now, from, images)
+	if queued {
+		m.notify()
+	}
+	return pulls, true
 }
 
 // Instances returns the cluster's instances as the last poll described them, terminated

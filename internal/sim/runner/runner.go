@@ -182,7 +182,7 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 	}
 	switch s.Cloud {
 	case scenario.CloudAWS:
-		r.cloud, err = startAWSCloud(ctx, s, r.opts.WorkDir, warmupImages(direct))
+		r.cloud, err = startAWSCloud(ctx, s, r.opts.WorkDir)
 	default:
 		r.cloud, err = startFakeCloud(s)
 	}

@@ -12,9 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"k8s.io/utils/clock"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/ec2machines"
@@ -102,8 +100,7 @@ type awsSimCloud struct {
 }
 
 // startAWSCloud starts moto (its log in the work folder) and prepares the account.
-// images tells the kubelets what to pull at first boot.
-func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string, images func(context.Context, map[string]string) []string) (*awsSimCloud, error) {
+func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string) (*awsSimCloud, error) {
 	server, err := moto.Start(ctx, filepath.Join(workDir, "moto.log"))
 	if err != nil {
 		return nil, err
@@ -129,13 +126,12 @@ func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string, im
 	}
 	c.kubelets = ec2machines.New(ec2machines.Options{
 		// The kubelets call moto directly: their polls are not the operator's calls.
-		EC2:          ec2.New(ec2.Options{Region: awsRegion, Credentials: motoCredentials, BaseEndpoint: aws.String(server.Endpoint)}),
-		ClusterName:  ClusterName,
-		Region:       awsRegion,
-		Physics:      fake.DefaultPhysics().With(s.Physics),
-		TimeScale:    s.TimeScale,
-		Seed:         s.Seed,
-		WarmupImages: images,
+		EC2:         ec2.New(ec2.Options{Region: awsRegion, Credentials: motoCredentials, BaseEndpoint: aws.String(server.Endpoint)}),
+		ClusterName: ClusterName,
+		Region:      awsRegion,
+		Physics:     fake.DefaultPhysics().With(s.Physics),
+		TimeScale:   s.TimeScale,
+		Seed:        s.Seed,
 	})
 	return c, nil
 }
@@ -163,21 +159,4 @@ func (c *awsSimCloud) problems() []string         { return c.kubelets.Problems()
 func (c *awsSimCloud) stop() {
 	_ = c.server.Close()
 	c.moto.Stop()
-}
-
-// warmupImages are the images the kubelet of an instance pulls in its first boot, as on
-// the fake cloud: its pool's warmup images when its claim was made for standby. Issue 17
-// replaces this with a pre-pull pod on the node, on both clouds.
-func warmupImages(c client.Reader) func(context.Context, map[string]string) []string {
-	return func(ctx context.Context, tags map[string]string) []string {
-		claim := &v1alpha1.NodeClaim{}
-		if err := c.Get(ctx, client.ObjectKey{Name: tags[v1alpha1.TagNodeClaim]}, claim); err != nil || claim.Spec.DesiredState != v1alpha1.DesiredStandby {
-			return nil
-		}
-		pool := &v1alpha1.NodePool{}
-		if err := c.Get(ctx, client.ObjectKey{Name: claim.Spec.NodePool}, pool); err != nil {
-			return nil
-		}
-		return pool.Spec.Standby.Warmup.Images
-	}
 }
