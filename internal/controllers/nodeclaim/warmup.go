@@ -79,10 +79,10 @@ func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	case err != nil:
 		return false, ctrl.Result{}, err
 	case pod == nil:
-		// Created or being replaced: its changes wake the claim.
-		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonPullingImages,
-			fmt.Sprintf("Pulling %d images through pod %s/%s", len(warmup.Images), r.Options.PrePullNamespace, prePullName(claim.Name)))
-		return false, wait, nil
+		// Created or being replaced, its changes wake the claim. Until then it is a pod
+		// that has pulled nothing, and says so in the words it will use at first, so
+		// that its first sight costs no status write.
+		pod = prePullPod(claim, r.Options.PrePullNamespace, node.Name, warmup.Images)
 	}
 	progress := progressOf(pod)
 	switch {
@@ -99,7 +99,7 @@ func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 		r.warnOnChange(claim, ReasonImagePullFailed, progress.failingImages(), progress.failureMessage())
 	default:
 		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonPullingImages,
-			fmt.Sprintf("Pulled %d of %d images; %s", len(progress.pulled), len(warmup.Images), progress.missing()))
+			fmt.Sprintf("Pod %s/%s pulled %d of %d images; %s", pod.Namespace, pod.Name, len(progress.pulled), len(warmup.Images), progress.missing()))
 	}
 	return false, wait, nil
 }
