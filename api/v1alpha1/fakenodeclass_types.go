@@ -90,7 +90,8 @@ type FakePhysics struct {
 	// cloud's (15s).
 	// +optional
 	TerminateDelay *Duration `json:"terminateDelay,omitempty"`
-	// ImagePullDelay: the time to pull one image during warmup. Unset: the cloud's (5s).
+	// ImagePullDelay: the time to pull one image a pod on the node needs; a node pulls
+	// one image at a time. Unset: the cloud's (5s).
 	// +optional
 	ImagePullDelay *Duration `json:"imagePullDelay,omitempty"`
 	// JitterPercent spreads every delay uniformly by up to this share, from a seeded

@@ -78,7 +78,8 @@ func (i *instance) launch(now time.Time, d draw) {
 
 // start boots a stopped instance again, or resumes a hibernated one. After a boot, the
 // kubelet comes back as soon as the instance runs; images pulled in earlier boots are
-// still on disk, and pods ask again for those a shutdown cut short. It reports false when the state does not allow a start.
+// still on disk, and pods ask again for those a shutdown cut short. It reports false
+// when the state does not allow a start.
 func (i *instance) start(now time.Time, d draw) bool {
 	switch i.State {
 	case cloudprovider.StatePending, cloudprovider.StateRunning:

@@ -244,6 +244,12 @@ func TestKubeletRunsPods(t *testing.T) {
 				{Name: "proxy", Image: "registry.example/proxy:1", RestartPolicy: ptr.To(corev1.ContainerRestartPolicyAlways)},
 			}
 		})
+		// Waiting for them, it is not initialized, and the app's image ID shows already.
+		pc.waitPod(daemon, "pulling its init containers' images", func(pod *corev1.Pod) bool {
+			initialized := podCondition(pod, corev1.PodInitialized)
+			return initialized != nil && initialized.Status == corev1.ConditionFalse && initialized.Reason == reasonContainersNotInitialized &&
+				waitingReason(pod, "setup") == reasonContainerCreating && !hasImageID(pod, "setup") && hasImageID(pod, "app")
+		})
 		pc.clk.Step(2*p.ImagePullDelay + p.ContainerStartDelay)
 		ds := pc.waitPod(daemon, "Running and Ready", isRunningAndReady)
 		if ds.Status.PodIP != privateIP {

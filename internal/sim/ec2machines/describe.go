@@ -40,9 +40,9 @@ func (m *Machines) describeInstances(ctx context.Context) ([]ec2types.Instance, 
 }
 
 // admit reads what the kubelets of new instances need: the user data they register
-// with, the shape of their type. An instance whose user data cannot
-// be read now is left for the next poll; one whose user data is wrong gets a kubelet
-// that never registers, and a problem.
+// with and the shape of their type. An instance whose user data cannot be read now is
+// left for the next poll; one whose user data is wrong gets a kubelet that never
+// registers, and a problem.
 func (m *Machines) admit(ctx context.Context, fresh []ec2types.Instance) ([]*machine, error) {
 	if len(fresh) == 0 {
 		return nil, nil
