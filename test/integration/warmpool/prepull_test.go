@@ -311,3 +311,33 @@ func TestAClaimAskedToRunWhileWarmingDropsItsPrePullPod(t *testing.T) {
 	f.Eventually("the pre-pull pod is gone", func() bool { return f.prePullGone(warming.Name) })
 	f.CheckInvariants()
 }
+
+// The pre-pull pod is made once: a restarted operator keeps the pod its predecessor
+// made, and a pool whose images change while the node warms gets it replaced by one
+// pulling the new images.
+func TestThePrePullPodSurvivesARestartAndFollowsThePool(t *testing.T) {
+	f := newFixture(t, nil)
+	f.slowPullClass()
+	pool := f.Pool("steady", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
+	claim := f.WaitForPhase("steady", 1, v1alpha1.PhaseWarmingUp)[0]
+	key := client.ObjectKey{Namespace: stack.PrePullNamespace, Name: "prepull-" + claim.Name}
+	first := &corev1.Pod{}
+	f.Eventually("the pre-pull pod is on the Node", func() bool { return f.Env.Client.Get(f.Ctx, key, first) == nil })
+
+	f.RestartOperator(f.Opts)
+	f.consistently("the restarted operator keeps the pod", 2*time.Second, func() bool {
+		pod := &corev1.Pod{}
+		return f.Env.Client.Get(f.Ctx, key, pod) == nil && pod.UID == first.UID && pod.DeletionTimestamp.IsZero()
+	})
+
+	const changed = "registry.example/app:2"
+	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Images = []string{changed} })
+	f.Eventually("the pod is replaced by one pulling the pool's new image", func() bool {
+		pod := &corev1.Pod{}
+		return f.Env.Client.Get(f.Ctx, key, pod) == nil && pod.UID != first.UID &&
+			len(pod.Spec.Containers) == 1 && pod.Spec.Containers[0].Image == changed && pod.Spec.NodeName == claim.Status.NodeName
+	})
+	if got := f.Claim(claim.Name); got.Status.Phase != v1alpha1.PhaseWarmingUp {
+		t.Fatalf("the claim is %s, want it still warming up", got.Status.Phase)
+	}
+}
