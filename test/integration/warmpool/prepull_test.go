@@ -341,3 +341,31 @@ func TestThePrePullPodSurvivesARestartAndFollowsThePool(t *testing.T) {
 		t.Fatalf("the claim is %s, want it still warming up", got.Status.Phase)
 	}
 }
+
+// A pre-pull pod the API server refuses (here, its namespace does not exist) is
+// reported on the claim in the API server's words, with a Warning Event; the warmup
+// timeout then applies.
+func TestARefusedPrePullPodIsReported(t *testing.T) {
+	f := newFixture(t, func(o *nodeclaim.Options) { o.PrePullNamespace = "absent" })
+	claims := f.recordClaims()
+	f.Pool("refused-pod", 1, func(p *v1alpha1.NodePool) {
+		p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(4 * time.Second)
+		p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutStop
+	})
+
+	claim := f.WaitForPhase("refused-pod", 1, v1alpha1.PhaseStandby)[0]
+	refused := slices.ContainsFunc(claims.warmedUp(claim.Name), func(c metav1.Condition) bool {
+		return c.Reason == nodeclaim.ReasonPrePullFailed && strings.Contains(c.Message, `namespaces "absent" not found`)
+	})
+	if !refused {
+		t.Errorf("the claim never said the pod was refused: %+v", claims.warmedUp(claim.Name))
+	}
+	if !f.EventSeen(claim.Name, nodeclaim.ReasonPrePullFailed) {
+		t.Error("no PrePullFailed Event")
+	}
+	if w := warmedUpOf(&claim); w == nil || w.Reason != nodeclaim.ReasonWarmupTimeout {
+		t.Errorf("WarmedUp = %+v, want WarmupTimeout", w)
+	}
+	f.assertStandby(&claim)
+	f.CheckInvariants()
+}
