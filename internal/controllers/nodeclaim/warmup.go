@@ -29,9 +29,9 @@ const (
 	ReasonPrePullFailed = "PrePullFailed"
 )
 
-// prePullRetry is how long a claim whose pre-pull pod was refused or ended waits before
-// it looks again, unless its warmup timeout comes sooner: what fixes it (a policy, a
-// namespace) is outside Stratos, and its changes do not wake the claim.
+// prePullRetry is how long a claim whose pre-pull pod the API server refused waits
+// before it tries again, unless its warmup timeout comes sooner: what fixes it (a
+// policy, a namespace) is outside Stratos, and its changes do not wake the claim.
 const prePullRetry = 30 * time.Second
 
 // defaultWarmup applies when the claim's pool is gone.
@@ -92,8 +92,9 @@ func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 		r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonImagesPulled, "PrePull", message)
 		return r.stopAfterPrePull(ctx, claim, node, "the stop", ReasonWarmedUp, "Warmed up; stopping the instance")
 	case progress.ended != "":
+		// Nothing will change it: a pod made again at once would be rejected again at
+		// the kubelet's pace, as many times as the timeout allows.
 		r.failPrePull(claim, "The pre-pull "+progress.ended+"; the claim waits for its warmup timeout")
-		return false, r.requeueWithin(min(prePullRetry, wait.RequeueAfter)), nil
 	case len(progress.failing) > 0:
 		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonImagePullFailed, progress.failureMessage())
 		r.warnOnChange(claim, ReasonImagePullFailed, progress.failingImages(), progress.failureMessage())
