@@ -153,9 +153,9 @@ func (r *Lifecycle) warmupLeft(claim *v1alpha1.NodeClaim, warmup v1alpha1.Warmup
 	return warmup.Timeout.Duration - r.since(claim.CreationTimestamp.Time), true
 }
 
-// checkWarmupTimeout applies the pool's warmup timeout to a claim meant for standby that
-// is not warm yet (why says what it lacks): stop it anyway, or terminate it, as the pool
-// says.
+// checkWarmupTimeout applies the pool's warmup timeout to a claim meant for standby
+// whose Node is not initialised yet (why says what it lacks): stop it anyway, or
+// terminate it, as the pool says.
 func (r *Lifecycle) checkWarmupTimeout(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, why string) (bool, ctrl.Result, error) {
 	warmup := r.warmupOf(ctx, claim)
 	left, limited := r.warmupLeft(claim, warmup)
@@ -164,6 +164,9 @@ func (r *Lifecycle) checkWarmupTimeout(ctx context.Context, claim *v1alpha1.Node
 	}
 	if left > 0 {
 		return false, r.requeueWithin(left), nil
+	}
+	if len(warmup.Images) > 0 {
+		why += "; " + r.notPulled(ctx, claim, warmup.Images)
 	}
 	return r.timeOutWarmup(ctx, claim, node, warmup, why)
 }

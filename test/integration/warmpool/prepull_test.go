@@ -113,49 +113,6 @@ func (r *prePullRecorder) versions(name string) []corev1.Pod {
 	return slices.Clone(r.seen[name])
 }
 
-// claimRecorder keeps every version of every claim from the time it is made.
-type claimRecorder struct {
-	mu   sync.Mutex
-	seen map[string][]v1alpha1.NodeClaim
-}
-
-func (f *fixture) recordClaims() *claimRecorder {
-	f.T.Helper()
-	watcher, err := client.NewWithWatch(f.Env.Config, client.Options{Scheme: f.Env.Scheme})
-	if err != nil {
-		f.T.Fatal(err)
-	}
-	w, err := watcher.Watch(f.Ctx, &v1alpha1.NodeClaimList{})
-	if err != nil {
-		f.T.Fatal(err)
-	}
-	f.T.Cleanup(w.Stop)
-	r := &claimRecorder{seen: map[string][]v1alpha1.NodeClaim{}}
-	go func() {
-		for event := range w.ResultChan() {
-			if claim, ok := event.Object.(*v1alpha1.NodeClaim); ok {
-				r.mu.Lock()
-				r.seen[claim.Name] = append(r.seen[claim.Name], *claim)
-				r.mu.Unlock()
-			}
-		}
-	}()
-	return r
-}
-
-// warmedUp returns the WarmedUp conditions the claim's versions showed, in order.
-func (r *claimRecorder) warmedUp(name string) []metav1.Condition {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []metav1.Condition
-	for _, c := range r.seen[name] {
-		if w := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionWarmedUp); w != nil {
-			out = append(out, *w)
-		}
-	}
-	return out
-}
-
 // expectedImageID is the ID the kubelet simulators report for an image: the reference
 // without its tag, and the SHA-256 of the whole reference as its digest.
 func expectedImageID(image string) string {
@@ -245,39 +202,38 @@ func TestWarmupPullsImagesThroughAPrePullPod(t *testing.T) {
 
 // An image the node cannot pull is reported on the claim, naming it in the kubelet's
 // words, with one Warning Event however often the kubelet retries; the warmup timeout
-// then stops the node as it is, having removed the pod, and says what was missing.
+// then stops the node as it is, having removed the pod, and says what was missing. The
+// timeout is shortened only once the failure shows, so that a slow machine cannot end
+// the warmup before the pull is tried.
 func TestAFailingImageIsReportedUntilTheWarmupTimeout(t *testing.T) {
 	f := newFixture(t, nil)
 	guard := f.guardStops()
-	claims := f.recordClaims()
 	const missing = "registry.example/missing:1"
 	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "broken-image"},
 		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{ImagePullErrors: []string{missing}}}})
-	f.Pool("broken", 1, func(p *v1alpha1.NodePool) {
+	pool := f.Pool("broken", 1, func(p *v1alpha1.NodePool) {
 		p.Spec.Template.NodeClassRef.Name = "broken-image"
 		p.Spec.Standby.Warmup.Images = []string{"registry.example/app:1", missing}
-		p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(5 * time.Second)
 		p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutStop
 	})
 
-	claim := f.WaitForPhase("broken", 1, v1alpha1.PhaseStandby)[0]
-	f.assertStandby(&claim)
-	guard.check(t, claim.Status.InstanceID)
-
+	claim := f.WaitForPhase("broken", 1, v1alpha1.PhaseWarmingUp)[0]
 	var failed *metav1.Condition
-	for _, c := range claims.warmedUp(claim.Name) {
-		if c.Reason == nodeclaim.ReasonImagePullFailed {
-			failed = &c
-			break
-		}
-	}
-	if failed == nil {
-		t.Fatalf("the claim never reported ImagePullFailed: %+v", claims.warmedUp(claim.Name))
-	}
+	f.Eventually("the claim reports the failing image", func() bool {
+		failed = warmedUpOf(f.Claim(claim.Name))
+		return failed != nil && failed.Reason == nodeclaim.ReasonImagePullFailed
+	})
 	if !strings.Contains(failed.Message, missing) || strings.Contains(failed.Message, "registry.example/app:1") ||
 		(!strings.Contains(failed.Message, "ErrImagePull") && !strings.Contains(failed.Message, "ImagePullBackOff")) {
 		t.Errorf("ImagePullFailed says %q; want it to name %s alone, with the kubelet's reason", failed.Message, missing)
 	}
+	// Until a timeout ends it, a failing pull keeps the claim waiting.
+	f.consistently("the claim keeps waiting", time.Second, func() bool { return f.Claim(claim.Name).Status.Phase == v1alpha1.PhaseWarmingUp })
+	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(time.Second) })
+
+	claim = *f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	f.assertStandby(&claim)
+	guard.check(t, claim.Status.InstanceID)
 	warnings := 0
 	for _, reason := range f.EventReasons(claim.Name) {
 		if reason == nodeclaim.ReasonImagePullFailed {
@@ -344,25 +300,20 @@ func TestThePrePullPodSurvivesARestartAndFollowsThePool(t *testing.T) {
 
 // A pre-pull pod the API server refuses (here, its namespace does not exist) is
 // reported on the claim in the API server's words, with a Warning Event; the warmup
-// timeout then applies.
+// timeout, shortened once the refusal shows, then applies.
 func TestARefusedPrePullPodIsReported(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.PrePullNamespace = "absent" })
-	claims := f.recordClaims()
-	f.Pool("refused-pod", 1, func(p *v1alpha1.NodePool) {
-		p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(4 * time.Second)
-		p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutStop
-	})
+	pool := f.Pool("refused-pod", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutStop })
 
-	claim := f.WaitForPhase("refused-pod", 1, v1alpha1.PhaseStandby)[0]
-	refused := slices.ContainsFunc(claims.warmedUp(claim.Name), func(c metav1.Condition) bool {
-		return c.Reason == nodeclaim.ReasonPrePullFailed && strings.Contains(c.Message, `namespaces "absent" not found`)
+	claim := f.WaitForPhase("refused-pod", 1, v1alpha1.PhaseWarmingUp)[0]
+	f.Eventually("the claim says the pod was refused", func() bool {
+		c := warmedUpOf(f.Claim(claim.Name))
+		return c != nil && c.Reason == nodeclaim.ReasonPrePullFailed && strings.Contains(c.Message, `namespaces "absent" not found`)
 	})
-	if !refused {
-		t.Errorf("the claim never said the pod was refused: %+v", claims.warmedUp(claim.Name))
-	}
-	if !f.EventSeen(claim.Name, nodeclaim.ReasonPrePullFailed) {
-		t.Error("no PrePullFailed Event")
-	}
+	f.waitEvent(claim.Name, nodeclaim.ReasonPrePullFailed)
+	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(time.Second) })
+
+	claim = *f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
 	if w := warmedUpOf(&claim); w == nil || w.Reason != nodeclaim.ReasonWarmupTimeout {
 		t.Errorf("WarmedUp = %+v, want WarmupTimeout", w)
 	}
