@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/go-logr/logr"
@@ -38,8 +39,9 @@ import (
 // +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
 
-// inClusterNamespaceFile holds the operator's namespace when it runs in a pod.
-const inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
+// inClusterNamespaceFile holds the operator's namespace when it runs in a pod (a
+// variable for the tests).
+var inClusterNamespaceFile = "/var/run/secrets/kubernetes.io/serviceaccount/namespace"
 
 // Operator is a configured operator, ready to start.
 type Operator struct {
@@ -136,11 +138,17 @@ func crdsInstalled(mgr manager.Manager) healthz.Checker {
 // leaderElectionNamespace is --leader-election-namespace, else the pod's namespace, else
 // kube-system for an operator run outside the cluster.
 func leaderElectionNamespace(opts *Options) string {
-	if opts.LeaderElectionNamespace != "" {
-		return opts.LeaderElectionNamespace
+	return namespaceOr(opts.LeaderElectionNamespace)
+}
+
+// namespaceOr is namespace when set, else the operator's own: the pod's namespace in a
+// cluster, kube-system outside.
+func namespaceOr(namespace string) string {
+	if namespace != "" {
+		return namespace
 	}
 	if data, err := os.ReadFile(inClusterNamespaceFile); err == nil && len(data) > 0 {
-		return string(data)
+		return strings.TrimSpace(string(data))
 	}
 	return "kube-system"
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/util/validation"
+
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -69,6 +71,7 @@ type Options struct {
 	ClusterEndpoint             string
 	ClusterCAFile               string
 	ClusterServiceCIDR          string
+	PrePullNamespace            string
 	ShowVersion                 bool
 }
 
@@ -110,6 +113,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.ClusterCAFile, "cluster-ca-file", "", "With --cloud-provider=aws: a PEM file of the cluster's certificate authority, for nodes. Unset: eks:DescribeCluster of --cluster-name.")
 	fs.StringVar(&opts.ClusterServiceCIDR, "cluster-service-cidr", "", "With --cloud-provider=aws: the cluster's service IP range, from which nodes infer the DNS address. Unset: eks:DescribeCluster of --cluster-name.")
 	fs.StringVar(&opts.KubernetesVersion, "kubernetes-version", "", "The cluster's Kubernetes minor version (1.37) for AMI aliases. Unset: the API server's version.")
+	fs.StringVar(&opts.PrePullNamespace, "prepull-namespace", "", "Namespace of the pods that pull a pool's warmup images on its warming nodes. Unset: the operator's own namespace in a cluster, kube-system outside.")
 	fs.StringVar(&opts.CalendarFile, "calendar-file", "", "A file that sets the clock time windows are read on, for simulations and rehearsals (stratos-sim writes it); empty reads windows on the real clock.")
 	fs.BoolVar(&opts.ShowVersion, "version", false, "Print the version and exit.")
 	fs.Usage = func() { PrintUsage(fs.Output(), fs) }
@@ -170,6 +174,7 @@ func (o *Options) ControllerOptions() ControllerOptions {
 			StartTimeout:          o.StartTimeout,
 			GCInterval:            o.GCInterval,
 			GCGracePeriod:         o.GCGracePeriod,
+			PrePullNamespace:      namespaceOr(o.PrePullNamespace),
 		},
 		Provisioning: provisioning.Options{BatchIdle: o.BatchIdle, BatchMax: o.BatchMax},
 	}
@@ -240,6 +245,11 @@ func (o *Options) Validate() error {
 	}
 	if !strings.HasPrefix(o.AWSSSMParameterRoot, "/") {
 		errs = append(errs, fmt.Errorf("--aws-ssm-parameter-root %q must be an SSM path starting with /", o.AWSSSMParameterRoot))
+	}
+	if o.PrePullNamespace != "" {
+		if problems := validation.IsDNS1123Label(o.PrePullNamespace); len(problems) > 0 {
+			errs = append(errs, fmt.Errorf("--prepull-namespace %q is not a namespace name: %s", o.PrePullNamespace, strings.Join(problems, "; ")))
+		}
 	}
 	if o.KubernetesVersion != "" && !kubernetesMinorPattern.MatchString(o.KubernetesVersion) {
 		errs = append(errs, fmt.Errorf("--kubernetes-version %q must be a minor version such as 1.37", o.KubernetesVersion))

@@ -72,6 +72,33 @@ func TestLifecycleTimeoutsReachTheNodeClaimController(t *testing.T) {
 	}
 }
 
+func TestPrePullNamespaceReachesTheNodeClaimController(t *testing.T) {
+	inPod := filepath.Join(t.TempDir(), "namespace")
+	if err := os.WriteFile(inPod, []byte("stratos-system\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	defer func(saved string) { inClusterNamespaceFile = saved }(inClusterNamespaceFile)
+	cases := []struct {
+		args          []string
+		namespaceFile string
+		want          string
+	}{
+		{append([]string{"--prepull-namespace=stratos"}, required...), inPod, "stratos"},
+		{required, inPod, "stratos-system"},
+		{required, filepath.Join(t.TempDir(), "outside-a-pod"), "kube-system"},
+	}
+	for _, tc := range cases {
+		inClusterNamespaceFile = tc.namespaceFile
+		opts, err := Parse(tc.args, env(nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := opts.ControllerOptions().NodeClaim.PrePullNamespace; got != tc.want {
+			t.Errorf("%v with the namespace file %s: pre-pull namespace %q, want %q", tc.args, tc.namespaceFile, got, tc.want)
+		}
+	}
+}
+
 func TestEnvironmentFillsWhatTheCommandLineLeavesOut(t *testing.T) {
 	opts, err := Parse([]string{"--cloud-provider=fake", "--kube-api-qps=50"}, env(map[string]string{
 		"STRATOS_CLUSTER_NAME":   "from-env",
@@ -112,6 +139,7 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: append([]string{"--fake-cloud-endpoint=127.0.0.1:8090"}, required...), want: `--fake-cloud-endpoint "127.0.0.1:8090" must be an http:// or https:// URL`},
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--fake-cloud-endpoint=http://127.0.0.1:8090"}, want: "--fake-cloud-endpoint needs --cloud-provider=fake"},
 		{args: required, env: map[string]string{"STRATOS_KUBE_API_BURST": "lots"}, want: `STRATOS_KUBE_API_BURST="lots"`},
+		{args: append([]string{"--prepull-namespace=Kube_System"}, required...), want: `--prepull-namespace "Kube_System" is not a namespace name`},
 		{args: []string{"--no-such-flag"}, want: "flag provided but not defined: -no-such-flag"},
 	}
 	for _, tc := range cases {

@@ -1,11 +1,13 @@
 // Package podutil answers the questions about a pod that several parts of Stratos ask —
-// whether it finished, whether a DaemonSet or the kubelet owns it — so that they all
-// answer them the same way.
+// whether it finished, whether a DaemonSet or the kubelet owns it, whether it is
+// Stratos's own pre-pull pod — so that they all answer them the same way.
 package podutil
 
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 // Finished reports whether the pod's containers ended for good: it succeeded or failed.
@@ -24,6 +26,14 @@ func OwnedByDaemonSet(pod *corev1.Pod) bool {
 // Mirror reports whether the pod is a static pod's mirror, which the kubelet owns.
 func Mirror(pod *corev1.Pod) bool {
 	_, ok := pod.Annotations[corev1.MirrorPodAnnotationKey]
+	return ok
+}
+
+// PrePull reports whether the pod is the pod Stratos runs on a warming node to pull its
+// pool's warmup images (labelled stratos.sh/prepull). It is part of the node's warmup,
+// gone before the node stops or takes pods: never workload, never room taken.
+func PrePull(pod *corev1.Pod) bool {
+	_, ok := pod.Labels[v1alpha1.LabelPrePull]
 	return ok
 }
 

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 func TestFinished(t *testing.T) {
@@ -43,5 +45,13 @@ func TestMirror(t *testing.T) {
 	mirror := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "abc"}}}
 	if !Mirror(mirror) || Mirror(&corev1.Pod{}) {
 		t.Error("Mirror must tell a mirror pod by its annotation")
+	}
+}
+
+func TestPrePull(t *testing.T) {
+	prePull := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelPrePull: "pool-abc"}}}
+	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}}
+	if !PrePull(prePull) || PrePull(other) || PrePull(&corev1.Pod{}) {
+		t.Error("PrePull must tell the pre-pull pod by its label, and only it")
 	}
 }

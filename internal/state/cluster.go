@@ -203,7 +203,10 @@ func (c *Cluster) updatePod(obj any, deleted bool) {
 	}
 	var notify func()
 	switch {
-	case deleted || podutil.Finished(pod):
+	case deleted || podutil.Finished(pod) || podutil.PrePull(pod):
+		// A pre-pull pod takes no room: it asks for no resources, and the lifecycle
+		// controller removes it before its Node runs pods or stops. Counted on its
+		// Node, it would take a pod slot from a warming claim's simulated room.
 		delete(c.nominations, pod.UID)
 	case pod.Spec.NodeName != "":
 		if c.podsByNode[pod.Spec.NodeName] == nil {

@@ -24,7 +24,8 @@ func Provisionable(pod *corev1.Pod) bool {
 
 // Workload reports whether a pod is workload that a Node must lose before it is empty or
 // drained: anything but a DaemonSet's pod (its controller would only put it back), a
-// mirror pod (the kubelet's), or a pod that finished.
+// mirror pod (the kubelet's), a pod that finished, or Stratos's pre-pull pod (the
+// lifecycle controller removes it itself before the node stops or runs).
 func Workload(pod *corev1.Pod) bool {
-	return !podutil.Mirror(pod) && !podutil.OwnedByDaemonSet(pod) && !podutil.Finished(pod)
+	return !podutil.Mirror(pod) && !podutil.OwnedByDaemonSet(pod) && !podutil.Finished(pod) && !podutil.PrePull(pod)
 }

@@ -72,6 +72,17 @@ func TestPodsMoveFromPendingToTheirNode(t *testing.T) {
 	}
 }
 
+func TestAPrePullPodTakesNoRoomOnItsNode(t *testing.T) {
+	c := New(testingclock.NewFakeClock(epoch))
+	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
+	prePull := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "prepull-c", Namespace: "kube-system", UID: "p",
+		Labels: map[string]string{v1alpha1.LabelPrePull: "c"}}, Spec: corev1.PodSpec{NodeName: "n1"}}
+	c.updatePod(prePull, false)
+	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Nodes[0].Pods) != 0 {
+		t.Fatalf("the pre-pull pod counts on its Node: %+v", s.Nodes)
+	}
+}
+
 func TestNominationsHoldUntilBoundExpiredOrClaimGone(t *testing.T) {
 	clk := testingclock.NewFakeClock(epoch)
 	c := New(clk)

@@ -6,6 +6,8 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
 
 func TestWorkload(t *testing.T) {
@@ -21,6 +23,7 @@ func TestWorkload(t *testing.T) {
 		"a mirror pod":       {corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{corev1.MirrorPodAnnotationKey: "x"}}}, false},
 		"a finished pod":     {corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}, false},
 		"a failed pod":       {corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed}}, false},
+		"a pre-pull pod":     {corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelPrePull: "c"}}}, false},
 	}
 	for name, tc := range cases {
 		if got := Workload(&tc.pod); got != tc.want {

@@ -26,6 +26,9 @@ const (
 	// TimeScale runs the fake cloud 40 times faster than real time: a cold launch takes
 	// about 1 s, a stop 0.5 s, a start 0.3 s.
 	TimeScale = 40
+	// PrePullNamespace is the namespace fixtures create for the operator's pre-pull pods,
+	// as an installation gives the operator its own.
+	PrePullNamespace = "stratos"
 )
 
 // Fixture is one test's cluster: an API server, a fake cloud at TimeScale and the
@@ -61,8 +64,10 @@ func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.O
 	f := &Fixture{T: t, Ctx: ctx, Env: harness.StartT(t)}
 	cloud.TimeScale, cloud.Seed = TimeScale, 1
 	f.Cloud = StartCloud(t, f.Env, cloud)
+	f.Create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: PrePullNamespace}})
 	f.Opts = OperatorOptions{NodeClaim: nodeclaim.Options{
 		ClusterName:         ClusterName,
+		PrePullNamespace:    PrePullNamespace,
 		LaunchTimeout:       30 * time.Second,
 		RegistrationTimeout: 30 * time.Second,
 		PollInterval:        100 * time.Millisecond,

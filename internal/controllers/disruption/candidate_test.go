@@ -106,3 +106,16 @@ func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 		t.Fatalf("live %d, running %d; want 6, 2", n.live, n.running)
 	}
 }
+
+// A node whose only pod is a pre-pull pod is empty: the pod is Stratos's own, part of
+// a warmup, and the lifecycle controller removes it.
+func TestAPrePullPodLeavesTheNodeEmpty(t *testing.T) {
+	prePull := corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "p", Name: "prepull-c1", Namespace: "kube-system", Labels: map[string]string{v1alpha1.LabelPrePull: "c1"}}}
+	cand := nodeWith(prePull, daemonPod)
+	if !cand.empty() || cand.unmovable() != "" {
+		t.Fatalf("a node with a pre-pull pod: empty %v, unmovable %q; want empty", cand.empty(), cand.unmovable())
+	}
+	if nodeWith(prePull, workload("a")).empty() {
+		t.Fatal("a node with workload beside a pre-pull pod counted as empty")
+	}
+}

@@ -59,10 +59,13 @@ type Lifecycle struct {
 	// pauseNotes remembers, by claim UID, the pause and held action last told in an
 	// Event, so that a claim waiting on a paused pool says so once.
 	pauseNotes sync.Map
+	// warmupNotes remembers, by claim UID, the warmup failure last told in a Warning
+	// Event, so that a pull the kubelet keeps retrying is told once.
+	warmupNotes sync.Map
 }
 
-// SetupWithManager watches claims, the Nodes of claims, the pods leaving them, and pools
-// resumed after a pause.
+// SetupWithManager watches claims, the Nodes of claims, the pods leaving them, the
+// pre-pull pods, and pools resumed after a pause.
 func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 	r.Options = r.Options.WithDefaults()
 	return ctrl.NewControllerManagedBy(mgr).
@@ -70,6 +73,7 @@ func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 		For(&v1alpha1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.nodeToClaim), builder.WithPredicates(nodeChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToClaim), builder.WithPredicates(podLeaving)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(prePullToClaim), builder.WithPredicates(isPrePull)).
 		Watches(&v1alpha1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.poolToClaims), builder.WithPredicates(poolResumed)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles}).
 		Complete(r)

@@ -142,13 +142,6 @@ func TestReadySinceWantsAReportAfterTheStart(t *testing.T) {
 	}
 }
 
-func TestMissingImages(t *testing.T) {
-	node := &corev1.Node{Status: corev1.NodeStatus{Images: []corev1.ContainerImage{{Names: []string{"app@sha256:1", "app:1"}}}}}
-	if got := missingImages(node, []string{"app:1", "sidecar:2"}); len(got) != 1 || got[0] != "sidecar:2" {
-		t.Fatalf("missing = %v", got)
-	}
-}
-
 func TestAddMissingLabelsKeepsWhatTheNodeSays(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1alpha1.LabelInstanceHypervisor: "xen"}}}
 	attrs := map[string]string{v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceCPU: "4", v1alpha1.LabelInstanceGPUName: ""}

@@ -43,6 +43,9 @@ type Options struct {
 	// GCGracePeriod is how old a leak must be before it is removed, so that an instance
 	// whose claim is being written is not mistaken for one. Defaults to 2m.
 	GCGracePeriod time.Duration
+	// PrePullNamespace is the namespace of the pods that pull a pool's warmup images on
+	// its warming nodes. Defaults to kube-system; the operator passes its own namespace.
+	PrePullNamespace string
 }
 
 // WithDefaults returns o with every zero field set to its default.
@@ -61,6 +64,9 @@ func (o Options) WithDefaults() Options {
 	set(&o.ResyncInterval, 5*time.Minute)
 	set(&o.GCInterval, time.Minute)
 	set(&o.GCGracePeriod, 2*time.Minute)
+	if o.PrePullNamespace == "" {
+		o.PrePullNamespace = "kube-system"
+	}
 	if o.MaxConcurrentReconciles <= 0 {
 		o.MaxConcurrentReconciles = 64
 	}

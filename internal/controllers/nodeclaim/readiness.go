@@ -2,7 +2,6 @@ package nodeclaim
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -42,16 +41,4 @@ func readySince(node *corev1.Node, t time.Time) bool {
 	}
 	since := t.Truncate(time.Second) // condition times are stored to the second
 	return !ready.LastTransitionTime.Time.Before(since) || !ready.LastHeartbeatTime.Time.Before(since)
-}
-
-// missingImages returns the images not yet pulled on the Node.
-func missingImages(node *corev1.Node, images []string) []string {
-	var missing []string
-	for _, image := range images {
-		pulled := slices.ContainsFunc(node.Status.Images, func(i corev1.ContainerImage) bool { return slices.Contains(i.Names, image) })
-		if !pulled {
-			missing = append(missing, image)
-		}
-	}
-	return missing
 }

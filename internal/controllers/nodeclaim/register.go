@@ -58,7 +58,7 @@ func (r *Lifecycle) initialize(ctx context.Context, claim *v1alpha1.NodeClaim) (
 	if why := notInitialized(node, claim); why != "" {
 		r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionFalse, "NotInitialized", why)
 		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
-			return r.checkWarmupTimeout(ctx, claim, node)
+			return r.checkWarmupTimeout(ctx, claim, node, why)
 		}
 		return r.checkInitializationTimeout(ctx, claim, why)
 	}

@@ -70,6 +70,12 @@ func (r *Lifecycle) terminateSteps(ctx context.Context, claim *v1alpha1.NodeClai
 			}
 		}
 	}
+	// The garbage collector would remove the pre-pull pod once the claim is gone; its
+	// instance is gone already, so nothing would confirm a graceful deletion.
+	if err := r.deletePrePull(ctx, claim, true); err != nil {
+		return ctrl.Result{}, false, fmt.Errorf("deleting the pre-pull pod: %w", err)
+	}
+	r.warmupNotes.Delete(claim.UID)
 	if node != nil {
 		if err := r.Client.Delete(ctx, node); client.IgnoreNotFound(err) != nil {
 			return ctrl.Result{}, false, fmt.Errorf("deleting Node %s: %w", node.Name, err)

@@ -46,12 +46,14 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 	claim := f.WaitForPhase("cycle", 1, v1alpha1.PhaseStandby)[0]
 	f.assertStandby(&claim)
 	instanceID, nodeName := claim.Status.InstanceID, claim.Status.NodeName
-	// writes are the operator's writes to the claim and its Node, by verb and kind, the
-	// claim's creation by the pool included.
+	// writes are the operator's writes to the claim, its Node and its pre-pull pod, by
+	// verb and kind, the claim's creation by the pool included.
 	writes := func() map[string]int {
 		counts := f.Op.Writes.ForObject(claim.Name)
-		for k, v := range f.Op.Writes.ForObject(nodeName) {
-			counts[k] += v
+		for _, name := range []string{nodeName, "prepull-" + claim.Name} {
+			for k, v := range f.Op.Writes.ForObject(name) {
+				counts[k] += v
+			}
 		}
 		return counts
 	}

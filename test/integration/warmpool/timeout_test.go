@@ -1,6 +1,7 @@
 package warmpool_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -30,18 +31,24 @@ func warmupTimingOut(action v1alpha1.WarmupTimeoutAction) func(*v1alpha1.NodePoo
 	}
 }
 
-// With timeoutAction stop, a warmup that overruns stops the node as it is.
+// With timeoutAction stop, a warmup that overruns stops the node as it is, once its
+// pre-pull pod is gone, and says which images it lacked.
 func TestWarmupTimeoutStopsTheNode(t *testing.T) {
 	f := newFixture(t, nil)
+	guard := f.guardStops()
 	f.slowPullClass()
-	f.Pool("stop-anyway", 1, warmupTimingOut(v1alpha1.WarmupTimeoutStop))
+	pool := f.Pool("stop-anyway", 1, warmupTimingOut(v1alpha1.WarmupTimeoutStop))
 
 	claim := f.WaitForPhase("stop-anyway", 1, v1alpha1.PhaseStandby)[0]
 	warmed := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionWarmedUp)
 	if warmed == nil || warmed.Status != metav1.ConditionFalse || warmed.Reason != nodeclaim.ReasonWarmupTimeout {
 		t.Fatalf("WarmedUp = %+v, want False with reason WarmupTimeout", warmed)
 	}
+	if image := pool.Spec.Standby.Warmup.Images[0]; !strings.Contains(warmed.Message, image) {
+		t.Errorf("WarmedUp says %q; want it to name the image not pulled, %s", warmed.Message, image)
+	}
 	f.assertStandby(&claim)
+	guard.check(t, claim.Status.InstanceID)
 	f.CheckInvariants()
 }
 
@@ -58,6 +65,9 @@ func TestWarmupTimeoutTerminatesTheNode(t *testing.T) {
 	})
 	if i, _ := f.Instance(first.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
 		t.Fatalf("the timed-out instance is %s", i.State)
+	}
+	if !f.prePullGone(first.Name) {
+		t.Error("the removed claim's pre-pull pod is still there")
 	}
 	f.Eventually("the pool warms a replacement", func() bool {
 		for _, c := range f.Claims("replace") {
