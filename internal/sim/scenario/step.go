@@ -187,7 +187,8 @@ type Workload struct {
 	Replicas    int32  `json:"replicas"`
 	CPU         string `json:"cpu"`
 	Memory      string `json:"memory"`
-	// Image defaults to a pause image; the simulated kubelets do not pull it.
+	// Image defaults to registry.k8s.io/pause:3.10; the simulated kubelets pull it
+	// on a node that lacks it, with the image-pull physics.
 	Image        string            `json:"image,omitempty"`
 	NodeSelector map[string]string `json:"nodeSelector,omitempty"`
 	// Spread adds a DoNotSchedule topology spread constraint (maxSkew 1) per key:
