@@ -128,14 +128,14 @@ func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim
 	if err != nil {
 		return nil, nil, err
 	}
-	return &launchRequest{request: buildCreateRequest(claim, pool, class, r.Options.ClusterName), templateHash: hash}, nil, nil
+	return &launchRequest{request: buildCreateRequest(claim, class, r.Options.ClusterName), templateHash: hash}, nil, nil
 }
 
 // buildCreateRequest is the launch of a claim. The kubelet registers the Node with the
 // claim's labels (the claim's name among them, so the Node maps back to its claim at
 // once), its taints and startup taints, and, for a claim meant for standby, the standby
 // taint, so that no pod lands on a warming node.
-func buildCreateRequest(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, class client.Object, clusterName string) *cloudprovider.CreateRequest {
+func buildCreateRequest(claim *v1alpha1.NodeClaim, class client.Object, clusterName string) *cloudprovider.CreateRequest {
 	labels := maps.Clone(claim.Labels)
 	if labels == nil {
 		labels = map[string]string{}

@@ -15,10 +15,9 @@ func TestCreateRequestOfAStandbyClaim(t *testing.T) {
 	claim := testClaim(v1alpha1.DesiredStandby)
 	claim.UID = "uid-1"
 	claim.Spec.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
-	pool := &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Standby: v1alpha1.Standby{Warmup: v1alpha1.Warmup{Images: []string{"app:1"}}}}}
 	class := &v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}
 
-	req := buildCreateRequest(claim, pool, class, "prod")
+	req := buildCreateRequest(claim, class, "prod")
 	if req.ClientToken != "uid-1" {
 		t.Errorf("the client token must be the claim's UID, got %q", req.ClientToken)
 	}
@@ -41,8 +40,7 @@ func TestCreateRequestOfAStandbyClaim(t *testing.T) {
 }
 
 func TestCreateRequestOfARunningClaimRegistersParkedWithoutWarmup(t *testing.T) {
-	pool := &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Standby: v1alpha1.Standby{Warmup: v1alpha1.Warmup{Images: []string{"app:1"}}}}}
-	req := buildCreateRequest(testClaim(v1alpha1.DesiredRunning), pool, &v1alpha1.FakeNodeClass{}, "prod")
+	req := buildCreateRequest(testClaim(v1alpha1.DesiredRunning), &v1alpha1.FakeNodeClass{}, "prod")
 	if !slices.ContainsFunc(req.Taints, func(t corev1.Taint) bool { return t.Key == v1alpha1.TaintStandbyKey }) {
 		t.Fatal("a claim meant to run must register parked, so that no pod lands before its own have their room")
 	}
