@@ -33,6 +33,7 @@ declare -A tools=(
   [kubectl]="kube|k8s.io/kubernetes/cmd/kubectl|k8s.io/kubernetes|${kube_ldflags}|2"
   [controller-gen]="controller-gen|sigs.k8s.io/controller-tools/cmd/controller-gen|sigs.k8s.io/controller-tools||1"
   [staticcheck]="staticcheck|honnef.co/go/tools/cmd/staticcheck|honnef.co/go/tools||1"
+  [helm]="helm|helm.sh/helm/v4/cmd/helm|helm.sh/helm/v4|-s -w -X helm.sh/helm/v4/internal/version.version=v4.3.1|2"
 )
 
 # pinned_version prints the version go.mod pins for a module.
