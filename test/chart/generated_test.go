@@ -169,5 +169,3 @@ func sortedRules(s sets.Set[rule]) []string {
 	slices.Sort(out)
 	return out
 }
-
-
