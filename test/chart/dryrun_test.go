@@ -19,6 +19,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -90,17 +91,7 @@ func TestRenderedObjectsPassServerSideDryRun(t *testing.T) {
 	env := harness.StartWithoutCRDsT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	scheme := runtime.NewScheme()
-	if err := clientgoscheme.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	if err := apiextensionsv1.AddToScheme(scheme); err != nil {
-		t.Fatal(err)
-	}
-	c, err := client.New(env.Config, client.Options{Scheme: scheme})
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := adminClient(t, env)
 	renderings := map[string][]*unstructured.Unstructured{"defaults": render(t, minimal(t)), "non-default": render(t, nonDefaultValues)}
 
 	for _, crd := range ofKind(renderings["defaults"], "CustomResourceDefinition") {
@@ -140,6 +131,23 @@ func TestRenderedObjectsPassServerSideDryRun(t *testing.T) {
 	if err := c.List(ctx, list, client.InNamespace(releaseNamespace)); err != nil || len(list.Items) != 0 {
 		t.Errorf("the dry run stored Deployments: %d (%v)", len(list.Items), err)
 	}
+}
+
+// adminClient reaches the harness's API server as its administrator, with the Kubernetes,
+// Stratos and CustomResourceDefinition types.
+func adminClient(t testing.TB, env *harness.Env) client.Client {
+	t.Helper()
+	s := runtime.NewScheme()
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1alpha1.AddToScheme, apiextensionsv1.AddToScheme} {
+		if err := add(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c, err := client.New(env.Config, client.Options{Scheme: s})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
 
 // describe names an object for messages.
