@@ -257,3 +257,35 @@ func readYAML(t testing.TB, path string, into any) {
 		t.Fatalf("%s: %v", path, err)
 	}
 }
+
+// Every value in values.yaml is described by values.schema.json with a type, down to the
+// objects the schema leaves free-form (Kubernetes structures such as affinity).
+func TestEveryValueIsInTheSchema(t *testing.T) {
+	values := map[string]any{}
+	readYAML(t, repoPath(t, "charts", "stratos", "values.yaml"), &values)
+	schema := map[string]any{}
+	readYAML(t, repoPath(t, "charts", "stratos", "values.schema.json"), &schema)
+	var walk func(path string, value any, node map[string]any)
+	walk = func(path string, value any, node map[string]any) {
+		if _, typed := node["type"]; !typed {
+			t.Errorf("%s: the schema gives no type", path)
+		}
+		children, isMap := value.(map[string]any)
+		props, described := node["properties"].(map[string]any)
+		if !isMap || !described {
+			return // a leaf, or an object the schema leaves free-form
+		}
+		if node["additionalProperties"] != false {
+			t.Errorf("%s: the schema lets unknown keys through (additionalProperties is not false)", path)
+		}
+		for key, child := range children {
+			childNode, ok := props[key].(map[string]any)
+			if !ok {
+				t.Errorf("%s.%s: not in the schema", path, key)
+				continue
+			}
+			walk(path+"."+key, child, childNode)
+		}
+	}
+	walk("(values)", values, schema)
+}
