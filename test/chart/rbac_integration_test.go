@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -34,6 +35,9 @@ import (
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/test/harness"
 )
+
+// operatorRun is set once this process has run the operator.
+var operatorRun atomic.Bool
 
 // requestLog records every API request a client made and its answer's status.
 type requestLog struct {
@@ -96,6 +100,11 @@ func applyObjects(ctx context.Context, t testing.TB, c client.Client, objects []
 // impersonate an identity bound to the chart's stratos-fake-kubelets roles), so the
 // operator's own permissions are all it has.
 func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
+	// operator.New names its controllers as the binary does, and controller-runtime allows
+	// each name once per process.
+	if !operatorRun.CompareAndSwap(false, true) {
+		t.Skip("the operator runs once per test process (go test -count=1)")
+	}
 	env := harness.StartWithoutCRDsT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
