@@ -26,17 +26,35 @@ import (
 	"github.com/stratos-sh/stratos/internal/scheme"
 )
 
-// Leader election uses Leases; events are how Stratos explains itself.
-// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch
+// The permissions of the operator's ClusterRole and Role (config/rbac/role.yaml, `make
+// generate`), each verb one the code uses; docs/operations.md#permissions says why each is
+// needed. The fake cloud's kubelets have their own role (internal/cloudprovider/fake).
+//
+// In the operator's namespace (a Role): the leader-election Lease (client-go's LeaseLock
+// gets, creates and updates it) and the core Events leader election records on it.
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;update,namespace=stratos
+// +kubebuilder:rbac:groups="",resources=events,verbs=create;patch,namespace=stratos
+//
+// Cluster-wide: Stratos's own Events (events.k8s.io) are about NodePools, NodeClaims and
+// Nodes, which are cluster-scoped and so have their Events in the default namespace, and
+// about pods in their own namespaces, so they cannot be confined to one namespace.
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
-// +kubebuilder:rbac:groups=stratos.sh,resources=nodepools;nodeclaims;fakenodeclasses;awsnodeclasses,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups=stratos.sh,resources=nodepools/status;nodeclaims/status;fakenodeclasses/status;awsnodeclasses/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;create;update;patch;delete
-// +kubebuilder:rbac:groups="",resources=nodes/status,verbs=get;update;patch
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete;patch
+// The pools: read, finalizer patched, status updated (nodepool controller).
+// +kubebuilder:rbac:groups=stratos.sh,resources=nodepools,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=stratos.sh,resources=nodepools/status,verbs=update
+// The claims: made by provisioning, the pool and disruption, patched and deleted.
+// +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims,verbs=get;list;watch;create;patch;delete
+// +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims/status,verbs=patch
+// The node classes are read (the AWSNodeClass controller adds its own verbs).
+// +kubebuilder:rbac:groups=stratos.sh,resources=fakenodeclasses;awsnodeclasses,verbs=get;list;watch
+// Nodes: read, labelled, tainted and cordoned by patch, deleted with their claim or as
+// leaks. Stratos never creates a Node (the kubelet does) nor writes its status.
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch;delete
+// Pods: read, patched with a reservation's toleration, evicted through the Eviction API
+// (which honours PodDisruptionBudgets server-side), deleted once a drain's timeout passed.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
-// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
+// DaemonSets: their pods take their share of every new node.
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
 
 // inClusterNamespaceFile holds the operator's namespace when it runs in a pod (a

@@ -21,6 +21,20 @@ const (
 	armTolerance = time.Millisecond
 )
 
+// The kubelet simulator's permissions: its own ClusterRole, stratos-fake-kubelets
+// (config/rbac/fake-kubelets, `make generate`), which the chart binds only when the fake
+// cloud runs inside the operator. Only these kubelets create Nodes; the operator never does.
+// Nodes: registered, read (and watched through the manager's cache), status posted.
+// +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;create
+// +kubebuilder:rbac:groups="",resources=nodes/status,verbs=patch
+// Pods: read from the cache, status posted, deleted once their containers stopped.
+// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;delete
+// +kubebuilder:rbac:groups="",resources=pods/status,verbs=patch
+// Node Leases, renewed as a kubelet renews them, in kube-node-lease (a Role there).
+// +kubebuilder:rbac:groups=coordination.k8s.io,resources=leases,verbs=get;create;patch,namespace=kube-node-lease
+// kube-node-lease itself is read before a first Lease (kube-apiserver creates it).
+// +kubebuilder:rbac:groups="",resources=namespaces,verbs=get,resourceNames=kube-node-lease
+
 // KubeletOptions configure the kubelet simulator.
 type KubeletOptions struct {
 	// HeartbeatInterval is how often Ready Nodes renew their Lease. It is real time and

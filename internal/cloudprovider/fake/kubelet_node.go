@@ -173,14 +173,21 @@ func (k *Kubelet) renewLease(ctx context.Context, v NodeView, nodeUID types.UID)
 	return k.client.Patch(ctx, lease, client.MergeFrom(base))
 }
 
-// ensureLeaseNamespace creates kube-node-lease if it does not exist; kube-apiserver
-// normally creates it.
+// ensureLeaseNamespace creates kube-node-lease if it does not exist. kube-apiserver
+// normally creates it, so it is read first: kubelets whose role may only read it (the
+// stratos-fake-kubelets ClusterRole) work wherever an API server made it.
 func (k *Kubelet) ensureLeaseNamespace(ctx context.Context) error {
 	if k.leaseNamespace.Load() {
 		return nil
 	}
-	ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: corev1.NamespaceNodeLease}}
-	if err := k.client.Create(ctx, ns); err != nil && !apierrors.IsAlreadyExists(err) {
+	err := k.client.Get(ctx, client.ObjectKey{Name: corev1.NamespaceNodeLease}, &corev1.Namespace{})
+	if apierrors.IsNotFound(err) {
+		ns := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: corev1.NamespaceNodeLease}}
+		if err = k.client.Create(ctx, ns); apierrors.IsAlreadyExists(err) {
+			err = nil
+		}
+	}
+	if err != nil {
 		return err
 	}
 	k.leaseNamespace.Store(true)

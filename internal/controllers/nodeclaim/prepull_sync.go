@@ -17,8 +17,10 @@ import (
 	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
-// The lifecycle controller creates, watches and deletes the pre-pull pods.
-// +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;create;delete
+// The lifecycle controller creates the pre-pull pods in --prepull-namespace (the
+// operator's own by default, so a Role); it reads and deletes them with the cluster-wide
+// pod verbs drains need anyway (internal/operator).
+// +kubebuilder:rbac:groups="",resources=pods,verbs=create,namespace=stratos
 
 // prePullForceAfter is how long after its grace period a deleted pre-pull pod may stay
 // terminating before it is deleted outright: a kubelet that does not confirm a deletion

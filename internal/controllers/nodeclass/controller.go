@@ -32,8 +32,9 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 )
 
-// +kubebuilder:rbac:groups=stratos.sh,resources=awsnodeclasses,verbs=get;list;watch;update;patch
-// +kubebuilder:rbac:groups=stratos.sh,resources=awsnodeclasses/status,verbs=get;update;patch
+// The AWSNodeClass controller patches its finalizer and status.
+// +kubebuilder:rbac:groups=stratos.sh,resources=awsnodeclasses,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=stratos.sh,resources=awsnodeclasses/status,verbs=patch
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
