@@ -45,6 +45,7 @@ func TestQuickstartOnAWS(t *testing.T) {
 	if rep.Provisioning.StartCallLatencySeconds.Max <= 0 {
 		t.Errorf("the start-call latency was not measured: %+v", rep.Provisioning.StartCallLatencySeconds)
 	}
+	checkServedFromStandbyFaster(t, rep)
 	t.Logf("quickstart on aws at 5x: pods p50 %.1fs p99 %.1fs (scenario time), wall %.0fs; EC2 calls %v; failed %v",
 		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.WallSeconds, rep.CloudCalls, rep.CloudErrors)
 }

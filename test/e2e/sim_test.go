@@ -142,9 +142,36 @@ func TestQuickstart(t *testing.T) {
 	if len(rep.Timeline) == 0 || len(rep.Steps) != 8 {
 		t.Errorf("timeline of %d samples and %d steps, want samples and 8 steps", len(rep.Timeline), len(rep.Steps))
 	}
+	checkServedFromStandbyFaster(t, rep)
 	t.Logf("quickstart at 5x: pods p50 %.1fs p99 %.1fs (scenario time), start call p99 %.0f ms, peak RSS %.1f MiB, wall %.0fs",
 		rep.Pods.LatencySeconds.P50, rep.Pods.LatencySeconds.P99, rep.Provisioning.StartCallLatencySeconds.P99*1000,
 		float64(rep.Operator.PeakRSSBytes)/(1<<20), rep.WallSeconds)
+}
+
+// checkServedFromStandbyFaster asserts the product's claim on a run with both paths: the
+// burst's pods were served both from standby (the pool's nodes) and by cold launches
+// (what the pool could not hold), every running pod has a path, and the median pod
+// served from standby ran sooner than the median pod served cold.
+func checkServedFromStandbyFaster(t *testing.T, rep *report.Report) {
+	t.Helper()
+	byPath := rep.Pods.ByPath
+	if byPath.Standby.Count+byPath.Cold.Count+byPath.Existing.Count != rep.Pods.Running {
+		t.Errorf("pods by path %d standby, %d cold, %d existing; want them to add up to the %d running",
+			byPath.Standby.Count, byPath.Cold.Count, byPath.Existing.Count, rep.Pods.Running)
+	}
+	for path, served := range map[report.Path]report.ServedPods{report.PathStandby: byPath.Standby, report.PathCold: byPath.Cold} {
+		if served.Count == 0 || served.LatencySeconds.P50 <= 0 || served.LatencySeconds.Max < served.LatencySeconds.P90 ||
+			served.LatencySeconds.Max > rep.Pods.LatencySeconds.Max {
+			t.Errorf("pods served %s: %+v, want some, with latencies within all pods' (max %.1fs)", path, served, rep.Pods.LatencySeconds.Max)
+		}
+	}
+	if byPath.Standby.LatencySeconds.P50 >= byPath.Cold.LatencySeconds.P50 {
+		t.Errorf("pods served from standby: p50 %.1fs, not under the cold launches' p50 %.1fs",
+			byPath.Standby.LatencySeconds.P50, byPath.Cold.LatencySeconds.P50)
+	}
+	t.Logf("served from standby: p50 %.1fs p90 %.1fs (%d pods); cold: p50 %.1fs p90 %.1fs (%d pods); existing: %d pods",
+		byPath.Standby.LatencySeconds.P50, byPath.Standby.LatencySeconds.P90, byPath.Standby.Count,
+		byPath.Cold.LatencySeconds.P50, byPath.Cold.LatencySeconds.P90, byPath.Cold.Count, byPath.Existing.Count)
 }
 
 // TestLimits runs limits.yaml at five times real time: the pool's limit of 4 nodes holds

@@ -51,8 +51,9 @@ func WritePlot(path string, r *Report) error {
 }
 
 // WriteSVG writes a self-contained SVG with (a) pods and NodeClaims by phase
-// over time and (b) the CDF of pod creation→Running latency. Output depends
-// only on r, so identical runs produce identical files.
+// over time and (b) the CDF of pod creation→Running latency, of all pods and
+// by the path that served them. Output depends only on r, so identical runs
+// produce identical files.
 func WriteSVG(w io.Writer, r *Report) error {
 	if r == nil {
 		r = &Report{}
@@ -65,7 +66,7 @@ func WriteSVG(w io.Writer, r *Report) error {
 	text(&b, plotLeft, 30, "start", 18, "bold", r.title())
 
 	writeTimeline(&b, r.Timeline)
-	writeLatencyCDF(&b, r.Pods.Latencies)
+	writeLatencyCDF(&b, r.Pods.Latencies, &r.Pods.ByPath)
 
 	b.WriteString("</svg>\n")
 	_, err := io.WriteString(w, b.String())
@@ -108,44 +109,66 @@ func writeTimeline(b *strings.Builder, timeline []Sample) {
 	nodes.draw(b, nodeSeries, legendLeft)
 }
 
+// pathColor keeps each path's colour from run to run: the warm pool's in
+// green, cold launches in orange, as the timeline's running and pending pods.
+var pathColor = map[Path]string{PathStandby: palette[2], PathCold: palette[1], PathExisting: palette[7]}
+
 // writeLatencyCDF draws panel (b): the fraction of pods Running within x
-// seconds of creation, with p50 and p99 marked.
-func writeLatencyCDF(b *strings.Builder, latencies []float64) {
+// seconds of creation, of all pods and of each path's (each path's own
+// fraction), with the p50 and p99 of all pods marked.
+func writeLatencyCDF(b *strings.Builder, latencies []float64, byPath *PodsByPath) {
 	c := &chart{title: "(b) Pod creation → Running latency, CDF", xLabel: "seconds", yLabel: "fraction of pods",
 		left: plotLeft, top: 595, width: plotWidth, height: 200}
-	vals := make([]float64, 0, len(latencies))
-	for _, v := range latencies {
-		if !math.IsNaN(v) && !math.IsInf(v, 0) {
-			vals = append(vals, v)
-		}
-	}
+	vals := finiteSorted(latencies)
 	if len(vals) == 0 {
 		c.noData(b)
 		return
 	}
-	sort.Float64s(vals)
-
-	// An empirical CDF is a step function: it jumps by 1/n at each value.
-	n := float64(len(vals))
-	cdf := series{label: fmt.Sprintf("pods (n=%d)", len(vals)), color: palette[0]}
-	for i, v := range vals {
-		cdf.pts = append(cdf.pts, point{v, float64(i) / n}, point{v, float64(i+1) / n})
+	curves := []series{cdfSeries(vals, "all pods", palette[0], "")}
+	for _, path := range Paths {
+		if pathVals := finiteSorted(byPath.Of(path).Latencies); len(pathVals) > 0 {
+			curves = append(curves, cdfSeries(pathVals, string(path), pathColor[path], "6 3"))
+		}
 	}
 	// Start the axis at zero: latency is non-negative and a zero origin makes
-	// runs comparable by eye.
+	// runs comparable by eye. The paths' latencies are among all pods', so
+	// all pods' range holds every curve.
 	c.setX(math.Min(0, vals[0]), vals[len(vals)-1], 0)
 	c.setY(0, 1, 0)
 
 	p := Percentiles(vals)
 	p50 := fmt.Sprintf("p50 = %s s", formatSeconds(p.P50))
 	p99 := fmt.Sprintf("p99 = %s s", formatSeconds(p.P99))
-	c.draw(b, []series{
-		cdf,
-		{label: p50, color: palette[4], dash: "4 3"},
-		{label: p99, color: palette[3], dash: "4 3"},
-	}, legendLeft)
+	c.draw(b, append(curves,
+		series{label: p50, color: palette[4], dash: "4 3"},
+		series{label: p99, color: palette[3], dash: "4 3"},
+	), legendLeft)
 	c.vmark(b, p.P50, palette[4], "p50", 0)
 	c.vmark(b, p.P99, palette[3], "p99", 1)
+}
+
+// cdfSeries is the empirical CDF of sorted values: a step function that jumps
+// by 1/n at each value.
+func cdfSeries(sorted []float64, name, color, dash string) series {
+	n := float64(len(sorted))
+	cdf := series{label: fmt.Sprintf("%s (n=%d)", name, len(sorted)), color: color, dash: dash}
+	for i, v := range sorted {
+		cdf.pts = append(cdf.pts, point{v, float64(i) / n}, point{v, float64(i+1) / n})
+	}
+	return cdf
+}
+
+// finiteSorted is a sorted copy of values without NaN and infinities, which
+// have no place on an axis.
+func finiteSorted(values []float64) []float64 {
+	out := make([]float64, 0, len(values))
+	for _, v := range values {
+		if !math.IsNaN(v) && !math.IsInf(v, 0) {
+			out = append(out, v)
+		}
+	}
+	sort.Float64s(out)
+	return out
 }
 
 // sortedSamples drops samples without a usable time and orders the rest, so

@@ -53,7 +53,7 @@ func TestWriteSVG(t *testing.T) {
 		"burst-<100>&co", // escaped in the file, unescaped by the parser
 		"Pods running", "Pods pending",
 		"Standby", "Starting", "Launching", "Running", "Custom<x>",
-		"p50", "p99", "pods (n=6)", "time (s)", "seconds",
+		"p50", "p99", "all pods (n=6)", "standby (n=4)", "cold (n=2)", "time (s)", "seconds",
 	} {
 		if !strings.Contains(text, want) {
 			t.Errorf("SVG text lacks %q", want)
@@ -61,6 +61,9 @@ func TestWriteSVG(t *testing.T) {
 	}
 	if strings.Contains(text, "no data") {
 		t.Error("populated report should not show \"no data\"")
+	}
+	if strings.Contains(text, "existing (n=") {
+		t.Error("a path no pod took should have no curve")
 	}
 	// Known phases come in lifecycle order, unknown phases after them.
 	order := []string{"Launching", "Standby", "Starting", "Running\n", "Custom<x>"}

@@ -52,6 +52,63 @@ type Pods struct {
 	// the CDF plot; it is kept out of the JSON because it grows with the
 	// pod count and the percentiles already summarise it.
 	Latencies []float64 `json:"-"`
+	// ByPath breaks the running pods and their latencies down by how each was
+	// served (see Path).
+	ByPath PodsByPath `json:"byPath"`
+}
+
+// Path is how a pod was served: by a node started from standby for it, by a
+// node launched for it (cold), or by a node that was there before it.
+type Path string
+
+const (
+	PathStandby  Path = "standby"
+	PathCold     Path = "cold"
+	PathExisting Path = "existing"
+)
+
+// Paths lists the paths in the order reports show them: the warm pool's first.
+var Paths = []Path{PathStandby, PathCold, PathExisting}
+
+// PodsByPath holds the running pods of each path. Every path is always present
+// in the JSON, with a count of 0 when no pod took it, so consumers need no
+// checks for missing keys.
+type PodsByPath struct {
+	Standby  ServedPods `json:"standby"`
+	Cold     ServedPods `json:"cold"`
+	Existing ServedPods `json:"existing"`
+}
+
+// ServedPods are the running pods of one path.
+type ServedPods struct {
+	Count          int     `json:"count"`
+	LatencySeconds Latency `json:"latencySeconds"`
+	// Latencies are their creation→Running times in seconds, for the plot,
+	// out of the JSON as Pods.Latencies is.
+	Latencies []float64 `json:"-"`
+}
+
+// ByPath summarises each path's latencies, in seconds. Paths it does not know
+// are an error in the caller, not data to drop silently: it panics on them.
+func ByPath(latencies map[Path][]float64) PodsByPath {
+	var b PodsByPath
+	for path, values := range latencies {
+		*b.Of(path) = ServedPods{Count: len(values), LatencySeconds: Percentiles(values), Latencies: values}
+	}
+	return b
+}
+
+// Of returns the pods of path.
+func (b *PodsByPath) Of(path Path) *ServedPods {
+	switch path {
+	case PathStandby:
+		return &b.Standby
+	case PathCold:
+		return &b.Cold
+	case PathExisting:
+		return &b.Existing
+	}
+	panic(fmt.Sprintf("report: unknown path %q", path))
 }
 
 // Latency is a percentile summary, in seconds.

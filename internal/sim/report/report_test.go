@@ -60,6 +60,10 @@ func sampleReport() *Report {
 			Created: 6, Running: 5,
 			LatencySeconds: Percentiles(lat),
 			Latencies:      lat,
+			ByPath: ByPath(map[Path][]float64{
+				PathStandby: {0.8, 1.2, 0.5, 1.0},
+				PathCold:    {2.5, 7.25},
+			}),
 		},
 		Nodes:      Nodes{StartedFromStandby: 3, TakenWhileWarming: 1, LaunchedCold: 2, Peak: 7},
 		CloudCalls: map[string]int{"Start": 3, "Create": 2, "Terminate": 1},
@@ -99,6 +103,11 @@ func TestWriteJSONFieldNames(t *testing.T) {
 		"scenario", "ok", "failures", "timeScale", "wallSeconds",
 		"pods.created", "pods.running",
 		"pods.latencySeconds.p50", "pods.latencySeconds.p90", "pods.latencySeconds.p99", "pods.latencySeconds.max",
+		"pods.byPath.standby.count", "pods.byPath.standby.latencySeconds.p50", "pods.byPath.standby.latencySeconds.p90",
+		"pods.byPath.standby.latencySeconds.p99", "pods.byPath.standby.latencySeconds.max",
+		"pods.byPath.cold.count", "pods.byPath.cold.latencySeconds.p50",
+		// A path no pod took is there with a count of 0, so consumers need not check.
+		"pods.byPath.existing.count", "pods.byPath.existing.latencySeconds.p50",
 		"nodes.startedFromStandby", "nodes.takenWhileWarming", "nodes.launchedCold", "nodes.peak",
 		"cloudCalls.Start", "apiWrites.patch NodeClaim",
 		"invariants.leakedInstances", "invariants.duplicateInstances", "invariants.orphanClaims",
@@ -113,6 +122,17 @@ func TestWriteJSONFieldNames(t *testing.T) {
 	}
 	if _, ok := lookup(m, "pods.latencies"); ok {
 		t.Error("raw latencies must not be in the JSON")
+	}
+	if _, ok := lookup(m, "pods.byPath.standby.latencies"); ok {
+		t.Error("a path's raw latencies must not be in the JSON")
+	}
+	for path, want := range map[string]float64{
+		"pods.byPath.standby.count": 4, "pods.byPath.standby.latencySeconds.p50": 0.8, "pods.byPath.standby.latencySeconds.max": 1.2,
+		"pods.byPath.cold.count": 2, "pods.byPath.cold.latencySeconds.p50": 2.5, "pods.byPath.existing.count": 0,
+	} {
+		if v, _ := lookup(m, path); v != want {
+			t.Errorf("%s = %v, want %v", path, v, want)
+		}
 	}
 	if v, _ := lookup(m, "operator.peakRSSBytes"); v != float64(150<<20) {
 		t.Errorf("operator.peakRSSBytes = %v", v)
@@ -134,6 +154,25 @@ func TestWriteJSONFieldNames(t *testing.T) {
 			t.Errorf("sample lacks %q: %v", k, sample)
 		}
 	}
+}
+
+func TestByPath(t *testing.T) {
+	b := ByPath(map[Path][]float64{PathStandby: {3, 1, 2}, PathExisting: {0.5}})
+	if b.Standby.Count != 3 || b.Standby.LatencySeconds != (Latency{P50: 2, P90: 3, P99: 3, Max: 3}) {
+		t.Errorf("standby = %+v, want 3 pods with p50 2 and max 3", b.Standby)
+	}
+	if b.Cold.Count != 0 || b.Cold.LatencySeconds != (Latency{}) {
+		t.Errorf("cold = %+v, want no pods", b.Cold)
+	}
+	if b.Existing.Count != 1 || b.Of(PathExisting) != &b.Existing {
+		t.Errorf("existing = %+v, want 1 pod, and Of to return it", b.Existing)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("ByPath accepted a path it does not know")
+		}
+	}()
+	ByPath(map[Path][]float64{"warm": {1}})
 }
 
 func TestWriteJSONEmptyReport(t *testing.T) {

@@ -3,6 +3,7 @@ package report
 import (
 	"bytes"
 	"errors"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -32,6 +33,36 @@ func TestWriteTable(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("table lacks %q:\n%s", want, out)
 		}
+	}
+	// A row per path, under the pods' latency.
+	for _, want := range []string{
+		`\n  from standby p50/p90/p99/max +0\.80s / 1\.20s / 1\.20s / 1\.20s \(4 pods\)\n`,
+		`\n  from cold launches p50/p90/p99/max +2\.50s / 7\.25s / 7\.25s / 7\.25s \(2 pods\)\n`,
+		`\n  on existing nodes p50/p90/p99/max +none\n`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("table lacks a row matching %s:\n%s", want, out)
+		}
+	}
+	// The table ends with the demo's two figures.
+	lines := strings.Split(strings.TrimRight(out, "\n"), "\n")
+	wantLast := []string{
+		"Pods served from standby: p50 0.80 s, p90 1.20 s (4 pods)",
+		"Pods served by cold launches: p50 2.50 s, p90 7.25 s (2 pods)",
+	}
+	if last := lines[len(lines)-2:]; last[0] != wantLast[0] || last[1] != wantLast[1] {
+		t.Errorf("table ends with %q, want %q", last, wantLast)
+	}
+}
+
+func TestWriteTableNoPodOnAPath(t *testing.T) {
+	r := &Report{Scenario: "burst-warm", OK: true, Pods: Pods{ByPath: ByPath(map[Path][]float64{PathStandby: {12.5}})}}
+	var buf bytes.Buffer
+	if err := WriteTable(&buf, r); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasSuffix(buf.String(), "Pods served from standby: p50 12.5 s, p90 12.5 s (1 pod)\nPods served by cold launches: none\n") {
+		t.Errorf("table should end saying no pod was served cold:\n%s", buf.String())
 	}
 }
 

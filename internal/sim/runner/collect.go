@@ -51,13 +51,21 @@ func (r *run) collect() {
 	}
 	times := r.observer.podTimes()
 	rep.Pods.Created = len(times)
+	registrations, starts := r.observer.nodeRegistrations(), startsByInstance(r.cloud.startCalls())
+	byPath := map[report.Path][]float64{}
 	for _, t := range times {
-		if !t.running.IsZero() {
-			rep.Pods.Running++
-			rep.Pods.Latencies = append(rep.Pods.Latencies, t.running.Sub(t.created).Seconds()*r.scale)
+		if t.running.IsZero() {
+			continue
+		}
+		latency := t.running.Sub(t.created).Seconds() * r.scale
+		rep.Pods.Running++
+		rep.Pods.Latencies = append(rep.Pods.Latencies, latency)
+		if path, ok := servingPath(t.created, t.running, registrations[t.nodeName], starts); ok {
+			byPath[path] = append(byPath[path], latency)
 		}
 	}
 	rep.Pods.LatencySeconds = report.Percentiles(rep.Pods.Latencies)
+	rep.Pods.ByPath = report.ByPath(byPath)
 	rep.Provisioning.StartCallLatencySeconds = report.Percentiles(r.startCallLatencies(times))
 	counts := r.observer.counters()
 	rep.Nodes.StartedFromStandby, rep.Nodes.TakenWhileWarming, rep.Nodes.LaunchedCold = counts.startedFromStandby, counts.takenWhileWarming, counts.launchedCold

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"slices"
 	"sync"
 	"time"
 
@@ -53,10 +54,48 @@ type observer struct {
 	capacity capacityCounts
 	// warmInstances are the instances of the claims started from standby.
 	warmInstances map[string]bool
+	// registrations are the Node objects seen, by name, in the order they appeared; they
+	// outlive the Nodes, as the report is made after the scenario terminated some.
+	registrations map[string][]nodeRegistration
 }
 
 func newObserver() *observer {
-	return &observer{pods: map[string]*podTimes{}, names: map[string]bool{}, warmInstances: map[string]bool{}}
+	return &observer{
+		pods: map[string]*podTimes{}, names: map[string]bool{}, warmInstances: map[string]bool{},
+		registrations: map[string][]nodeRegistration{},
+	}
+}
+
+// nodeHandler records when each Node registered. Nodes there before the watch began
+// were there before any pod of the scenario: they count as registered at the zero time.
+func (o *observer) nodeHandler() toolscache.ResourceEventHandler {
+	return toolscache.ResourceEventHandlerDetailedFuncs{
+		AddFunc: func(obj any, initial bool) {
+			node, ok := obj.(*corev1.Node)
+			if !ok {
+				return
+			}
+			registered := time.Now()
+			if initial {
+				registered = time.Time{}
+			}
+			o.mu.Lock()
+			o.registrations[node.Name] = append(o.registrations[node.Name], nodeRegistration{at: registered, providerID: node.Spec.ProviderID})
+			o.mu.Unlock()
+		},
+		// A kubelet may set its provider ID after it registers.
+		UpdateFunc: func(_, obj any) {
+			node, ok := obj.(*corev1.Node)
+			if !ok || node.Spec.ProviderID == "" {
+				return
+			}
+			o.mu.Lock()
+			defer o.mu.Unlock()
+			if seen := o.registrations[node.Name]; len(seen) > 0 && seen[len(seen)-1].providerID == "" {
+				seen[len(seen)-1].providerID = node.Spec.ProviderID
+			}
+		},
+	}
 }
 
 func (o *observer) podHandler() toolscache.ResourceEventHandler {
@@ -143,6 +182,17 @@ func (o *observer) startedFromStandby(instanceID string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.warmInstances[instanceID]
+}
+
+// nodeRegistrations returns a copy of the Node registrations seen, by name.
+func (o *observer) nodeRegistrations() map[string][]nodeRegistration {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	all := make(map[string][]nodeRegistration, len(o.registrations))
+	for name, seen := range o.registrations {
+		all[name] = slices.Clone(seen)
+	}
+	return all
 }
 
 // seenPod reports whether a workload pod named namespace/name was seen.

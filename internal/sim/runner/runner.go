@@ -249,6 +249,13 @@ func (r *run) addObserver(ctx context.Context, mgr manager.Manager) error {
 	if _, err := pods.AddEventHandler(r.observer.podHandler()); err != nil {
 		return err
 	}
+	nodes, err := mgr.GetCache().GetInformer(ctx, &corev1.Node{})
+	if err != nil {
+		return err
+	}
+	if _, err := nodes.AddEventHandler(r.observer.nodeHandler()); err != nil {
+		return err
+	}
 	claims, err := mgr.GetCache().GetInformer(ctx, &v1alpha1.NodeClaim{})
 	if err != nil {
 		return err
