@@ -119,7 +119,14 @@ func (p *Provisioner) resync(ctx context.Context) {
 // recovered, logged with the input's size and counted; the next batch runs as usual.
 func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	started := time.Now()
-	defer func() { metrics.ProvisioningDuration.Observe(time.Since(started).Seconds()) }()
+	decided := outcomeIdle
+	defer func() {
+		if err != nil {
+			decided = outcomeError
+		}
+		metrics.ProvisioningDecisions.WithLabelValues(string(decided)).Inc()
+		metrics.ProvisioningDuration.Observe(time.Since(started).Seconds())
+	}()
 	var size recovery.Size
 	defer recovery.Recover(ctx, "provisioning", &size, &err)
 	snap := p.State.Snapshot()
@@ -137,10 +144,18 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	simulated := time.Now()
 	result := scheduling.Solve(in)
 	metrics.SimulationDuration.Observe(time.Since(simulated).Seconds())
-	err = p.execute(ctx, in, result, snap.Version)
-	log.FromContext(ctx).V(1).Info("Provisioned", "pods", len(pods), "existing", len(result.Existing), "inFlight", len(result.InFlight),
-		"starts", len(result.Starts), "launches", len(result.Launches), "unschedulable", len(result.Unschedulable), "took", time.Since(started))
-	return err
+	decided = outcomeOf(result)
+	logDecision(log.FromContext(ctx), pods, result, poolsOfClaims(in), time.Since(started))
+	return p.execute(ctx, in, result, snap.Version)
+}
+
+// poolsOfClaims maps the claims of a simulation's input to their pools.
+func poolsOfClaims(in scheduling.Input) map[string]string {
+	out := make(map[string]string, len(in.Claims))
+	for _, c := range in.Claims {
+		out[c.Claim.Name] = c.Claim.Spec.NodePool
+	}
+	return out
 }
 
 // wakeAt opens a batch at t, when a nomination lapses and its pod waits for capacity
