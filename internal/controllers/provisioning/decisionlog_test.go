@@ -71,9 +71,9 @@ func TestADecisionThatActsIsLoggedAtInfo(t *testing.T) {
 		pods = append(pods, pod(fmt.Sprintf("web-%d", i)))
 	}
 	r := scheduling.Result{
-		Existing: map[*corev1.Pod]string{pods[0]: "n1"},
-		Starts:   []scheduling.Start{{Claim: "web-abc", Pods: pods[1:3]}},
-		Launches: []scheduling.Launch{{Pool: "batch", Pods: pods[3:6]}},
+		Existing:      map[*corev1.Pod]string{pods[0]: "n1"},
+		Starts:        []scheduling.Start{{Claim: "web-abc", Pods: pods[1:3]}},
+		Launches:      []scheduling.Launch{{Pool: "batch", Pods: pods[3:6]}},
 		Unschedulable: []scheduling.Unschedulable{{Pod: pods[6], Reasons: map[string]string{"web": "Insufficient cpu"}}},
 	}
 	logDecision(log, pods, r, map[string]string{"web-abc": "web"}, 42*time.Millisecond)
