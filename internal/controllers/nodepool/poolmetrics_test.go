@@ -2,8 +2,8 @@ package nodepool
 
 import (
 	"math"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
 	"k8s.io/apimachinery/pkg/api/resource"
