@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
@@ -65,8 +66,13 @@ type Provisioner struct {
 	// Calendar is the clock windows are read on; nil is Clock.
 	Calendar clock.PassiveClock
 	Options  Options
+	// Startup, when set, is told the pods each decision is about, so that their
+	// startup is measured (see podstartup).
+	Startup *podstartup.Tracker
 
 	window *window
+	// relearned is set once the tracker learned the pods of the first snapshot.
+	relearned bool
 
 	mu sync.Mutex
 	// unschedulable remembers pods no pool could take, with the pod's and the cluster's
@@ -132,6 +138,14 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	snap := p.State.Snapshot()
 	p.wakeAt(snap.NextLapse)
 	pods := p.toSimulate(snap)
+	if p.Startup != nil {
+		if !p.relearned {
+			// A new leader: the pods the one before decided on are still starting.
+			p.Startup.Relearn(snap)
+			p.relearned = true
+		}
+		p.Startup.Track(pods)
+	}
 	size = recovery.Size{"pods", len(pods), "nodes", len(snap.Nodes), "claims", len(snap.Claims)}
 	if len(pods) == 0 {
 		return nil
