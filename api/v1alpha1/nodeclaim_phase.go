@@ -40,7 +40,7 @@ const (
 	// instance for lack of capacity or quota (the reason is the cloud's error code, such
 	// as InsufficientCapacity) and the claim went back to standby; its
 	// LastTransitionTime is the time of that refusal, renewed at each one. True once a
-	// start is accepted.
+	// start is accepted, its LastTransitionTime then the time of the last accepted start.
 	ConditionStarted        = "Started"
 	ConditionDrifted        = "Drifted"
 	ConditionEmpty          = "Empty"

@@ -95,6 +95,10 @@ type Offering struct {
 	CapacityType string
 	// PricePerHour in US dollars.
 	PricePerHour float64
+	// StoppedPricePerHour is what an instance of the offering costs while it is stopped,
+	// in US dollars: its disks, estimated by the cloud from the node class (see
+	// DisksPricePerHour). Standby nodes cost this instead of PricePerHour.
+	StoppedPricePerHour float64
 	// Available is false when the cloud has no capacity for it now.
 	Available bool
 }

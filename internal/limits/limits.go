@@ -38,25 +38,39 @@ type Left struct {
 // Unlimited is Left.Nodes when no cap applies.
 const Unlimited = -1
 
+// Usage is what a pool's claims count against its limits.
+type Usage struct {
+	// Nodes counts the claims; CPU (millicores) and Memory (bytes) add up their capacity.
+	Nodes       int
+	CPU, Memory int64
+}
+
+// Used counts the pool's claims as the limits do: every claim not being deleted, by its
+// capacity, or by estimate's for a claim not launched yet (nothing when estimate is nil).
+func Used(claims []*v1alpha1.NodeClaim, estimate Estimate) Usage {
+	var u Usage
+	for _, claim := range claims {
+		if !claim.DeletionTimestamp.IsZero() {
+			continue
+		}
+		u.Nodes++
+		capacity := claim.Status.Capacity
+		if len(capacity) == 0 && estimate != nil {
+			capacity = estimate(claim)
+		}
+		u.CPU += capacity.Cpu().MilliValue()
+		u.Memory += capacity.Memory().Value()
+	}
+	return u
+}
+
 // Remaining is what limits and the node cap in force (limits.nodes, or the active
 // window's maxNodes; nil for none) leave, given the pool's claims. estimate sizes the
 // claims not launched yet.
 func Remaining(limits *v1alpha1.Limits, maxNodes *int32, claims []*v1alpha1.NodeClaim, estimate Estimate) Left {
 	left := Left{Nodes: Unlimited}
-	var live int
-	var cpu, memory int64
-	for _, claim := range claims {
-		if !claim.DeletionTimestamp.IsZero() {
-			continue
-		}
-		live++
-		capacity := claim.Status.Capacity
-		if len(capacity) == 0 && estimate != nil {
-			capacity = estimate(claim)
-		}
-		cpu += capacity.Cpu().MilliValue()
-		memory += capacity.Memory().Value()
-	}
+	used := Used(claims, estimate)
+	live, cpu, memory := used.Nodes, used.CPU, used.Memory
 	if maxNodes != nil {
 		left.Nodes = max(int(*maxNodes)-live, 0)
 		left.nodeCap = fmt.Sprintf("the node cap (%d)", *maxNodes)

@@ -113,3 +113,23 @@ func TestCheapestEstimatesByTheClaimsRequirements(t *testing.T) {
 		}
 	}
 }
+
+// What the pool uses is the count Remaining subtracts: claims being deleted are free,
+// claims not launched count by the estimate, others by their capacity.
+func TestUsedIsTheCountTheLimitsSubtract(t *testing.T) {
+	deleting := claim("gone", v1alpha1.PhaseTerminating, size("8", "32Gi"))
+	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
+	claims := []*v1alpha1.NodeClaim{deleting, claim("run", v1alpha1.PhaseRunning, size("4", "16Gi")), claim("new", v1alpha1.PhaseLaunching, nil)}
+	estimate := func(*v1alpha1.NodeClaim) corev1.ResourceList { return size("2", "8Gi") }
+	if got, want := Used(claims, estimate), (Usage{Nodes: 2, CPU: 6000, Memory: 24 << 30}); got != want {
+		t.Fatalf("used %+v, want %+v", got, want)
+	}
+	if got, want := Used(claims, nil), (Usage{Nodes: 2, CPU: 4000, Memory: 16 << 30}); got != want {
+		t.Fatalf("without an estimate: used %+v, want %+v", got, want)
+	}
+	l := limitsOf(10, "16", "64Gi")
+	left := Remaining(l, l.Nodes, claims, estimate)
+	if left.Nodes != 8 || *left.CPU != 16000-6000 || *left.Memory != (64-24)<<30 {
+		t.Fatalf("Remaining disagrees with Used: %d nodes, %d mCPU, %d bytes left", left.Nodes, *left.CPU, *left.Memory)
+	}
+}

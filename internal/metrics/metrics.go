@@ -84,7 +84,34 @@ var (
 		Name: "stratos_nodepool_standby_target",
 		Help: "Standby nodes a pool aims for now.",
 	}, []string{"nodepool"})
+
+	PoolStandbyNodes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_standby_nodes",
+		Help: "NodeClaims of a pool standing by (phase Standby), by zone.",
+	}, []string{"nodepool", "zone"})
+
+	PoolStandbyHourlyCost = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_standby_hourly_cost_dollars",
+		Help: "Estimated hourly cost in US dollars of a pool's standby nodes, by state: stopped (what they cost now, their disks) and running (what the same nodes would cost running, their offerings' prices).",
+	}, []string{"nodepool", "state"})
+
+	PoolLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_limit",
+		Help: "A pool's limit on a resource: cpu in cores, memory in bytes, nodes as a count (limits.nodes, or the active window's maxNodes). Only the resources the pool limits have a series.",
+	}, []string{"nodepool", "resource"})
+
+	PoolUsage = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_usage",
+		Help: "What a pool's claims count against its limit on a resource, as the limits are enforced: cpu in cores, memory in bytes, nodes as a count.",
+	}, []string{"nodepool", "resource"})
 )
+
+// Pod startup.
+var PodStartupDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
+	Name:    "stratos_pod_startup_duration_seconds",
+	Help:    "Time from a pod's creation to a milestone (running: all its containers started; ready: its Ready condition True), for pods Stratos provisioned, by the path that served it: standby (a node started from standby for it), cold (a node launched for it), existing (a node that was already serving).",
+	Buckets: []float64{1, 2, 3, 5, 7.5, 10, 12.5, 15, 20, 25, 30, 40, 50, 60, 75, 90, 120, 180, 300, 600},
+}, []string{"path", "milestone"})
 
 // Provisioning.
 var (
@@ -101,14 +128,25 @@ var (
 	})
 
 	ProvisioningDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_provisioning_decisions_total",
+		Help: "Provisioning decisions, by outcome: launch (created claims), start (started standby claims, launched none), existing (every pod fits on nodes or claims already there), unschedulable (nothing to start or launch, and pods fit nowhere), idle (no pod to decide on), error (the decision failed).",
+	}, []string{"outcome"})
+
+	ProvisioningPods = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_provisioning_pods_total",
 		Help: "Pending pods decided on, by decision: existing (a node has room), inflight (a claim coming has room), start (a standby claim started), launch (a new claim), unschedulable.",
 	}, []string{"decision"})
 
-	Disruptions = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "stratos_disruptions_total",
-		Help: "Nodes voluntarily disrupted, by pool, reason (Empty, Underutilized, Drifted, Expired) and action (standby: given back to the warm pool; terminate).",
-	}, []string{"nodepool", "reason", "action"})
+	DisruptionDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_disruption_decisions_total",
+		Help: "Decisions to disrupt a node, by pool, reason (Empty, Underutilized, Drifted, Expired) and outcome: standby (given back to the warm pool), terminate (its claim deleted), replace (replacements started before it drains), aborted (the node changed, or another writer won, before the write), error (the write failed).",
+	}, []string{"nodepool", "reason", "outcome"})
+
+	DisruptionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "stratos_disruption_duration_seconds",
+		Help:    "Duration of one disruption pass over every pool.",
+		Buckets: prometheus.ExponentialBuckets(0.001, 2, 15),
+	})
 
 	ControllerPanics = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_controller_panics_total",
@@ -121,9 +159,10 @@ var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
 	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
-	PoolNodes, PoolStandbyTarget,
-	ProvisioningDuration, SimulationDuration, ProvisioningDecisions,
-	Disruptions, ControllerPanics,
+	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage,
+	PodStartupDuration,
+	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods,
+	DisruptionDecisions, DisruptionDuration, ControllerPanics,
 }
 
 func init() {

@@ -11,6 +11,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -28,9 +29,9 @@ type ControllerOptions struct {
 }
 
 // SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
-// state they read, provisioning, disruption, the nodepool controller, the NodeClaim lifecycle
-// controller and garbage collection. Tests call it to run the same controllers as the
-// operator.
+// state they read, provisioning and the measure of its pods' startup, disruption, the
+// nodepool controller, the NodeClaim lifecycle controller and garbage collection. Tests
+// call it to run the same controllers as the operator.
 func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider.CloudProvider, controllerOpts ControllerOptions) error {
 	if err := indexes.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
@@ -44,7 +45,11 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := mgr.Add(&disruption.Controller{Client: mgr.GetClient(), Cloud: cloud, APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Disruption}); err != nil {
 		return err
 	}
-	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning}); err != nil {
+	startup := podstartup.NewTracker(0)
+	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup}); err != nil {
+		return err
+	}
+	if err := (&podstartup.Reconciler{Client: mgr.GetClient(), Tracker: startup}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	opts := controllerOpts.NodeClaim.WithDefaults()

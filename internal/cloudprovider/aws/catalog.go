@@ -110,11 +110,13 @@ func (c *catalog) instanceTypes(ctx context.Context, shape classShape) ([]*cloud
 
 // classShape is what of a node class decides its instance types: the zones of its
 // subnets and the architectures of its images, each sorted and joined by commas, the
-// size of its ephemeral storage in bytes, and whether its nodes hibernate.
+// size of its ephemeral storage in bytes, whether its nodes hibernate, and what its
+// volumes cost an hour while an instance is stopped.
 type classShape struct {
 	zones, archs string
 	ephemeral    int64
 	hibernate    bool
+	stoppedPrice float64
 }
 
 // shapeOf reads a node class's shape from its status, which node class resolution
@@ -140,7 +142,11 @@ func shapeOf(class *v1alpha1.AWSNodeClass) (classShape, error) {
 	slices.Sort(zones)
 	slices.Sort(archs)
 	storage := ephemeralStorage(class)
-	return classShape{zones: strings.Join(zones, ","), archs: strings.Join(archs, ","), ephemeral: storage.Value(), hibernate: class.Spec.Hibernate}, nil
+	stopped, err := stoppedPricePerHour(class)
+	if err != nil {
+		return classShape{}, fmt.Errorf("AWSNodeClass %s: %w", class.Name, err)
+	}
+	return classShape{zones: strings.Join(zones, ","), archs: strings.Join(archs, ","), ephemeral: storage.Value(), hibernate: class.Spec.Hibernate, stoppedPrice: stopped}, nil
 }
 
 // prices are what is known of prices now.
@@ -187,7 +193,7 @@ func buildInstanceTypes(types typeCatalog, p prices, shape classShape) []*cloudp
 			}
 			for _, capacityType := range t.capacityTypes {
 				price, available := p.price(t, zone, capacityType)
-				offerings = append(offerings, cloudprovider.Offering{Zone: zone, CapacityType: capacityType, PricePerHour: price, Available: available})
+				offerings = append(offerings, cloudprovider.Offering{Zone: zone, CapacityType: capacityType, PricePerHour: price, StoppedPricePerHour: shape.stoppedPrice, Available: available})
 			}
 		}
 		if len(offerings) == 0 {

@@ -101,14 +101,29 @@ func catalogFor(zones []string) []*cloudprovider.InstanceType {
 	return types
 }
 
+// DiskGiB is the size of every fake instance's one volume, a gp3 volume like the root
+// volume of EKS's AL2023 images: what a stopped fake instance costs
+// (StoppedPricePerHour), and its ephemeral storage.
+const DiskGiB = 20
+
+// stoppedPricePerHour is what a stopped fake instance costs: its DiskGiB gp3 volume at
+// us-east-1's price, about $0.0022 an hour.
+var stoppedPricePerHour = func() float64 {
+	price, err := cloudprovider.DisksPricePerHour([]cloudprovider.Disk{{VolumeType: "gp3", GiB: DiskGiB}})
+	if err != nil {
+		panic(err)
+	}
+	return price
+}()
+
 // newType is a type with these facts, sold on demand at onDemand dollars an hour and as
 // spot, in every zone.
 func newType(facts cloudprovider.InstanceFacts, arch string, maxPods int64, onDemand float64, zones []string) *cloudprovider.InstanceType {
 	var offerings []cloudprovider.Offering
 	for _, zone := range zones {
 		offerings = append(offerings,
-			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: onDemand, Available: true},
-			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: spotPrice(facts.Name, zone, onDemand), Available: true},
+			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: onDemand, StoppedPricePerHour: stoppedPricePerHour, Available: true},
+			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: spotPrice(facts.Name, zone, onDemand), StoppedPricePerHour: stoppedPricePerHour, Available: true},
 		)
 	}
 	return &cloudprovider.InstanceType{
@@ -118,7 +133,7 @@ func newType(facts cloudprovider.InstanceFacts, arch string, maxPods int64, onDe
 			corev1.ResourceCPU:              *resource.NewQuantity(facts.VCPUs, resource.DecimalSI),
 			corev1.ResourceMemory:           *resource.NewQuantity(facts.MemoryMiB<<20, resource.BinarySI),
 			corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
-			corev1.ResourceEphemeralStorage: resource.MustParse("20Gi"),
+			corev1.ResourceEphemeralStorage: *resource.NewQuantity(DiskGiB<<30, resource.BinarySI),
 		},
 		Overhead:   overhead(facts.VCPUs, maxPods),
 		Offerings:  offerings,

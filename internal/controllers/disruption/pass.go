@@ -11,6 +11,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
+	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
@@ -84,6 +85,8 @@ func withoutNodes(nodes []scheduling.Node, names map[string]bool) []scheduling.N
 // came, and returns when the next candidate's wait ends (zero when none waits). A panic
 // of the pass is recovered, logged with the input's size and counted.
 func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
+	started := time.Now()
+	defer func() { metrics.DisruptionDuration.Observe(time.Since(started).Seconds()) }()
 	var size recovery.Size
 	defer recovery.Recover(ctx, "disruption", &size, &err)
 	if c.settle == nil {

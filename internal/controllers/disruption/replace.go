@@ -11,6 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
 )
@@ -153,8 +154,13 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 	if len(by) > 0 {
 		c.replacing[cand.claim.Name] = &replacement{pool: pp.pool.Name, node: cand.node.Name, reason: cand.stale, by: by, holds: holds}
 		pp.budget.take()
-		c.event(cand.claim, string(cand.stale), "%s; replacing it with %s before it drains", state, strings.Join(by, ", "))
+		why := fmt.Sprintf("%s; replacing it with %s before it drains", state, strings.Join(by, ", "))
+		c.event(cand.claim, string(cand.stale), "%s", why)
+		logReplacement(log.FromContext(ctx), pp.pool.Name, cand, by, why)
+		metrics.DisruptionDecisions.WithLabelValues(pp.pool.Name, string(cand.stale), string(outcomeReplace)).Inc()
 		c.refresh(pp.pass)
+	} else if err != nil {
+		metrics.DisruptionDecisions.WithLabelValues(pp.pool.Name, string(cand.stale), string(outcomeError)).Inc()
 	}
 	return err
 }

@@ -109,6 +109,10 @@ func (r *Lifecycle) start(ctx context.Context, claim *v1alpha1.NodeClaim, node *
 	err = r.Cloud.Start(ctx, claim.Status.InstanceID)
 	switch {
 	case err == nil:
+		// Each accepted start renews the condition's time, so that it tells when the
+		// instance last started from standby: pod startup metrics read it to tell a pod
+		// served by a start from one served by a node that ran already.
+		meta.RemoveStatusCondition(&claim.Status.Conditions, v1alpha1.ConditionStarted)
 		r.setCondition(claim, v1alpha1.ConditionStarted, metav1.ConditionTrue, ReasonStarted, fmt.Sprintf("The cloud accepted the start of instance %s", claim.Status.InstanceID))
 		return false, nil
 	case errors.Is(err, cloudprovider.ErrInsufficientCapacity), errors.Is(err, cloudprovider.ErrQuotaExceeded):

@@ -55,6 +55,7 @@ type Reconciler struct {
 	CalendarChanged <-chan struct{}
 
 	expectations expectations
+	series       poolSeries
 }
 
 // SetupWithManager watches pools, their claims and their node classes.
@@ -133,6 +134,9 @@ func (r *Reconciler) poolsOfClass(ctx context.Context, class client.Object) []ct
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	pool := &v1alpha1.NodePool{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
+		if apierrors.IsNotFound(err) {
+			r.forgetPool(req.Name) // gone without the finalizer's pass: removed by force
+		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	claims := &v1alpha1.NodeClaimList{}
@@ -195,7 +199,18 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 		obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
 	}
-	recordMetrics(pool, writeStatus(pool, obs))
+	byPhase := writeStatus(pool, obs)
+	if obs.types == nil && class != nil && hasStandby(claims.Items) {
+		// The pass did not need the instance types, but pricing the warm pool does.
+		if obs.types, err = r.Cloud.InstanceTypes(ctx, class); err != nil {
+			log.FromContext(ctx).V(1).Info("The warm pool's cost is not priced: the instance types cannot be listed", "error", err.Error())
+		}
+	}
+	if obs.usage == nil {
+		used := limits.Used(pointers(claims.Items), nil)
+		obs.usage = &used
+	}
+	r.recordPool(pool, byPhase, standbyCensus(claims.Items, obs.types), limitSeries(pool.Spec.Limits, targets.MaxNodes, *obs.usage))
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
@@ -278,6 +293,8 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 		}
 	}
 	left := limits.Remaining(pool.Spec.Limits, obs.targets.MaxNodes, claims, estimate)
+	used := limits.Used(claims, estimate)
+	obs.types, obs.usage = types, &used
 	g := goal{target: obs.target, ceiling: obs.targets.MaxStandby, minRunning: obs.targets.MinRunning, maxNodes: obs.targets.MaxNodes}
 	p := planPool(g, members, left, perNode)
 	obs.limited = p.limited
@@ -369,6 +386,25 @@ func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim)
 	return nil
 }
 
+// hasStandby reports whether a claim stands by (phase Standby).
+func hasStandby(claims []v1alpha1.NodeClaim) bool {
+	for i := range claims {
+		if claims[i].Status.Phase == v1alpha1.PhaseStandby {
+			return true
+		}
+	}
+	return false
+}
+
+// pointers lists pointers to the claims.
+func pointers(claims []v1alpha1.NodeClaim) []*v1alpha1.NodeClaim {
+	out := make([]*v1alpha1.NodeClaim, len(claims))
+	for i := range claims {
+		out[i] = &claims[i]
+	}
+	return out
+}
+
 // needsTypes reports whether a pass over the pool needs the instance types: the pool has
 // limits on cpu or memory, keeps a warm pool, or has standby claims.
 func needsTypes(pool *v1alpha1.NodePool, obs *observation) bool {
@@ -421,7 +457,7 @@ func (r *Reconciler) finalize(ctx context.Context, pool *v1alpha1.NodePool, clai
 		log.FromContext(ctx).V(1).Info("Waiting for the pool's claims to go", "claims", len(claims))
 		return nil
 	}
-	forgetMetrics(pool)
+	r.forgetPool(pool.Name)
 	r.expectations.forget(pool.Name)
 	base := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, Finalizer)

@@ -11,7 +11,8 @@ import (
 	quota "k8s.io/apiserver/pkg/quota/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
-	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/windows"
 )
 
@@ -40,6 +41,10 @@ type observation struct {
 	// budgetBlocking whether one cannot be read (see budgets.Check).
 	budgetErr      error
 	budgetBlocking bool
+	// types are the instance types the pass listed, nil when it listed none; usage is
+	// what the claims count against the limits, with the estimate the pass sized them by.
+	types []*cloudprovider.InstanceType
+	usage *limits.Usage
 }
 
 // Condition reasons of a pool.
@@ -151,21 +156,5 @@ func nodeCounts(byPhase map[v1alpha1.NodeClaimPhase]int32) v1alpha1.NodeCounts {
 		Stopping: byPhase[v1alpha1.PhaseStopping], Standby: byPhase[v1alpha1.PhaseStandby],
 		Starting: byPhase[v1alpha1.PhaseStarting], Running: byPhase[v1alpha1.PhaseRunning],
 		Draining: byPhase[v1alpha1.PhaseDraining], Terminating: byPhase[v1alpha1.PhaseTerminating],
-	}
-}
-
-// recordMetrics publishes the pool's target and counts as gauges.
-func recordMetrics(pool *v1alpha1.NodePool, byPhase map[v1alpha1.NodeClaimPhase]int32) {
-	metrics.PoolStandbyTarget.WithLabelValues(pool.Name).Set(float64(pool.Status.StandbyTarget))
-	for _, phase := range v1alpha1.Phases {
-		metrics.PoolNodes.WithLabelValues(pool.Name, string(phase)).Set(float64(byPhase[phase]))
-	}
-}
-
-// forgetMetrics drops a deleted pool's series.
-func forgetMetrics(pool *v1alpha1.NodePool) {
-	metrics.PoolStandbyTarget.DeleteLabelValues(pool.Name)
-	for _, phase := range v1alpha1.Phases {
-		metrics.PoolNodes.DeleteLabelValues(pool.Name, string(phase))
 	}
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"sync"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/metrics"
@@ -67,10 +66,11 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 	}
 	go p.reserve(ctx, placed.all())
 	p.reportUnschedulable(r.Unschedulable, version)
+	logUnschedulable(log.FromContext(ctx), r.Unschedulable)
 	p.reportExhaustedStandby(pools, in, r)
-	metrics.ProvisioningDecisions.WithLabelValues("existing").Add(float64(len(r.Existing)))
-	metrics.ProvisioningDecisions.WithLabelValues("inflight").Add(float64(len(r.InFlight)))
-	metrics.ProvisioningDecisions.WithLabelValues("unschedulable").Add(float64(len(r.Unschedulable)))
+	metrics.ProvisioningPods.WithLabelValues("existing").Add(float64(len(r.Existing)))
+	metrics.ProvisioningPods.WithLabelValues("inflight").Add(float64(len(r.InFlight)))
+	metrics.ProvisioningPods.WithLabelValues("unschedulable").Add(float64(len(r.Unschedulable)))
 	return errors.Join(errs...)
 }
 
@@ -87,7 +87,8 @@ func (p *Provisioner) start(ctx context.Context, claim *v1alpha1.NodeClaim, pods
 	}
 	p.State.ObserveWrite(updated, claim.ResourceVersion)
 	placed.add(ctx, "start", claim.Name, pods)
-	metrics.ProvisioningDecisions.WithLabelValues("start").Add(float64(len(pods)))
+	logStart(log.FromContext(ctx), updated, pods)
+	metrics.ProvisioningPods.WithLabelValues("start").Add(float64(len(pods)))
 	return nil
 }
 
@@ -103,7 +104,8 @@ func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l sch
 	p.State.ObserveWrite(claim, "")
 	p.State.Nominate(claim.Name, l.Pods, p.Options.NominationTTL)
 	placed.add(ctx, "launch", claim.Name, l.Pods)
-	metrics.ProvisioningDecisions.WithLabelValues("launch").Add(float64(len(l.Pods)))
+	logLaunch(log.FromContext(ctx), claim, l)
+	metrics.ProvisioningPods.WithLabelValues("launch").Add(float64(len(l.Pods)))
 	return nil
 }
 
@@ -113,20 +115,7 @@ func (p *Provisioner) reportUnschedulable(pods []scheduling.Unschedulable, versi
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, u := range pods {
-		names := make([]string, 0, len(u.Reasons))
-		for pool := range u.Reasons {
-			names = append(names, pool)
-		}
-		sort.Strings(names)
-		var parts []string
-		for _, pool := range names {
-			if pool == scheduling.NoPools {
-				parts = append(parts, u.Reasons[pool])
-			} else {
-				parts = append(parts, fmt.Sprintf("NodePool %s: %s", pool, u.Reasons[pool]))
-			}
-		}
-		p.Recorder.Eventf(u.Pod, nil, corev1.EventTypeWarning, ReasonNoPoolFits, "Provision", "No node can be made for the pod. %s", strings.Join(parts, "; "))
+		p.Recorder.Eventf(u.Pod, nil, corev1.EventTypeWarning, ReasonNoPoolFits, "Provision", "No node can be made for the pod. %s", unschedulableReason(u))
 		p.unschedulable[u.Pod.UID] = seen{resourceVersion: u.Pod.ResourceVersion, version: version}
 	}
 }

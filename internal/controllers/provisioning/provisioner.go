@@ -17,6 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
@@ -65,8 +66,13 @@ type Provisioner struct {
 	// Calendar is the clock windows are read on; nil is Clock.
 	Calendar clock.PassiveClock
 	Options  Options
+	// Startup, when set, is told the pods each decision is about, so that their
+	// startup is measured (see podstartup).
+	Startup *podstartup.Tracker
 
 	window *window
+	// relearned is set once the tracker learned the pods of the first snapshot.
+	relearned bool
 
 	mu sync.Mutex
 	// unschedulable remembers pods no pool could take, with the pod's and the cluster's
@@ -119,12 +125,27 @@ func (p *Provisioner) resync(ctx context.Context) {
 // recovered, logged with the input's size and counted; the next batch runs as usual.
 func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	started := time.Now()
-	defer func() { metrics.ProvisioningDuration.Observe(time.Since(started).Seconds()) }()
+	decided := outcomeIdle
+	defer func() {
+		if err != nil {
+			decided = outcomeError
+		}
+		metrics.ProvisioningDecisions.WithLabelValues(string(decided)).Inc()
+		metrics.ProvisioningDuration.Observe(time.Since(started).Seconds())
+	}()
 	var size recovery.Size
 	defer recovery.Recover(ctx, "provisioning", &size, &err)
 	snap := p.State.Snapshot()
 	p.wakeAt(snap.NextLapse)
 	pods := p.toSimulate(snap)
+	if p.Startup != nil {
+		if !p.relearned {
+			// A new leader: the pods the one before decided on are still starting.
+			p.Startup.Relearn(snap)
+			p.relearned = true
+		}
+		p.Startup.Track(pods)
+	}
 	size = recovery.Size{"pods", len(pods), "nodes", len(snap.Nodes), "claims", len(snap.Claims)}
 	if len(pods) == 0 {
 		return nil
@@ -137,10 +158,18 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	simulated := time.Now()
 	result := scheduling.Solve(in)
 	metrics.SimulationDuration.Observe(time.Since(simulated).Seconds())
-	err = p.execute(ctx, in, result, snap.Version)
-	log.FromContext(ctx).V(1).Info("Provisioned", "pods", len(pods), "existing", len(result.Existing), "inFlight", len(result.InFlight),
-		"starts", len(result.Starts), "launches", len(result.Launches), "unschedulable", len(result.Unschedulable), "took", time.Since(started))
-	return err
+	decided = outcomeOf(result)
+	logDecision(log.FromContext(ctx), pods, result, poolsOfClaims(in), time.Since(started))
+	return p.execute(ctx, in, result, snap.Version)
+}
+
+// poolsOfClaims maps the claims of a simulation's input to their pools.
+func poolsOfClaims(in scheduling.Input) map[string]string {
+	out := make(map[string]string, len(in.Claims))
+	for _, c := range in.Claims {
+		out[c.Claim.Name] = c.Claim.Spec.NodePool
+	}
+	return out
 }
 
 // wakeAt opens a batch at t, when a nomination lapses and its pod waits for capacity

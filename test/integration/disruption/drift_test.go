@@ -77,15 +77,17 @@ func TestDriftedStandbyNodesAreReplacedKeepingTheWarmPool(t *testing.T) {
 // pods' new home, and the old one is terminated, with Events saying why.
 func TestADriftedRunningNodeIsReplacedBeforeItDrains(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 1, nil)
-	claim := runningNodes(f, "web", 1)[0]
+	f.Pool("drifted-running", 1, nil)
+	claim := runningNodes(f, "drifted-running", 1)[0]
 	loaded(f, "web-0", claim.Status.NodeName, 0.5, nil)
-	changeTemplate(f, "web")
+	changeTemplate(f, "drifted-running")
 
 	replacement := replacedBeforeDraining(f, claim, disruption.ReasonDrifted)
 	if f.Claim(replacement).Labels["example.com/release"] != "2" {
 		t.Fatalf("replacement %s was not made from the new template", replacement)
 	}
+	// Two decisions: the replacement first, then the drain once it runs.
+	wantDecisions(t, "drifted-running", disruption.ReasonDrifted, map[string]float64{"replace": 1, "terminate": 1, "standby": 0})
 	f.CheckInvariants()
 }
 

@@ -74,8 +74,8 @@ func deletePod(f *stack.Fixture, pod *corev1.Pod) {
 // claim, instance and Node, drained, stopped and standing by, with an Event saying why.
 func TestAnEmptyNodeGoesBackToStandby(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 1, quickly(3))
-	claim := runningNodes(f, "web", 1)[0]
+	f.Pool("empty-standby", 1, quickly(3))
+	claim := runningNodes(f, "empty-standby", 1)[0]
 	pod := podOn(f, "web-0", claim.Status.NodeName, nil)
 	deletePod(f, pod)
 
@@ -86,22 +86,35 @@ func TestAnEmptyNodeGoesBackToStandby(t *testing.T) {
 	if !f.EventSeen(claim.Name, disruption.ReasonEmpty) {
 		t.Fatalf("no %s Event on the claim; events: %v", disruption.ReasonEmpty, f.EventReasons(claim.Name))
 	}
+	wantDecisions(t, "empty-standby", disruption.ReasonEmpty, map[string]float64{"standby": 1, "terminate": 0})
 	f.CheckInvariants()
+}
+
+// wantDecisions checks the pool's disruption decisions for reason, by outcome.
+func wantDecisions(t *testing.T, pool, reason string, want map[string]float64) {
+	t.Helper()
+	for outcome, n := range want {
+		labels := map[string]string{"nodepool": pool, "reason": reason, "outcome": outcome}
+		if got := stack.Counter(t, "stratos_disruption_decisions_total", labels); got != n {
+			t.Errorf("%v decisions %v, want %v", labels, got, n)
+		}
+	}
 }
 
 // When the warm pool is at its ceiling already (the pool refilled it when the node
 // started), an empty node is terminated instead.
 func TestAnEmptyNodeIsTerminatedWhenTheWarmPoolIsFull(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 1, quickly(1))
-	claim := runningNodes(f, "web", 1)[0]
-	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby) // the refill
+	f.Pool("empty-full", 1, quickly(1))
+	claim := runningNodes(f, "empty-full", 1)[0]
+	f.WaitForPhase("empty-full", 1, v1alpha1.PhaseStandby) // the refill
 	f.Eventually("the empty node is terminated", func() bool {
 		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(claim), &v1alpha1.NodeClaim{}))
 	})
 	if !f.EventSeen(claim.Name, disruption.ReasonEmpty) {
 		t.Fatalf("no %s Event for the claim", disruption.ReasonEmpty)
 	}
+	wantDecisions(t, "empty-full", disruption.ReasonEmpty, map[string]float64{"standby": 0, "terminate": 1})
 	f.Eventually("the claim's instance is terminated", func() bool {
 		inst, ok := f.Instance(claim.Status.InstanceID)
 		return !ok || inst.State == cloudprovider.StateTerminated

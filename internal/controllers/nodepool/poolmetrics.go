@@ -1,0 +1,136 @@
+package nodepool
+
+import (
+	"sync"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/limits"
+	"github.com/stratos-sh/stratos/internal/metrics"
+)
+
+// warmPool is what a pool's standby nodes add up to.
+type warmPool struct {
+	// byZone counts the claims standing by (phase Standby, not being deleted) by zone.
+	byZone map[string]int
+	// stopped is what they cost an hour now, running what they would cost running, in
+	// dollars; priced is false when the instance types were not at hand to price them.
+	stopped, running float64
+	priced           bool
+}
+
+// standbyCensus counts the standby claims by zone and, when types is not nil, prices
+// each by its offering: its stopped price (disks) and its price running. A claim whose
+// offering the cloud no longer lists is counted but not priced.
+func standbyCensus(claims []v1alpha1.NodeClaim, types []*cloudprovider.InstanceType) warmPool {
+	w := warmPool{byZone: map[string]int{}, priced: types != nil}
+	offerings := map[cloudprovider.OfferingKey]cloudprovider.Offering{}
+	for _, t := range types {
+		for _, o := range t.Offerings {
+			offerings[t.Key(o)] = o
+		}
+	}
+	for i := range claims {
+		c := &claims[i]
+		if c.Status.Phase != v1alpha1.PhaseStandby || !c.DeletionTimestamp.IsZero() {
+			continue
+		}
+		w.byZone[c.Status.Zone]++
+		if o, ok := offerings[cloudprovider.ClaimOffering(c)]; ok {
+			w.stopped += o.StoppedPricePerHour
+			w.running += o.PricePerHour
+		}
+	}
+	return w
+}
+
+// Resources of stratos_nodepool_limit and stratos_nodepool_usage.
+const (
+	resourceCPU    = "cpu"
+	resourceMemory = "memory"
+	resourceNodes  = "nodes"
+)
+
+var limitResources = []string{resourceCPU, resourceMemory, resourceNodes}
+
+// limitSeries are a pool's limits and usage by resource, for each resource it limits:
+// cpu in cores, memory in bytes, nodes as a count. The node limit is the cap in force,
+// limits.nodes or the active window's maxNodes.
+func limitSeries(l *v1alpha1.Limits, maxNodes *int32, used limits.Usage) map[string][2]float64 {
+	out := map[string][2]float64{}
+	if maxNodes != nil {
+		out[resourceNodes] = [2]float64{float64(*maxNodes), float64(used.Nodes)}
+	}
+	if l != nil && l.CPU != nil {
+		out[resourceCPU] = [2]float64{float64(l.CPU.MilliValue()) / 1000, float64(used.CPU) / 1000}
+	}
+	if l != nil && l.Memory != nil {
+		out[resourceMemory] = [2]float64{float64(l.Memory.Value()), float64(used.Memory)}
+	}
+	return out
+}
+
+// poolSeries remembers the zones each pool's standby gauge has a series for, so that a
+// zone the pool no longer stands by in loses its series rather than showing its last
+// count. Pools are reconciled concurrently.
+type poolSeries struct {
+	mu    sync.Mutex
+	zones map[string]map[string]bool
+}
+
+// recordPool publishes the pool's target, counts by phase, warm pool and limits.
+func (r *Reconciler) recordPool(pool *v1alpha1.NodePool, byPhase map[v1alpha1.NodeClaimPhase]int32, warm warmPool, l map[string][2]float64) {
+	metrics.PoolStandbyTarget.WithLabelValues(pool.Name).Set(float64(pool.Status.StandbyTarget))
+	for _, phase := range v1alpha1.Phases {
+		metrics.PoolNodes.WithLabelValues(pool.Name, string(phase)).Set(float64(byPhase[phase]))
+	}
+	r.series.mu.Lock()
+	if r.series.zones == nil {
+		r.series.zones = map[string]map[string]bool{}
+	}
+	for zone := range r.series.zones[pool.Name] {
+		if _, ok := warm.byZone[zone]; !ok {
+			metrics.PoolStandbyNodes.DeleteLabelValues(pool.Name, zone)
+		}
+	}
+	r.series.zones[pool.Name] = map[string]bool{}
+	for zone, n := range warm.byZone {
+		metrics.PoolStandbyNodes.WithLabelValues(pool.Name, zone).Set(float64(n))
+		r.series.zones[pool.Name][zone] = true
+	}
+	r.series.mu.Unlock()
+	switch {
+	case warm.priced:
+		metrics.PoolStandbyHourlyCost.WithLabelValues(pool.Name, "stopped").Set(warm.stopped)
+		metrics.PoolStandbyHourlyCost.WithLabelValues(pool.Name, "running").Set(warm.running)
+	case len(warm.byZone) == 0:
+		// Nothing stands by: nothing to price, and it costs nothing.
+		metrics.PoolStandbyHourlyCost.WithLabelValues(pool.Name, "stopped").Set(0)
+		metrics.PoolStandbyHourlyCost.WithLabelValues(pool.Name, "running").Set(0)
+	}
+	for _, resource := range limitResources {
+		values, ok := l[resource]
+		if !ok {
+			metrics.PoolLimit.DeleteLabelValues(pool.Name, resource)
+			metrics.PoolUsage.DeleteLabelValues(pool.Name, resource)
+			continue
+		}
+		metrics.PoolLimit.WithLabelValues(pool.Name, resource).Set(values[0])
+		metrics.PoolUsage.WithLabelValues(pool.Name, resource).Set(values[1])
+	}
+}
+
+// forgetPool drops every series of a pool that is gone.
+func (r *Reconciler) forgetPool(name string) {
+	labels := prometheus.Labels{"nodepool": name}
+	for _, vec := range []interface {
+		DeletePartialMatch(prometheus.Labels) int
+	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage} {
+		vec.DeletePartialMatch(labels)
+	}
+	r.series.mu.Lock()
+	delete(r.series.zones, name)
+	r.series.mu.Unlock()
+}

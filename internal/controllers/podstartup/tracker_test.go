@@ -1,0 +1,78 @@
+package podstartup
+
+import (
+	"slices"
+	"testing"
+
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/state"
+)
+
+func trackedPod(name string, created int) *corev1.Pod {
+	return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name, UID: types.UID("uid-" + name), CreationTimestamp: metav1.NewTime(at(created))}}
+}
+
+// Each milestone of a pod is waited for once; the pod is forgotten once both are seen,
+// and a pod recreated under the same name is another pod.
+func TestEachMilestoneIsObservedOnce(t *testing.T) {
+	tr := NewTracker(10)
+	pod := trackedPod("web-0", 0)
+	key := keyOf(pod)
+	tr.Track([]*corev1.Pod{pod})
+	if got := tr.Waiting(key, pod.UID); !slices.Equal(got, Milestones) {
+		t.Fatalf("waiting for %v, want %v", got, Milestones)
+	}
+	if tr.Waiting(key, "another-uid") != nil {
+		t.Fatal("a pod recreated under the name must not be tracked")
+	}
+	tr.Observed(key, pod.UID, MilestoneRunning)
+	tr.Track([]*corev1.Pod{pod}) // decided on again: what was observed stays
+	if got := tr.Waiting(key, pod.UID); !slices.Equal(got, []Milestone{MilestoneReady}) {
+		t.Fatalf("waiting for %v after running, want ready only", got)
+	}
+	tr.Observed(key, pod.UID, MilestoneReady)
+	if tr.Tracked(key, pod.UID) || tr.Len() != 0 {
+		t.Fatal("a pod with both milestones observed must be forgotten")
+	}
+}
+
+// A full tracker makes room by forgetting the pod created first.
+func TestAFullTrackerForgetsTheOldestPod(t *testing.T) {
+	tr := NewTracker(2)
+	old, mid, young := trackedPod("old", -60), trackedPod("mid", -30), trackedPod("young", 0)
+	tr.Track([]*corev1.Pod{mid, old})
+	tr.Track([]*corev1.Pod{young})
+	if tr.Len() != 2 || tr.Tracked(keyOf(old), old.UID) || !tr.Tracked(keyOf(mid), mid.UID) || !tr.Tracked(keyOf(young), young.UID) {
+		t.Fatalf("tracked %d pods, old %v: want mid and young", tr.Len(), tr.Tracked(keyOf(old), old.UID))
+	}
+}
+
+// A new leader learns the pods waiting, and the pods placed on claims that are not
+// Ready yet; others' pods and Ready pods are not its to measure.
+func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
+	reservedOn := func(pod *corev1.Pod, claim string) *corev1.Pod {
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: v1alpha1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule})
+		return pod
+	}
+	waiting := trackedPod("waiting", 0)
+	starting := reservedOn(trackedPod("starting", 0), "c1")
+	onNode := reservedOn(trackedPod("on-node", 0), "c2")
+	ready := reservedOn(trackedPod("ready", 0), "c2")
+	ready.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(at(20))}}
+	unrelated := trackedPod("unrelated", 0)
+	tr := NewTracker(10)
+	tr.Relearn(state.Snapshot{
+		Pending: []*corev1.Pod{waiting},
+		Claims:  []state.ClaimState{{Pods: []*corev1.Pod{starting}}},
+		Nodes:   []state.NodeState{{Pods: []*corev1.Pod{onNode, ready, unrelated}}},
+	})
+	for pod, want := range map[*corev1.Pod]bool{waiting: true, starting: true, onNode: true, ready: false, unrelated: false} {
+		if got := tr.Tracked(keyOf(pod), pod.UID); got != want {
+			t.Errorf("%s tracked %v, want %v", pod.Name, got, want)
+		}
+	}
+}
