@@ -19,8 +19,7 @@ SCENARIO ?= test/scenarios/quickstart.yaml
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
 IMAGE ?= ghcr.io/stratos-sh/stratos:$(VERSION)
-# docker, else podman; set it to use another engine with a docker-compatible build command.
-CONTAINER_ENGINE ?= $(shell command -v docker || command -v podman || true)
+# hack/image.sh uses docker or podman, or CONTAINER_ENGINE when set.
 # Set to build for another platform, e.g. IMAGE_PLATFORM=linux/arm64.
 IMAGE_PLATFORM ?=
 # Runs its targets side by side, so the control plane's tools build (mostly one long go build)
@@ -56,14 +55,8 @@ build: ## Build static, stamped stratos and stratos-sim into dist/ (hack/build.s
 	hack/build.sh
 
 .PHONY: image
-image: ## Build the container image $(IMAGE) with docker or podman (Dockerfile; the build stage runs hack/build.sh).
-	@if [[ -z "$(CONTAINER_ENGINE)" ]]; then \
-	  echo "make image: no container engine: neither docker nor podman is on PATH (or set CONTAINER_ENGINE=...)." >&2; \
-	  echo "make build runs the image's build stage (hack/build.sh) without one." >&2; \
-	  exit 1; \
-	fi
-	$(CONTAINER_ENGINE) build $(if $(IMAGE_PLATFORM),--platform $(IMAGE_PLATFORM)) \
-	  --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMAGE) .
+image: ## Build the container image $(IMAGE) with docker or podman (Dockerfile; its build stage runs hack/build.sh).
+	hack/image.sh $(IMAGE) $(VERSION) $(REVISION) $(IMAGE_PLATFORM)
 
 .PHONY: sim-tools
 sim-tools: ## Build the simulated cluster's control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager).
