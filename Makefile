@@ -22,9 +22,13 @@ IMAGE ?= ghcr.io/stratos-sh/stratos:$(VERSION)
 # hack/image.sh uses docker or podman, or CONTAINER_ENGINE when set.
 # Set to build for another platform, e.g. IMAGE_PLATFORM=linux/arm64.
 IMAGE_PLATFORM ?=
-# Runs its targets side by side, so the control plane's tools build (mostly one long go build)
-# while the project builds and checks; a failure in one still fails the whole.
+# Runs its targets side by side; a failure in one still fails the whole.
 SIDE_BY_SIDE := $(MAKE) --no-print-directory -j2
+# $(call build-and-tools,TOOLS): the project builds while the tools' modules download and etcd
+# (which shares little with it) builds; then the Kubernetes tools build, finding most of
+# client-go and apimachinery already compiled by the project's build (same versions, same
+# flags). Started at once, both builds would compile those packages at the same time.
+build-and-tools = $(SIDE_BY_SIDE) build tools-fetch FETCH_TOOLS="$(1)" && hack/tools.sh $(1)
 GO_TEST_FLAGS ?= -count=1 -timeout=20m
 
 .PHONY: all
@@ -62,9 +66,14 @@ image: ## Build the container image $(IMAGE) with docker or podman (Dockerfile; 
 sim-tools: ## Build the simulated cluster's control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager).
 	hack/tools.sh $(SIM_TOOLS)
 
+.PHONY: tools-fetch
+tools-fetch: # Download the modules of FETCH_TOOLS and build etcd if it is one of them.
+	hack/tools.sh --fetch $(FETCH_TOOLS)
+	$(if $(filter etcd,$(FETCH_TOOLS)),hack/tools.sh etcd)
+
 .PHONY: sim-ready
-sim-ready: # build and sim-tools side by side.
-	$(SIDE_BY_SIDE) build sim-tools
+sim-ready: # build and sim-tools, overlapped.
+	$(call build-and-tools,$(SIM_TOOLS))
 
 .PHONY: demo
 demo: sim-ready ## The demo: run the quickstart scenario in real time in a simulated cluster.
@@ -76,7 +85,7 @@ sim: sim-ready ## Run a scenario: make sim SCENARIO=test/scenarios/burst-warm.ya
 
 .PHONY: dev
 dev: ## Start a local API server with the CRDs and run Stratos against it (fake cloud).
-	$(SIDE_BY_SIDE) build harness-tools
+	$(call build-and-tools,$(HARNESS_TOOLS))
 	go run ./hack/apiserver -write-kubeconfig .work/kubeconfig -operator dist/stratos
 
 .PHONY: run

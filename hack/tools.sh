@@ -3,6 +3,7 @@
 # hack/tools/*/go.mod, caches them outside the clone, and links them into bin/.
 #
 #   hack/tools.sh NAME...     ensure each tool is built and linked as bin/NAME
+#   hack/tools.sh --fetch NAME...  only download the modules they need (no build)
 #   hack/tools.sh --list      the tools this script knows
 #
 # The cache lives in ${STRATOS_TOOLS_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/stratos/tools},
@@ -176,12 +177,50 @@ link_tool() {
   fi
 }
 
-if [[ ${1:-} == --list ]]; then
-  printf '%s\n' "${!tools[@]}" moto_server | sort
-  exit 0
-fi
+# fetch_group downloads the modules a group's tools import, without building: the network
+# part of a first build, which can run while the CPU is busy with something else.
+fetch_group() {
+  local group=$1 members packages=() name
+  mapfile -t members < <(group_members "$group")
+  group_built "$(group_dir "$group")" "${members[@]}" && return 0
+  for name in "${members[@]}"; do
+    packages+=("${tools[$name]#*|}")
+  done
+  echo "downloading the modules of ${members[*]}..." >&2
+  (cd "$root/hack/tools/$group" && go list -deps "${packages[@]}" >/dev/null)
+}
+
+# each_group runs a function for every group, side by side when there are several.
+each_group() {
+  local fn=$1 pids=() failed=0 group pid
+  shift
+  if [[ $# -eq 1 ]]; then
+    "$fn" "$1"
+    return
+  fi
+  for group in "$@"; do
+    "$fn" "$group" &
+    pids+=($!)
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" || failed=1
+  done
+  return $failed
+}
+
+mode=build
+case ${1:-} in
+  --list)
+    printf '%s\n' "${!tools[@]}" moto_server | sort
+    exit 0
+    ;;
+  --fetch)
+    mode=fetch
+    shift
+    ;;
+esac
 if [[ $# -eq 0 ]]; then
-  echo "usage: hack/tools.sh NAME... | --list" >&2
+  echo "usage: hack/tools.sh [--fetch] NAME... | --list" >&2
   exit 2
 fi
 
@@ -198,22 +237,14 @@ for name in "$@"; do
   [[ " ${wanted_groups[*]} " == *" $group "* ]] || wanted_groups+=("$group")
 done
 
+if [[ $mode == fetch ]]; then
+  [[ ${#wanted_groups[@]} -eq 0 ]] || each_group fetch_group "${wanted_groups[@]}"
+  exit 0
+fi
+
 # Groups build side by side: one group's module downloads and single-threaded links fill
 # the time another spends compiling.
-if [[ ${#wanted_groups[@]} -eq 1 ]]; then
-  build_group "${wanted_groups[0]}"
-elif [[ ${#wanted_groups[@]} -gt 1 ]]; then
-  pids=()
-  for group in "${wanted_groups[@]}"; do
-    build_group "$group" &
-    pids+=($!)
-  done
-  failed=0
-  for pid in "${pids[@]}"; do
-    wait "$pid" || failed=1
-  done
-  [[ $failed -eq 0 ]] || exit 1
-fi
+[[ ${#wanted_groups[@]} -eq 0 ]] || each_group build_group "${wanted_groups[@]}"
 
 for name in "$@"; do
   if [[ $name == moto_server ]]; then
