@@ -15,6 +15,20 @@ HARNESS_TOOLS := etcd kube-apiserver kubectl
 # Binaries the simulated cluster needs (stratos-sim and the end-to-end test).
 SIM_TOOLS := etcd kube-apiserver kube-scheduler kube-controller-manager
 SCENARIO ?= test/scenarios/quickstart.yaml
+# What make image tags and labels the image with; hack/build.sh stamps the same into the binary.
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
+IMAGE ?= ghcr.io/stratos-sh/stratos:$(VERSION)
+# hack/image.sh uses docker or podman, or CONTAINER_ENGINE when set.
+# Set to build for another platform, e.g. IMAGE_PLATFORM=linux/arm64.
+IMAGE_PLATFORM ?=
+# Runs its targets side by side; a failure in one still fails the whole.
+SIDE_BY_SIDE := $(MAKE) --no-print-directory -j2
+# $(call build-and-tools,TOOLS): the project builds while the tools' modules download and etcd
+# (which shares little with it) builds; then the Kubernetes tools build, finding most of
+# client-go and apimachinery already compiled by the project's build (same versions, same
+# flags). Started at once, both builds would compile those packages at the same time.
+build-and-tools = $(SIDE_BY_SIDE) build tools-fetch FETCH_TOOLS="$(1)" && hack/tools.sh $(1)
 GO_TEST_FLAGS ?= -count=1 -timeout=20m
 
 .PHONY: all
@@ -43,24 +57,37 @@ verify-generated: ## Fail when generated files differ from what make generate wr
 	hack/verify-generated.sh
 
 .PHONY: build
-build: ## Build the stratos and stratos-sim binaries into dist/.
-	go build -o dist/stratos ./cmd/stratos
-	go build -o dist/stratos-sim ./cmd/stratos-sim
+build: ## Build static, stamped stratos and stratos-sim into dist/ (hack/build.sh, as the image's build stage does).
+	hack/build.sh
+
+.PHONY: image
+image: ## Build the container image $(IMAGE) with docker or podman (Dockerfile; its build stage runs hack/build.sh).
+	hack/image.sh $(IMAGE) $(VERSION) $(REVISION) $(IMAGE_PLATFORM)
 
 .PHONY: sim-tools
 sim-tools: ## Build the simulated cluster's control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager).
 	hack/tools.sh $(SIM_TOOLS)
 
+.PHONY: tools-fetch
+tools-fetch: # Download the modules of FETCH_TOOLS and build etcd if it is one of them.
+	hack/tools.sh --fetch $(FETCH_TOOLS)
+	$(if $(filter etcd,$(FETCH_TOOLS)),hack/tools.sh etcd)
+
+.PHONY: sim-ready
+sim-ready: # build and sim-tools, overlapped.
+	$(call build-and-tools,$(SIM_TOOLS))
+
 .PHONY: demo
-demo: build sim-tools ## The demo: run the quickstart scenario in real time in a simulated cluster.
+demo: sim-ready ## The demo: run the quickstart scenario in real time in a simulated cluster.
 	dist/stratos-sim run test/scenarios/quickstart.yaml --json .work/sim/quickstart.json --plot .work/sim/quickstart.svg
 
 .PHONY: sim
-sim: build sim-tools ## Run a scenario: make sim SCENARIO=test/scenarios/burst-warm.yaml [SIM_FLAGS=--time-scale=5].
+sim: sim-ready ## Run a scenario: make sim SCENARIO=test/scenarios/burst-warm.yaml [SIM_FLAGS=--time-scale=5].
 	dist/stratos-sim run $(SCENARIO) --json .work/sim/$(notdir $(basename $(SCENARIO))).json --plot .work/sim/$(notdir $(basename $(SCENARIO))).svg $(SIM_FLAGS)
 
 .PHONY: dev
-dev: build harness-tools ## Start a local API server with the CRDs and run Stratos against it (fake cloud).
+dev: ## Start a local API server with the CRDs and run Stratos against it (fake cloud).
+	$(call build-and-tools,$(HARNESS_TOOLS))
 	go run ./hack/apiserver -write-kubeconfig .work/kubeconfig -operator dist/stratos
 
 .PHONY: run
@@ -80,10 +107,19 @@ harness-tools: ## Build the API-server harness binaries (etcd, kube-apiserver, k
 	hack/tools.sh $(HARNESS_TOOLS)
 
 .PHONY: test
-test: verify-generated lint harness-tools sim-tools ## The test command: generated files, lint, unit and integration tests, a benchmark smoke run, bounded fuzzing.
+test: ## The test command: generated files, lint, the release build, unit and integration tests, a benchmark smoke run, bounded fuzzing.
+	$(SIDE_BY_SIDE) test-tools test-checks
 	go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz
+
+.PHONY: test-tools
+test-tools: # Every tool go test needs, in one call so that their groups build side by side.
+	hack/tools.sh $(sort $(HARNESS_TOOLS) $(SIM_TOOLS) helm)
+
+.PHONY: test-checks
+test-checks: verify-generated # Then lint and build, once generation has put the tree back.
+	$(MAKE) --no-print-directory lint build
 
 .PHONY: bench
 bench: ## The scheduling benchmarks, each result checked by the independent verifier (docs/provisioning.md).

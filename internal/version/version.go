@@ -6,8 +6,12 @@ import (
 	"runtime/debug"
 )
 
-// Version is set at release time with -ldflags "-X github.com/stratos-sh/stratos/internal/version.Version=v0.1.0".
-var Version = "dev"
+// Version and Revision are stamped by hack/build.sh with
+// -ldflags "-X github.com/stratos-sh/stratos/internal/version.Version=v0.1.0 -X ….Revision=<commit>".
+var (
+	Version  = "dev"
+	Revision = ""
+)
 
 // Info describes the running build.
 type Info struct {
@@ -16,9 +20,14 @@ type Info struct {
 	GoVersion string
 }
 
-// Get returns the version, the source revision when the build recorded it, and the Go version.
+// Get returns the version, the source revision (stamped, else what the Go toolchain
+// recorded from version control, else "unknown") and the Go version.
 func Get() Info {
-	info := Info{Version: Version, Revision: "unknown", GoVersion: runtime.Version()}
+	info := Info{Version: Version, Revision: Revision, GoVersion: runtime.Version()}
+	if info.Revision != "" {
+		return info
+	}
+	info.Revision = "unknown"
 	if build, ok := debug.ReadBuildInfo(); ok {
 		for _, setting := range build.Settings {
 			if setting.Key == "vcs.revision" {

@@ -60,16 +60,14 @@ func simulate(t *testing.T, scenario string, args ...string) *report.Report {
 	return rep
 }
 
-// build builds stratos and stratos-sim side by side, as make build does, and returns
-// stratos-sim's path.
+// build builds stratos and stratos-sim side by side with hack/build.sh, as make build
+// does (so the build reuses what make build compiled), and returns stratos-sim's path.
 func build(t *testing.T, root, dir string) string {
 	t.Helper()
-	for _, name := range []string{"stratos", "stratos-sim"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(dir, name), "./cmd/"+name)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("building %s: %v\n%s", name, err, out)
-		}
+	cmd := exec.Command(filepath.Join(root, "hack", "build.sh"), "stratos", "stratos-sim")
+	cmd.Env = append(os.Environ(), "DIST="+dir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("hack/build.sh: %v\n%s", err, out)
 	}
 	return filepath.Join(dir, "stratos-sim")
 }

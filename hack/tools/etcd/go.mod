@@ -1,5 +1,5 @@
 // Module etcd builds the etcd server that backs the test harness and the simulator,
-// at the etcd release Kubernetes v1.37.0 is built against.
+// at the etcd release Kubernetes v1.37.2 is built against.
 module github.com/stratos-sh/stratos/hack/tools/etcd
 
 go 1.26.0
