@@ -8,7 +8,6 @@ package chart_test
 import (
 	"bytes"
 	"errors"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,10 +17,10 @@ import (
 	appsv1 "k8s.io/api/apps/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
 
 	"github.com/stratos-sh/stratos/test/harness"
+	"github.com/stratos-sh/stratos/test/manifest"
 )
 
 // releaseNamespace is the namespace the tests install the chart in, the one the docs use.
@@ -100,22 +99,13 @@ func renderErr(t testing.TB, valueFiles ...string) ([]*unstructured.Unstructured
 }
 
 // decodeObjects reads a stream of YAML documents, skipping empty ones.
-func decodeObjects(t testing.TB, manifest string) []*unstructured.Unstructured {
+func decodeObjects(t testing.TB, rendered string) []*unstructured.Unstructured {
 	t.Helper()
-	decoder := utilyaml.NewYAMLOrJSONDecoder(strings.NewReader(manifest), 4096)
-	var objects []*unstructured.Unstructured
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := decoder.Decode(&obj.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return objects
-			}
-			t.Fatalf("decoding the manifest: %v", err)
-		}
-		if len(obj.Object) > 0 {
-			objects = append(objects, obj)
-		}
+	objects, err := manifest.Decode(strings.NewReader(rendered))
+	if err != nil {
+		t.Fatalf("decoding the manifest: %v", err)
 	}
+	return objects
 }
 
 // readObjects reads a YAML file of objects.

@@ -1,32 +1,18 @@
 package disruption
 
 import (
-	"encoding/json"
 	"testing"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/test/logcapture"
 )
-
-// captured returns a logger at INFO and the lines it wrote, each decoded from JSON.
-func captured(t *testing.T) (logr.Logger, *[]map[string]any) {
-	var lines []map[string]any
-	return funcr.NewJSON(func(obj string) {
-		line := map[string]any{}
-		if err := json.Unmarshal([]byte(obj), &line); err != nil {
-			t.Fatalf("a log line is not JSON: %s", obj)
-		}
-		lines = append(lines, line)
-	}, funcr.Options{Verbosity: 0}), &lines
-}
 
 // A disruption carried out is one INFO line that names the node, its pool and claim, the
 // reason, where the node goes, why, and the pods it moves.
 func TestADisruptionIsLoggedAtInfoWithItsReasonAndAction(t *testing.T) {
-	log, lines := captured(t)
+	log, lines := logcapture.New(t, 0)
 	cand := nodeWith(workload("a"), workload("b"), daemonPod)
 	cand.node.Name = "node-1"
 	logDecision(log, "web", cand, decision{reason: v1alpha1.DisruptionUnderutilized, giveBack: true, why: "Its 2 pods fit on the other nodes; giving it back to the warm pool"}, outcomeStandby)
@@ -47,7 +33,7 @@ func TestADisruptionIsLoggedAtInfoWithItsReasonAndAction(t *testing.T) {
 
 // A stale node's replacement is one INFO line naming the replacements.
 func TestAReplacementIsLoggedAtInfoWithTheClaimsReplacingIt(t *testing.T) {
-	log, lines := captured(t)
+	log, lines := logcapture.New(t, 0)
 	cand := nodeWith(workload("a"))
 	cand.node, cand.stale = &corev1.Node{}, v1alpha1.DisruptionDrifted
 	cand.node.Name = "node-2"

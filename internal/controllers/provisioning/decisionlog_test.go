@@ -1,18 +1,16 @@
 package provisioning
 
 import (
-	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/funcr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/test/logcapture"
 )
 
 func pod(name string) *corev1.Pod {
@@ -41,18 +39,6 @@ func TestADecisionsOutcomeIsTheCostliestThingItDid(t *testing.T) {
 	}
 }
 
-// capture returns a logger at verbosity v and the lines it wrote, decoded from JSON.
-func capture(t *testing.T, v int) (logr.Logger, *[]map[string]any) {
-	var lines []map[string]any
-	return funcr.NewJSON(func(obj string) {
-		line := map[string]any{}
-		if err := json.Unmarshal([]byte(obj), &line); err != nil {
-			t.Fatalf("a log line is not JSON: %s", obj)
-		}
-		lines = append(lines, line)
-	}, funcr.Options{Verbosity: v}), &lines
-}
-
 func hasKeys(t *testing.T, line map[string]any, want map[string]any) {
 	t.Helper()
 	for k, v := range want {
@@ -65,7 +51,7 @@ func hasKeys(t *testing.T, line map[string]any, want map[string]any) {
 // A decision that starts, launches or leaves pods waiting is an INFO line with the pods
 // (a count and a few names), what became of them and the pools that act for them.
 func TestADecisionThatActsIsLoggedAtInfo(t *testing.T) {
-	log, lines := capture(t, 0)
+	log, lines := logcapture.New(t, 0)
 	var pods []*corev1.Pod
 	for i := range 7 {
 		pods = append(pods, pod(fmt.Sprintf("web-%d", i)))
@@ -90,12 +76,12 @@ func TestADecisionThatActsIsLoggedAtInfo(t *testing.T) {
 // A decision that only finds room already there stays out of the INFO log.
 func TestADecisionThatFindsRoomIsLoggedAtDebug(t *testing.T) {
 	r := scheduling.Result{Existing: map[*corev1.Pod]string{pod("a"): "n1"}}
-	log, lines := capture(t, 0)
+	log, lines := logcapture.New(t, 0)
 	logDecision(log, []*corev1.Pod{pod("a")}, r, nil, time.Millisecond)
 	if len(*lines) != 0 {
 		t.Fatalf("at INFO: %v, want nothing", *lines)
 	}
-	log, lines = capture(t, 1)
+	log, lines = logcapture.New(t, 1)
 	logDecision(log, []*corev1.Pod{pod("a")}, r, nil, time.Millisecond)
 	if len(*lines) != 1 || (*lines)[0]["level"] != float64(1) {
 		t.Fatalf("at V(1): %v, want the decision line", *lines)
@@ -105,7 +91,7 @@ func TestADecisionThatFindsRoomIsLoggedAtDebug(t *testing.T) {
 // Each claim started or launched, and the pods left waiting, are INFO lines of their
 // own, naming the pool, the claim, where it runs or may launch, and why pods wait.
 func TestStartsLaunchesAndUnschedulablePodsAreLoggedAtInfo(t *testing.T) {
-	log, lines := capture(t, 0)
+	log, lines := logcapture.New(t, 0)
 	claim := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "web-abc"}, Spec: v1alpha1.NodeClaimSpec{NodePool: "web"},
 		Status: v1alpha1.NodeClaimStatus{NodeName: "ip-10-0-0-1", InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: "on-demand"}}
 	logStart(log, claim, []*corev1.Pod{pod("a")})

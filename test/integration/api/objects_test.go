@@ -2,34 +2,24 @@ package api_test
 
 import (
 	"bytes"
-	"errors"
-	"io"
 	"os"
 	"testing"
 
 	jsonpatch "github.com/evanphx/json-patch/v5"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"sigs.k8s.io/yaml"
+
+	"github.com/stratos-sh/stratos/test/manifest"
 )
 
 // decodeAll reads every object of a multi-document YAML stream.
 func decodeAll(t *testing.T, data []byte) []*unstructured.Unstructured {
 	t.Helper()
-	decoder := utilyaml.NewYAMLOrJSONDecoder(bytes.NewReader(data), 4096)
-	var objects []*unstructured.Unstructured
-	for {
-		obj := &unstructured.Unstructured{}
-		if err := decoder.Decode(&obj.Object); err != nil {
-			if errors.Is(err, io.EOF) {
-				return objects
-			}
-			t.Fatalf("decoding YAML: %v", err)
-		}
-		if len(obj.Object) > 0 {
-			objects = append(objects, obj)
-		}
+	objects, err := manifest.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("decoding YAML: %v", err)
 	}
+	return objects
 }
 
 // decodeFile reads every object of a YAML file.
