@@ -160,8 +160,9 @@ func applyEnv(fs *flag.FlagSet, lookupEnv func(string) (string, bool)) error {
 	return errors.Join(errs...)
 }
 
-// clusterNamePattern keeps the cluster name usable as a tag value and in resource names.
-var clusterNamePattern = regexp.MustCompile(`^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$`)
+// clusterNamePattern is EKS's rule for cluster names, so that every EKS cluster can be
+// named; such a name fits the tags, IAM paths and launch template names it goes into.
+var clusterNamePattern = regexp.MustCompile(`^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$`)
 
 // ControllerOptions are the options of the controllers.
 func (o *Options) ControllerOptions() ControllerOptions {
@@ -186,7 +187,7 @@ func (o *Options) Validate() error {
 	if o.ClusterName == "" {
 		errs = append(errs, errors.New("--cluster-name is required"))
 	} else if !clusterNamePattern.MatchString(o.ClusterName) {
-		errs = append(errs, fmt.Errorf("--cluster-name %q must be 1 to 63 lowercase letters, digits and '-', starting and ending with a letter or digit", o.ClusterName))
+		errs = append(errs, fmt.Errorf("--cluster-name %q must be 1 to 100 letters, digits, '-' and '_', starting with a letter or digit (EKS's rule for cluster names)", o.ClusterName))
 	}
 	switch o.CloudProvider {
 	case ProviderFake, ProviderAWS:

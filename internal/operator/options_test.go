@@ -125,7 +125,7 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 	}{
 		{args: []string{"--cloud-provider=fake"}, want: "--cluster-name is required"},
 		{args: []string{"--cluster-name=test"}, want: "--cloud-provider is required"},
-		{args: []string{"--cluster-name=Prod_1", "--cloud-provider=fake"}, want: `--cluster-name "Prod_1" must be`},
+		{args: []string{"--cluster-name=prod.1", "--cloud-provider=fake"}, want: `--cluster-name "prod.1" must be`},
 		{args: []string{"--cluster-name=test", "--cloud-provider=gcp"}, want: `--cloud-provider "gcp" is not fake or aws`},
 		{args: append([]string{"--kube-api-qps=0"}, required...), want: "--kube-api-qps must be positive"},
 		{args: append([]string{"--kube-api-burst=0"}, required...), want: "--kube-api-burst must be at least 1"},

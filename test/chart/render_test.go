@@ -192,7 +192,7 @@ func TestBadValuesFailWithTheSchemasMessage(t *testing.T) {
 		want   string
 	}{
 		{"missing cluster name", map[string]any{}, "at '/settings/clusterName': minLength: got 0, want 1"},
-		{"bad cluster name", map[string]any{"settings": map[string]any{"clusterName": "Prod_1"}}, "at '/settings/clusterName': 'Prod_1' does not match pattern"},
+		{"bad cluster name", map[string]any{"settings": map[string]any{"clusterName": "prod.1"}}, "at '/settings/clusterName': 'prod.1' does not match pattern"},
 		{"unknown cloud", map[string]any{"settings": map[string]any{"clusterName": "demo", "cloudProvider": "gcp"}}, "at '/settings/cloudProvider': value must be one of 'aws', 'fake'"},
 		{"bad log level", map[string]any{"settings": map[string]any{"clusterName": "demo"}, "logging": map[string]any{"level": "verbose"}}, "at '/logging/level': value must be one of 'debug', 'info', 'error'"},
 		{"bad log format", map[string]any{"settings": map[string]any{"clusterName": "demo"}, "logging": map[string]any{"format": "xml"}}, "at '/logging/format': value must be one of 'json', 'text'"},

@@ -56,6 +56,9 @@ type launchTemplate struct {
 	data *types.RequestLaunchTemplateData
 }
 
+// maxLaunchTemplateName is the longest launch template name EC2 accepts.
+const maxLaunchTemplateName = 128
+
 // templateFor returns the launch template of a node class and user data.
 func (t *launchTemplates) templateFor(class *v1alpha1.AWSNodeClass, userData string) (launchTemplate, error) {
 	data := templateData(class, userData)
@@ -64,7 +67,12 @@ func (t *launchTemplates) templateFor(class *v1alpha1.AWSNodeClass, userData str
 		return launchTemplate{}, err
 	}
 	digest := sha256.Sum256(content)
-	return launchTemplate{name: "stratos/" + t.cluster + "/" + hex.EncodeToString(digest[:])[:20], data: data}, nil
+	// EC2 takes names of up to 128 characters; a long cluster name (EKS allows 100) is
+	// cut, and the digest, which covers the user data and so the cluster, keeps the name
+	// unique.
+	suffix := "/" + hex.EncodeToString(digest[:])[:20]
+	cluster := t.cluster[:min(len(t.cluster), maxLaunchTemplateName-len("stratos/")-len(suffix))]
+	return launchTemplate{name: "stratos/" + cluster + suffix, data: data}, nil
 }
 
 // templateData is what instances of the node class launch with, but for the instance
