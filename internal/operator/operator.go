@@ -86,10 +86,15 @@ func RESTConfig(opts *Options) (*rest.Config, error) {
 	return cfg, nil
 }
 
+// ManagerOption adjusts the manager's options before it is made. The binary passes none;
+// a test that runs the operator more than once in one process turns off controller-runtime's
+// check that each controller name is used once per process.
+type ManagerOption func(*manager.Options)
+
 // New builds the manager, the cloud provider and the controllers. Nothing runs until Start.
-func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logger) (*Operator, error) {
+func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logger, adjust ...ManagerOption) (*Operator, error) {
 	gracefulShutdown := opts.GracefulShutdownTimeout
-	mgr, err := manager.New(cfg, manager.Options{
+	mgrOpts := manager.Options{
 		Scheme:                        scheme.Scheme,
 		Logger:                        logger,
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
@@ -102,7 +107,11 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 		RenewDeadline:                 &opts.LeaderElectionRenewDeadline,
 		RetryPeriod:                   &opts.LeaderElectionRetryPeriod,
 		GracefulShutdownTimeout:       &gracefulShutdown,
-	})
+	}
+	for _, a := range adjust {
+		a(&mgrOpts)
+	}
+	mgr, err := manager.New(cfg, mgrOpts)
 	if err != nil {
 		return nil, fmt.Errorf("creating the manager: %w", err)
 	}
