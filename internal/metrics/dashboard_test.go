@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -8,14 +9,21 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/prometheus/promql/parser"
-	// The controllers register the Go runtime and process collectors with
-	// controller-runtime's registry, as they do in the operator.
-	_ "sigs.k8s.io/controller-runtime/pkg/controller"
+	corev1 "k8s.io/api/core/v1"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
+	"sigs.k8s.io/controller-runtime/pkg/event"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
+	"sigs.k8s.io/controller-runtime/pkg/source"
 )
 
 // dashboardFile is the Grafana dashboard the chart ships.
@@ -79,7 +87,8 @@ func flatten(panels []panel) []panel {
 // served names every metric the operator's registry serves, a histogram's or summary's
 // _bucket, _sum and _count series included: Stratos's own (described, so that vectors
 // with no series yet count) and those registered with controller-runtime's registry
-// (gathered: the Go runtime and process collectors always have series).
+// (gathered, once a controller has started: the Go runtime and process collectors, and
+// the reconcile and work-queue vectors, which have series per started controller).
 func served(t *testing.T) map[string]bool {
 	t.Helper()
 	out := map[string]bool{}
@@ -96,14 +105,75 @@ func served(t *testing.T) map[string]bool {
 			add(name, kindOf(c))
 		}
 	}
-	families, err := crmetrics.Registry.Gather()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, mf := range families {
+	for _, mf := range gatherWithAControllerStarted(t) {
 		add(mf.GetName(), mf.GetType())
 	}
 	return out
+}
+
+// gatherWithAControllerStarted starts a controller the way the operator's manager starts
+// each of its own and has it reconcile one object, so that controller-runtime's
+// per-controller series (reconciles, their time, errors, the work queue's depth and wait)
+// exist, and gathers controller-runtime's registry.
+func gatherWithAControllerStarted(t *testing.T) []*dto.MetricFamily {
+	t.Helper()
+	const name = "dashboard-check"
+	ctrl, err := controller.NewUnmanaged(name, controller.Options{
+		Reconciler: reconcile.Func(func(context.Context, reconcile.Request) (reconcile.Result, error) {
+			return reconcile.Result{}, nil
+		}),
+		// served runs once per test; every controller after the first has the same name.
+		SkipNameValidation: ptr.To(true),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	events := make(chan event.GenericEvent, 1)
+	events <- event.GenericEvent{Object: &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name}}}
+	if err := ctrl.Watch(source.Channel(events, &handler.EnqueueRequestForObject{})); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	stopped := make(chan error, 1)
+	go func() { stopped <- ctrl.Start(ctx) }()
+	defer func() {
+		cancel()
+		if err := <-stopped; err != nil {
+			t.Errorf("the controller stopped with %v", err)
+		}
+	}()
+	want := []string{"controller_runtime_reconcile_total", "controller_runtime_reconcile_time_seconds", "workqueue_depth", "workqueue_queue_duration_seconds"}
+	var families []*dto.MetricFamily
+	err = wait.PollUntilContextTimeout(ctx, 10*time.Millisecond, 10*time.Second, true, func(context.Context) (bool, error) {
+		var err error
+		families, err = crmetrics.Registry.Gather()
+		return err == nil && hasSeriesFor(families, name, want), err
+	})
+	if err != nil {
+		t.Fatalf("controller %q reconciled, but controller-runtime's registry has no series of %v for it: %v", name, want, err)
+	}
+	return families
+}
+
+// hasSeriesFor tells whether every named family has a series labelled with the
+// controller (controller-runtime's vectors) or its queue (the work-queue vectors).
+func hasSeriesFor(families []*dto.MetricFamily, controllerName string, names []string) bool {
+	found := 0
+	for _, mf := range families {
+		if !slices.Contains(names, mf.GetName()) {
+			continue
+		}
+	series:
+		for _, m := range mf.GetMetric() {
+			for _, l := range m.GetLabel() {
+				if (l.GetName() == "controller" || l.GetName() == "name") && l.GetValue() == controllerName {
+					found++
+					break series
+				}
+			}
+		}
+	}
+	return found == len(names)
 }
 
 // kindOf is the type of a Stratos collector.
@@ -195,6 +265,9 @@ func TestTheDashboardCheckCatchesAWrongName(t *testing.T) {
 		{name: "a counter", expr: `sum by (outcome) (rate(stratos_provisioning_decisions_total[$__rate_interval]))`},
 		{name: "a histogram's buckets", expr: `histogram_quantile(0.9, sum by (le, path) (rate(stratos_pod_startup_duration_seconds_bucket{milestone="ready"}[5m])))`},
 		{name: "a Go runtime metric", expr: `go_goroutines * on (job, instance) group_left (version) stratos_build_info`},
+		{name: "controller-runtime's reconcile errors", expr: `sum by (controller) (rate(controller_runtime_reconcile_errors_total[5m]))`},
+		{name: "a work queue's wait", expr: `histogram_quantile(0.9, sum by (name, le) (rate(workqueue_queue_duration_seconds_bucket[5m])))`},
+		{name: "a planted wrong controller-runtime name", expr: `rate(controller_runtime_reconcile_error_total[5m])`, missing: []string{"controller_runtime_reconcile_error_total"}},
 		{name: "a name by __name__", expr: `{__name__="stratos_nodepool_usage", nodepool=~"$nodepool"}`},
 		{name: "a planted wrong name", expr: `sum(rate(stratos_provisioning_decision_total[$__range]))`, missing: []string{"stratos_provisioning_decision_total"}},
 		{name: "a gauge has no buckets", expr: `stratos_nodepool_limit_bucket`, missing: []string{"stratos_nodepool_limit_bucket"}},
