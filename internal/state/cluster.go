@@ -42,6 +42,10 @@ type Cluster struct {
 	// onPending is called, outside the lock, when a pod waits for capacity, and when a
 	// pool or node class changes while pods wait.
 	onPending func()
+
+	// handlers are Watch's registrations with the informers, each of which tells when
+	// its handler has been handed its informer's initial list.
+	handlers []toolscache.ResourceEventHandlerRegistration
 }
 
 // nomination is a pod provisioning placed on a claim: the next decisions count it there
@@ -89,11 +93,31 @@ func (c *Cluster) Watch(ctx context.Context, informers cache.Informers) error {
 		if err != nil {
 			return err
 		}
-		if _, err := informer.AddEventHandler(handlerFor(handle)); err != nil {
+		registration, err := informer.AddEventHandler(handlerFor(handle))
+		if err != nil {
 			return err
 		}
+		c.mu.Lock()
+		c.handlers = append(c.handlers, registration)
+		c.mu.Unlock()
 	}
 	return nil
+}
+
+// HasSynced reports whether the picture holds everything the informers listed when they
+// started. An informer's own HasSynced turns true once it has the list, while its
+// handlers may still be working through it: a new leader that decided then could see
+// pods waiting and not the claims already launched for them. A cluster not fed by
+// Watch has nothing to wait for.
+func (c *Cluster) HasSynced() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	for _, h := range c.handlers {
+		if !h.HasSynced() {
+			return false
+		}
+	}
+	return true
 }
 
 // handlerFor adapts a handler to informer events, unwrapping deletions seen late.

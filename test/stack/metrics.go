@@ -47,3 +47,21 @@ func hasLabels(m *dto.Metric, want map[string]string) bool {
 	}
 	return true
 }
+
+// CounterTotal returns the sum of every series of a counter, 0 when it has none yet.
+func CounterTotal(t testing.TB, name string) float64 {
+	t.Helper()
+	families, err := crmetrics.Registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, mf := range families {
+		if mf.GetName() == name {
+			for _, m := range mf.GetMetric() {
+				total += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return total
+}

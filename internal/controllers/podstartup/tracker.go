@@ -79,8 +79,9 @@ func (t *Tracker) evictOldestLocked() {
 
 // Relearn tracks what a new leader finds in its first snapshot: the pods waiting for
 // capacity, and the pods provisioning placed on a claim before (they tolerate the
-// claim's reservation taint) that are not Ready yet. Pods Ready already were measured,
-// if at all, by the leader before.
+// claim's reservation taint) that are not Ready yet. A milestone a pod reached before
+// (Ready, or running for a pod not Ready yet) was the leader before's to observe, so
+// it counts as observed: observing it again would count the pod twice.
 func (t *Tracker) Relearn(snap state.Snapshot) {
 	pods := append([]*corev1.Pod(nil), snap.Pending...)
 	placed := func(candidates []*corev1.Pod) {
@@ -99,6 +100,13 @@ func (t *Tracker) Relearn(snap state.Snapshot) {
 		placed(c.Pods)
 	}
 	t.Track(pods)
+	for _, pod := range pods {
+		for _, m := range Milestones {
+			if _, reached := ReachedAt(pod, m); reached {
+				t.Observed(keyOf(pod), pod.UID, m)
+			}
+		}
+	}
 }
 
 // reserved reports whether the pod tolerates a claim's reservation taint: provisioning

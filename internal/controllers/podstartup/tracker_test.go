@@ -52,7 +52,8 @@ func TestAFullTrackerForgetsTheOldestPod(t *testing.T) {
 }
 
 // A new leader learns the pods waiting, and the pods placed on claims that are not
-// Ready yet; others' pods and Ready pods are not its to measure.
+// Ready yet, waiting only for the milestones they have not reached; others' pods and
+// Ready pods are not its to measure.
 func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
 	reservedOn := func(pod *corev1.Pod, claim string) *corev1.Pod {
 		pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: v1alpha1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule})
@@ -61,6 +62,9 @@ func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
 	waiting := trackedPod("waiting", 0)
 	starting := reservedOn(trackedPod("starting", 0), "c1")
 	onNode := reservedOn(trackedPod("on-node", 0), "c2")
+	running := reservedOn(trackedPod("running", 0), "c2")
+	running.Spec.Containers = []corev1.Container{{Name: "app"}}
+	running.Status.ContainerStatuses = []corev1.ContainerStatus{{Name: "app", State: corev1.ContainerState{Running: &corev1.ContainerStateRunning{StartedAt: metav1.NewTime(at(15))}}}}
 	ready := reservedOn(trackedPod("ready", 0), "c2")
 	ready.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(at(20))}}
 	unrelated := trackedPod("unrelated", 0)
@@ -68,11 +72,17 @@ func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
 	tr.Relearn(state.Snapshot{
 		Pending: []*corev1.Pod{waiting},
 		Claims:  []state.ClaimState{{Pods: []*corev1.Pod{starting}}},
-		Nodes:   []state.NodeState{{Pods: []*corev1.Pod{onNode, ready, unrelated}}},
+		Nodes:   []state.NodeState{{Pods: []*corev1.Pod{onNode, running, ready, unrelated}}},
 	})
-	for pod, want := range map[*corev1.Pod]bool{waiting: true, starting: true, onNode: true, ready: false, unrelated: false} {
+	for pod, want := range map[*corev1.Pod]bool{waiting: true, starting: true, onNode: true, running: true, ready: false, unrelated: false} {
 		if got := tr.Tracked(keyOf(pod), pod.UID); got != want {
 			t.Errorf("%s tracked %v, want %v", pod.Name, got, want)
+		}
+	}
+	both := []Milestone{MilestoneRunning, MilestoneReady}
+	for pod, want := range map[*corev1.Pod][]Milestone{waiting: both, onNode: both, running: {MilestoneReady}} {
+		if got := tr.Waiting(keyOf(pod), pod.UID); !slices.Equal(got, want) {
+			t.Errorf("%s waits for %v, want %v: a milestone reached under the leader before is not observed again", pod.Name, got, want)
 		}
 	}
 }

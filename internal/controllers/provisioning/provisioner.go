@@ -11,6 +11,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -98,6 +99,13 @@ func (p *Provisioner) Start(ctx context.Context) error {
 	p.unschedulable = map[types.UID]seen{}
 	p.State.OnPending(p.window.trigger)
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithName("provisioning"))
+	// A new leader decides, and relearns the pods whose startup it measures, on the whole
+	// picture, and at once: pods the leader before placed may be Ready within seconds,
+	// and the next pod to wait or the next resync may be far off.
+	if !toolscache.WaitForCacheSync(ctx.Done(), p.State.HasSynced) {
+		return nil
+	}
+	p.window.trigger()
 	go p.resync(ctx)
 	for p.window.wait(ctx) {
 		if err := p.Provision(ctx); err != nil && ctx.Err() == nil {
