@@ -72,7 +72,7 @@ func TestANewLeaderMeasuresThePodTheLeaderBeforePlaced(t *testing.T) {
 	// The gate opens: the pod turns Ready under the new leader.
 	open := get().DeepCopy()
 	open.Status.Conditions = append(open.Status.Conditions, corev1.PodCondition{Type: gate, Status: corev1.ConditionTrue, LastTransitionTime: metav1.Now()})
-	if err := f.Env.Client.Status().Patch(f.Ctx, open, client.MergeFrom(pod)); err != nil {
+	if err := f.Env.Client.Status().Patch(f.Ctx, open, client.StrategicMergeFrom(pod)); err != nil {
 		t.Fatal(err)
 	}
 	f.Eventually("the pod is Ready", func() bool {
