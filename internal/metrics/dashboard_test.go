@@ -158,19 +158,15 @@ func gatherWithAControllerStarted(t *testing.T) []*dto.MetricFamily {
 // hasSeriesFor tells whether every named family has a series labelled with the
 // controller (controller-runtime's vectors) or its queue (the work-queue vectors).
 func hasSeriesFor(families []*dto.MetricFamily, controllerName string, names []string) bool {
+	labelled := func(m *dto.Metric) bool {
+		return slices.ContainsFunc(m.GetLabel(), func(l *dto.LabelPair) bool {
+			return (l.GetName() == "controller" || l.GetName() == "name") && l.GetValue() == controllerName
+		})
+	}
 	found := 0
 	for _, mf := range families {
-		if !slices.Contains(names, mf.GetName()) {
-			continue
-		}
-	series:
-		for _, m := range mf.GetMetric() {
-			for _, l := range m.GetLabel() {
-				if (l.GetName() == "controller" || l.GetName() == "name") && l.GetValue() == controllerName {
-					found++
-					break series
-				}
-			}
+		if slices.Contains(names, mf.GetName()) && slices.ContainsFunc(mf.GetMetric(), labelled) {
+			found++
 		}
 	}
 	return found == len(names)

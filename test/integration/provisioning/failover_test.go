@@ -54,7 +54,7 @@ func TestANewLeaderMeasuresThePodTheLeaderBeforePlaced(t *testing.T) {
 	f.Eventually("the leader observes the pod running", func() bool {
 		return startupOf(t, "cold", "running").count == beforeRunning.count+1
 	})
-	if get(); meta.IsStatusConditionTrue(podConditions(pod), string(corev1.PodReady)) {
+	if meta.IsStatusConditionTrue(podConditions(get()), string(corev1.PodReady)) {
 		t.Fatal("the pod is Ready before its gate opened")
 	}
 
