@@ -1,7 +1,8 @@
 // Package moto runs moto_server, the open-source AWS emulator, on loopback for the EC2
 // provider's tests and for the simulator's aws mode. hack/tools.sh finds moto_server on
 // PATH or installs it into the tool cache; a missing emulator is installed, never a
-// reason to skip.
+// reason to skip. Clients reach it through a proxy that passes it one request at a
+// time, as it is not safe for concurrent ones.
 package moto
 
 import (
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,10 +28,14 @@ const Region = "us-east-1"
 
 // Server is a running moto_server.
 type Server struct {
-	// Endpoint is the URL every AWS client of the tests is pointed at.
+	// Endpoint is the URL every AWS client of the tests is pointed at: a loopback proxy
+	// that passes moto one request at a time (see oneAtATime).
 	Endpoint string
-	cmd      *exec.Cmd
-	exited   chan struct{}
+	// direct is moto_server's own URL.
+	direct    string
+	stopProxy func()
+	cmd       *exec.Cmd
+	exited    chan struct{}
 }
 
 // Start runs moto_server on a free loopback port, its output appended to logPath (none
@@ -57,9 +63,18 @@ func Start(ctx context.Context, logPath string) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting moto_server: %w", err)
 	}
-	s := &Server{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{})}
+	s := &Server{direct: fmt.Sprintf("http://127.0.0.1:%d", port), stopProxy: func() {}, cmd: cmd, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.exited) }()
 	if err := s.waitReady(ctx, 30*time.Second); err != nil {
+		s.Stop()
+		return nil, err
+	}
+	target, err := url.Parse(s.direct)
+	if err != nil {
+		s.Stop()
+		return nil, err
+	}
+	if s.Endpoint, s.stopProxy, err = serveLoopback(oneAtATime(target)); err != nil {
 		s.Stop()
 		return nil, err
 	}
@@ -104,6 +119,7 @@ func (s *Server) Reset(ctx context.Context) error {
 
 // Stop ends the server and the processes it started.
 func (s *Server) Stop() {
+	s.stopProxy()
 	if s.cmd.Process == nil {
 		return
 	}
@@ -119,7 +135,7 @@ func (s *Server) Stop() {
 func (s *Server) waitReady(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
-		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.Endpoint+"/moto-api/data.json", nil)
+		req, err := http.NewRequestWithContext(ctx, http.MethodGet, s.direct+"/moto-api/data.json", nil)
 		if err != nil {
 			return err
 		}
