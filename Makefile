@@ -6,12 +6,6 @@ SHELL := /usr/bin/env bash
 export GOTOOLCHAIN := local
 # The checksum database answers 404 for some k8s.io versions; go.sum pins every hash.
 export GONOSUMDB := k8s.io,sigs.k8s.io
-# The flags of the release build (hack/build.sh) and the tools (hack/tools.sh) for every go
-# command here, tests, vet and staticcheck included: Go's build cache shares a compiled
-# package only between builds with the same flags, so with one set a first run compiles
-# client-go, apimachinery and the scheduler's packages once rather than twice.
-export CGO_ENABLED := 0
-export GOFLAGS := -trimpath $(GOFLAGS)
 
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
@@ -20,8 +14,6 @@ STATICCHECK := $(BIN)/staticcheck
 HARNESS_TOOLS := etcd kube-apiserver kubectl
 # Binaries the simulated cluster needs (stratos-sim and the end-to-end test).
 SIM_TOOLS := etcd kube-apiserver kube-scheduler kube-controller-manager
-# Every tool go test needs.
-TEST_TOOLS := $(sort $(HARNESS_TOOLS) $(SIM_TOOLS) helm)
 SCENARIO ?= test/scenarios/quickstart.yaml
 # What make image tags and labels the image with; hack/build.sh stamps the same into the binary.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
@@ -32,12 +24,11 @@ IMAGE ?= ghcr.io/stratos-sh/stratos:$(VERSION)
 IMAGE_PLATFORM ?=
 # Runs its targets side by side; a failure in one still fails the whole.
 SIDE_BY_SIDE := $(MAKE) --no-print-directory -j2
-# $(call then-tools,TARGET,TOOLS): TARGET (the project's build, or make test's checks, which
-# compile the project and its tests' dependencies) runs while the tools' modules download
-# and etcd (which shares little with it) builds; then the Kubernetes tools build, finding
-# most of client-go and apimachinery already compiled by TARGET (same versions, same
-# flags). Started at once, both would compile those packages at the same time.
-then-tools = $(SIDE_BY_SIDE) $(1) tools-fetch FETCH_TOOLS="$(2)" && hack/tools.sh $(2)
+# $(call build-and-tools,TOOLS): the project builds while the tools' modules download and etcd
+# (which shares little with it) builds; then the Kubernetes tools build, finding most of
+# client-go and apimachinery already compiled by the project's build (same versions, same
+# flags). Started at once, both builds would compile those packages at the same time.
+build-and-tools = $(SIDE_BY_SIDE) build tools-fetch FETCH_TOOLS="$(1)" && hack/tools.sh $(1)
 GO_TEST_FLAGS ?= -count=1 -timeout=20m
 
 .PHONY: all
@@ -84,7 +75,7 @@ tools-fetch: # Download the modules of FETCH_TOOLS and build etcd if it is one o
 
 .PHONY: sim-ready
 sim-ready: # build and sim-tools, overlapped.
-	$(call then-tools,build,$(SIM_TOOLS))
+	$(call build-and-tools,$(SIM_TOOLS))
 
 .PHONY: demo
 demo: sim-ready ## The demo: run the quickstart scenario in real time in a simulated cluster.
@@ -96,7 +87,7 @@ sim: sim-ready ## Run a scenario: make sim SCENARIO=test/scenarios/burst-warm.ya
 
 .PHONY: dev
 dev: ## Start a local API server with the CRDs and run Stratos against it (fake cloud).
-	$(call then-tools,build,$(HARNESS_TOOLS))
+	$(call build-and-tools,$(HARNESS_TOOLS))
 	go run ./hack/apiserver -write-kubeconfig .work/kubeconfig -operator dist/stratos
 
 .PHONY: run
@@ -117,10 +108,14 @@ harness-tools: ## Build the API-server harness binaries (etcd, kube-apiserver, k
 
 .PHONY: test
 test: ## The test command: generated files, lint, the release build, unit and integration tests, a benchmark smoke run, bounded fuzzing.
-	$(call then-tools,test-checks,$(TEST_TOOLS))
+	$(SIDE_BY_SIDE) test-tools test-checks
 	go test $(GO_TEST_FLAGS) ./...
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz
+
+.PHONY: test-tools
+test-tools: # Every tool go test needs, in one call so that their groups build side by side.
+	hack/tools.sh $(sort $(HARNESS_TOOLS) $(SIM_TOOLS) helm)
 
 .PHONY: test-checks
 test-checks: verify-generated # Then lint and build, once generation has put the tree back.
