@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -32,10 +33,10 @@ type Server struct {
 	// that passes moto one request at a time (see oneAtATime).
 	Endpoint string
 	// direct is moto_server's own URL.
-	direct    string
-	stopProxy func()
-	cmd       *exec.Cmd
-	exited    chan struct{}
+	direct string
+	proxy  *httptest.Server
+	cmd    *exec.Cmd
+	exited chan struct{}
 }
 
 // Start runs moto_server on a free loopback port, its output appended to logPath (none
@@ -63,7 +64,7 @@ func Start(ctx context.Context, logPath string) (*Server, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("starting moto_server: %w", err)
 	}
-	s := &Server{direct: fmt.Sprintf("http://127.0.0.1:%d", port), stopProxy: func() {}, cmd: cmd, exited: make(chan struct{})}
+	s := &Server{direct: fmt.Sprintf("http://127.0.0.1:%d", port), cmd: cmd, exited: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(s.exited) }()
 	if err := s.waitReady(ctx, 30*time.Second); err != nil {
 		s.Stop()
@@ -74,10 +75,8 @@ func Start(ctx context.Context, logPath string) (*Server, error) {
 		s.Stop()
 		return nil, err
 	}
-	if s.Endpoint, s.stopProxy, err = serveLoopback(oneAtATime(target)); err != nil {
-		s.Stop()
-		return nil, err
-	}
+	s.proxy = httptest.NewServer(oneAtATime(target))
+	s.Endpoint = s.proxy.URL
 	return s, nil
 }
 
@@ -119,7 +118,9 @@ func (s *Server) Reset(ctx context.Context) error {
 
 // Stop ends the server and the processes it started.
 func (s *Server) Stop() {
-	s.stopProxy()
+	if s.proxy != nil {
+		s.proxy.Close()
+	}
 	if s.cmd.Process == nil {
 		return
 	}

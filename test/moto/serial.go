@@ -1,7 +1,6 @@
 package moto
 
 import (
-	"net"
 	"net/http"
 	"net/http/httputil"
 	"net/url"
@@ -25,15 +24,4 @@ func oneAtATime(target *url.URL) http.Handler {
 		defer mu.Unlock()
 		forward.ServeHTTP(w, r)
 	})
-}
-
-// serveLoopback serves h on a free loopback port and returns its URL and a stop function.
-func serveLoopback(h http.Handler) (string, func(), error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
-	srv := &http.Server{Handler: h}
-	go func() { _ = srv.Serve(l) }()
-	return "http://" + l.Addr().String(), func() { _ = srv.Close() }, nil
 }

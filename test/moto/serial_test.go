@@ -21,21 +21,19 @@ func TestTheProxyPassesMotoOneRequestAtATime(t *testing.T) {
 	defer moto.Close()
 	var once sync.Once
 	answerAll := func() { once.Do(func() { close(answer) }) }
-	defer answerAll() // before moto.Close, which waits for its handlers
 	target, err := url.Parse(moto.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	atProxy := make(chan struct{}, 2)
 	serial := oneAtATime(target)
-	endpoint, stop, err := serveLoopback(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	proxy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		atProxy <- struct{}{}
 		serial.ServeHTTP(w, r)
 	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stop()
+	defer proxy.Close()
+	defer answerAll() // before the servers' Close, which waits for their handlers
+	endpoint := proxy.URL
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 2) // not t.Error: a failed test returns before the requests end
