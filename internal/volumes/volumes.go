@@ -43,8 +43,8 @@ type Needs struct {
 	// Attachments are the volumes attached to the node for the pod.
 	Attachments []Attachment
 	// Wait, when set, says why no node can take the pod now: a claim that does not exist,
-	// is being deleted, or is not bound yet and binds at once (not WaitForFirstConsumer),
-	// or a volume or class it names that does not exist. kube-scheduler keeps such a pod
+	// is being deleted, lost its volume, or is not bound yet and binds at once (not
+	// WaitForFirstConsumer), or a volume or class it names that does not exist. kube-scheduler keeps such a pod
 	// pending until the claim is fixed or bound, so no node is made for it.
 	Wait string
 }
@@ -134,8 +134,12 @@ func (n *Needs) addEphemeral(pod *corev1.Pod, v *corev1.Volume, l Lister) error 
 
 // addExistingClaim adds what a claim that exists asks.
 func (n *Needs) addExistingClaim(claim *corev1.PersistentVolumeClaim, l Lister) error {
-	if !claim.DeletionTimestamp.IsZero() {
+	switch {
+	case !claim.DeletionTimestamp.IsZero():
 		n.Wait = fmt.Sprintf("PersistentVolumeClaim %s/%s is being deleted", claim.Namespace, claim.Name)
+		return nil
+	case claim.Status.Phase == corev1.ClaimLost:
+		n.Wait = fmt.Sprintf("PersistentVolumeClaim %s/%s lost its PersistentVolume %s", claim.Namespace, claim.Name, claim.Spec.VolumeName)
 		return nil
 	}
 	if claim.Spec.VolumeName == "" {
