@@ -51,27 +51,33 @@ func (f *storageFixture) class(name string, mode storagev1.VolumeBindingMode, zo
 	f.classes[name] = c
 }
 
-// boundClaim adds a claim bound to a volume of the EBS driver whose node affinity holds
-// it to zone under key (the zone label or one of its aliases).
+// boundClaim adds a claim in namespace default bound to a volume of the EBS driver
+// whose node affinity holds it to zone under key (the zone label or one of its aliases).
 func (f *storageFixture) boundClaim(name, key, zone string) {
+	f.boundClaimIn("default", name, key, zone)
+}
+
+func (f *storageFixture) boundClaimIn(namespace, name, key, zone string) {
 	pv := &corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pv-" + name},
+		ObjectMeta: metav1.ObjectMeta{Name: "pv-" + namespace + "-" + name},
 		Spec: corev1.PersistentVolumeSpec{
-			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: volumes.EBSDriver, VolumeHandle: "vol-" + name}},
+			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: volumes.EBSDriver, VolumeHandle: "vol-" + namespace + "-" + name}},
 			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
 				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}},
 			}}}},
-			ClaimRef: &corev1.ObjectReference{Namespace: "default", Name: name},
+			ClaimRef: &corev1.ObjectReference{Namespace: namespace, Name: name},
 		},
 	}
 	f.volumes[pv.Name] = pv
-	f.claims["default/"+name] = &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+	f.claims[namespace+"/"+name] = &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
 		Spec: corev1.PersistentVolumeClaimSpec{VolumeName: pv.Name}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimBound}}
 }
 
-// unboundClaim adds a claim of class not bound yet.
-func (f *storageFixture) unboundClaim(name, class string) {
-	f.claims["default/"+name] = &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
+// unboundClaim adds a claim in namespace default of class, not bound yet.
+func (f *storageFixture) unboundClaim(name, class string) { f.unboundClaimIn("default", name, class) }
+
+func (f *storageFixture) unboundClaimIn(namespace, name, class string) {
+	f.claims[namespace+"/"+name] = &corev1.PersistentVolumeClaim{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name},
 		Spec: corev1.PersistentVolumeClaimSpec{StorageClassName: ptr.To(class)}, Status: corev1.PersistentVolumeClaimStatus{Phase: corev1.ClaimPending}}
 }
 

@@ -218,7 +218,7 @@ func TestTheVerifierCatchesASimulationThatIgnoresVolumes(t *testing.T) {
 	f.unboundClaim("extra", "zonal")
 	f.csiNode("node-b", 1)
 	in := Input{
-		Pods: []*corev1.Pod{podOf("zoned", "1", "1Gi", mounting("data")), podOf("waiting", "1", "1Gi", mounting("pending")), podOf("over", "1", "1Gi", mounting("extra"))},
+		Pods:  []*corev1.Pod{podOf("zoned", "1", "1Gi", mounting("data")), podOf("waiting", "1", "1Gi", mounting("pending")), podOf("over", "1", "1Gi", mounting("extra"))},
 		Nodes: []Node{{Node: nodeOf("node-b", "8", "32Gi", "zone-b"), Pods: []*corev1.Pod{podOf("attached", "100m", "10Mi", ephemeralOf("zonal"))}}},
 	}
 	f.fill(t, &in)

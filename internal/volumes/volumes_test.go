@@ -23,8 +23,8 @@ func (o objects) Claim(ns, name string) (*corev1.PersistentVolumeClaim, error) {
 	return o.claims[ns+"/"+name], nil
 }
 func (o objects) Volume(name string) (*corev1.PersistentVolume, error) { return o.volumes[name], nil }
-func (o objects) Class(name string) (*storagev1.StorageClass, error) { return o.classes[name], nil }
-func (o objects) DefaultClass() (*storagev1.StorageClass, error)     { return o.defaultClass, nil }
+func (o objects) Class(name string) (*storagev1.StorageClass, error)   { return o.classes[name], nil }
+func (o objects) DefaultClass() (*storagev1.StorageClass, error)       { return o.defaultClass, nil }
 
 func zoneSelector(key string, zones ...string) corev1.NodeSelector {
 	return corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: []corev1.NodeSelectorRequirement{{Key: key, Operator: corev1.NodeSelectorOpIn, Values: zones}}}}}
@@ -76,7 +76,9 @@ func TestFor(t *testing.T) {
 			"ns/noclass":   claim("noclass", ofClass("")),
 			"ns/unknown":   claim("unknown", ofClass("unknown")),
 			"ns/deleting":  claim("deleting", func(c *corev1.PersistentVolumeClaim) { c.DeletionTimestamp = ptr.To(metav1.Now()) }),
-			"ns/lost":      claim("lost", func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName, c.Status.Phase = "pv-zonal", corev1.ClaimLost }),
+			"ns/lost": claim("lost", func(c *corev1.PersistentVolumeClaim) {
+				c.Spec.VolumeName, c.Status.Phase = "pv-zonal", corev1.ClaimLost
+			}),
 			"ns/pod-other": claim("pod-other", ofClass("wffc")), // named as pod's ephemeral volume "other", not owned by it
 		},
 		volumes: map[string]*corev1.PersistentVolume{
