@@ -130,9 +130,10 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 }
 
 // startForMinimum plans the running minimum's share: short more nodes must run. It
-// starts the readiest standby claims, fresh before stale among equals, and launches
-// the rest within what left allows, which it spends. It returns the standby claims not
-// started.
+// starts fresh standby claims before stale ones, which the pool replaces anyway (as
+// provisioning ranks them, simulation.StaleRank), the readiest first within each, and
+// launches the rest within what left allows, which it spends. It returns the standby
+// claims not started.
 func (p *plan) startForMinimum(short int, fresh, stale []member, left *limits.Left, perNode corev1.ResourceList) ([]member, []member) {
 	if short <= 0 {
 		return fresh, stale
@@ -140,11 +141,11 @@ func (p *plan) startForMinimum(short int, fresh, stale []member, left *limits.Le
 	candidates := append(append([]member(nil), fresh...), stale...)
 	sort.SliceStable(candidates, func(a, b int) bool {
 		x, y := candidates[a], candidates[b]
-		if rx, ry := readiness(x.phase), readiness(y.phase); rx != ry {
-			return rx < ry
-		}
 		if x.stale != y.stale {
 			return !x.stale
+		}
+		if rx, ry := readiness(x.phase), readiness(y.phase); rx != ry {
+			return rx < ry
 		}
 		return x.name < y.name
 	})

@@ -228,6 +228,15 @@ func TestPlanStartsTheReadiestStandbyForTheMinimum(t *testing.T) {
 	if p.create != 3 || len(p.remove) != 0 {
 		t.Fatalf("plan = %+v, want the warm pool refilled with 3 claims, the stale one kept until they stand by", p)
 	}
+	// Fresh before stale, as provisioning ranks them: a stale claim warming up runs
+	// sooner, but the pool replaces it anyway.
+	staleWarming := []member{
+		{name: "a-stale-warming", standby: true, stale: true, phase: v1alpha1.PhaseWarmingUp, created: epoch},
+		{name: "b-fresh-stopped", standby: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
+	}
+	if p := planWith(goal{minRunning: 1}, staleWarming, nil, nil); !slices.Equal(p.start, []string{"b-fresh-stopped"}) {
+		t.Fatalf("plan = %+v, want the fresh stopped claim started before the stale warming one", p)
+	}
 	running := []member{{name: "r1"}, {name: "r2"}}
 	if p := planWith(goal{target: 1, ceiling: 1, minRunning: 2}, running, nil, nil); len(p.start) != 0 || p.launch != 0 || p.create != 1 {
 		t.Fatalf("plan = %+v, want the minimum met already and one standby created", p)
