@@ -28,22 +28,10 @@ import (
 	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/scheduling"
+	"github.com/stratos-sh/stratos/internal/standby"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/internal/windows"
 )
-
-// standbyRank orders the claims provisioning may ask to run instead of launching: a
-// claim warming up runs at once, a standby one after a start, one still coming up
-// after its warmup, and one stopping after a stop and a start.
-var standbyRank = map[v1alpha1.NodeClaimPhase]int{
-	v1alpha1.PhaseWarmingUp:    0,
-	v1alpha1.PhaseStandby:      1,
-	v1alpha1.PhaseInitializing: 2,
-	v1alpha1.PhaseRegistering:  2,
-	v1alpha1.PhaseLaunching:    2,
-	"":                         2,
-	v1alpha1.PhaseStopping:     3,
-}
 
 // inFlightPhases are those of a claim asked to run that is not running yet.
 var inFlightPhases = map[v1alpha1.NodeClaimPhase]bool{
@@ -213,7 +201,7 @@ func StartRefusedRecently(claim *v1alpha1.NodeClaim, now time.Time) bool {
 func schedulingClaim(cs state.ClaimState, types catalog) (scheduling.Claim, bool) {
 	claim := cs.Claim
 	running := claim.Spec.DesiredState == v1alpha1.DesiredRunning
-	rank, standbyCandidate := standbyRank[claim.Status.Phase]
+	rank, standbyCandidate := standby.Rank(claim.Status.Phase)
 	if (running && !inFlightPhases[claim.Status.Phase]) || (!running && !standbyCandidate) {
 		return scheduling.Claim{}, false
 	}

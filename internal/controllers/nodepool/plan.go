@@ -1,6 +1,7 @@
 package nodepool
 
 import (
+	"math"
 	"sort"
 	"time"
 
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/limits"
+	"github.com/stratos-sh/stratos/internal/standby"
 )
 
 // member is what planning needs to know of one claim of a pool.
@@ -128,26 +130,27 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 }
 
 // startForMinimum plans the running minimum's share: short more nodes must run. It
-// starts the readiest standby claims, fresh before stale among equals, and launches
-// the rest within what left allows, which it spends. It returns the standby claims not
-// started.
+// starts fresh standby claims before stale ones, which the pool replaces anyway (as
+// provisioning ranks them, simulation.StaleRank), the readiest first within each, and
+// launches the rest within what left allows, which it spends. It returns the standby
+// claims not started.
 func (p *plan) startForMinimum(short int, fresh, stale []member, left *limits.Left, perNode corev1.ResourceList) ([]member, []member) {
 	if short <= 0 {
 		return fresh, stale
 	}
-	standby := append(append([]member(nil), fresh...), stale...)
-	sort.SliceStable(standby, func(a, b int) bool {
-		x, y := standby[a], standby[b]
-		if rx, ry := readiness(x.phase), readiness(y.phase); rx != ry {
-			return rx < ry
-		}
+	candidates := append(append([]member(nil), fresh...), stale...)
+	sort.SliceStable(candidates, func(a, b int) bool {
+		x, y := candidates[a], candidates[b]
 		if x.stale != y.stale {
 			return !x.stale
+		}
+		if rx, ry := readiness(x.phase), readiness(y.phase); rx != ry {
+			return rx < ry
 		}
 		return x.name < y.name
 	})
 	started := map[string]bool{}
-	for _, m := range standby[:min(short, len(standby))] {
+	for _, m := range candidates[:min(short, len(candidates))] {
 		p.start = append(p.start, m.name)
 		started[m.name] = true
 	}
@@ -183,17 +186,14 @@ func (p *plan) within(want int, left limits.Left, perNode corev1.ResourceList) i
 	return want
 }
 
-// readiness orders standby claims to start for a running minimum: stopped ones start at
-// once, warming ones soon, the rest later.
+// readiness orders standby claims to start for a running minimum as provisioning
+// orders them for pods: the sooner one runs, the earlier. A claim that is no standby
+// capacity (a running node being given back) comes last.
 func readiness(phase v1alpha1.NodeClaimPhase) int {
-	switch phase {
-	case v1alpha1.PhaseStandby:
-		return 0
-	case v1alpha1.PhaseWarmingUp:
-		return 1
-	default:
-		return 2
+	if rank, ok := standby.Rank(phase); ok {
+		return rank
 	}
+	return math.MaxInt
 }
 
 // namesOf lists the names of the members of each group in turn.

@@ -213,22 +213,54 @@ func TestPlanKeepsTheRunningMinimumAndTheWarmPoolWithinTheCap(t *testing.T) {
 }
 
 // The running minimum starts the readiest standby claims, fresh before stale, and the
-// warm pool refills in the same plan.
+// warm pool refills in the same plan. A claim warming up is readiest: it runs and takes
+// pods at once, while a stopped one needs a start.
 func TestPlanStartsTheReadiestStandbyForTheMinimum(t *testing.T) {
 	members := []member{
-		{name: "warming", standby: true, phase: v1alpha1.PhaseWarmingUp, created: epoch},
-		{name: "stale", standby: true, stale: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
-		{name: "ready", standby: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
+		{name: "a-stale", standby: true, stale: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
+		{name: "b-ready", standby: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
+		{name: "c-warming", standby: true, phase: v1alpha1.PhaseWarmingUp, created: epoch},
 	}
 	p := planWith(goal{target: 3, ceiling: 3, minRunning: 2}, members, nil, nil)
-	if !slices.Equal(p.start, []string{"ready", "stale"}) || p.launch != 0 {
-		t.Fatalf("plan = %+v, want the two stopped claims started, the fresh one first", p)
+	if !slices.Equal(p.start, []string{"c-warming", "b-ready"}) || p.launch != 0 {
+		t.Fatalf("plan = %+v, want the warming claim started, then the fresh stopped one", p)
 	}
-	if p.create != 2 {
-		t.Fatalf("plan = %+v, want the warm pool refilled with 2 claims", p)
+	if p.create != 3 || len(p.remove) != 0 {
+		t.Fatalf("plan = %+v, want the warm pool refilled with 3 claims, the stale one kept until they stand by", p)
+	}
+	// Fresh before stale, as provisioning ranks them: a stale claim warming up runs
+	// sooner, but the pool replaces it anyway.
+	staleWarming := []member{
+		{name: "a-stale-warming", standby: true, stale: true, phase: v1alpha1.PhaseWarmingUp, created: epoch},
+		{name: "b-fresh-stopped", standby: true, ready: true, phase: v1alpha1.PhaseStandby, created: epoch},
+	}
+	if p := planWith(goal{minRunning: 1}, staleWarming, nil, nil); !slices.Equal(p.start, []string{"b-fresh-stopped"}) {
+		t.Fatalf("plan = %+v, want the fresh stopped claim started before the stale warming one", p)
 	}
 	running := []member{{name: "r1"}, {name: "r2"}}
 	if p := planWith(goal{target: 1, ceiling: 1, minRunning: 2}, running, nil, nil); len(p.start) != 0 || p.launch != 0 || p.create != 1 {
 		t.Fatalf("plan = %+v, want the minimum met already and one standby created", p)
+	}
+}
+
+// The running minimum starts standby claims in the order provisioning offers them to
+// pods (internal/standby): a claim warming up before a stopped one, both before one
+// still coming up, and that before one stopping; a running node being given back last.
+// Each pair is named so that the name, the last tie-breaker, would pick the wrong one.
+func TestPlanStartsForTheMinimumInProvisioningsOrder(t *testing.T) {
+	phases := []v1alpha1.NodeClaimPhase{
+		v1alpha1.PhaseWarmingUp, v1alpha1.PhaseStandby, v1alpha1.PhaseLaunching, v1alpha1.PhaseStopping, v1alpha1.PhaseRunning,
+	}
+	for i, first := range phases[:len(phases)-1] {
+		for _, later := range phases[i+1:] {
+			members := []member{
+				{name: "a-" + string(later), standby: true, phase: later, created: epoch},
+				{name: "b-" + string(first), standby: true, phase: first, created: epoch},
+			}
+			p := planWith(goal{minRunning: 1}, members, nil, nil)
+			if !slices.Equal(p.start, []string{"b-" + string(first)}) {
+				t.Errorf("%s and %s: started %v, want the %s one", first, later, p.start, first)
+			}
+		}
 	}
 }

@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/stratos-sh/stratos/internal/invariants"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 )
@@ -66,7 +64,7 @@ func (r *run) collect() {
 	}
 	rep.Pods.LatencySeconds = report.Percentiles(rep.Pods.Latencies)
 	rep.Pods.ByPath = report.ByPath(byPath)
-	rep.Provisioning.StartCallLatencySeconds = report.Percentiles(r.startCallLatencies(times))
+	rep.Provisioning.StartCallLatencySeconds = report.Percentiles(startCallLatencies(times, registrations, r.cloud.startCalls(), r.observer.startedFromStandby))
 	counts := r.observer.counters()
 	rep.Nodes.StartedFromStandby, rep.Nodes.TakenWhileWarming, rep.Nodes.LaunchedCold = counts.startedFromStandby, counts.takenWhileWarming, counts.launchedCold
 	r.cloud.record(rep)
@@ -85,23 +83,13 @@ func (r *run) collect() {
 // pod marked Unschedulable to the StartInstances call that started standby capacity for
 // it. Which pod kube-scheduler binds to which node is its own choice, so pods are matched
 // to capacity in order, as provisioning serves them (standby before anything launched):
-// each instance started from standby offers as many slots as workload pods ran on it, in
-// the order of the calls that started them, and the pods marked first take the slots.
-// It is controller overhead, which does not scale with the physics, so it is in wall
-// seconds.
-func (r *run) startCallLatencies(times []podTimes) []float64 {
-	nodes := &corev1.NodeList{}
-	if err := r.client.List(context.Background(), nodes); err != nil {
-		return nil
-	}
-	instanceOfProvider := map[string]string{}
-	for _, inst := range r.cloud.Instances() {
-		instanceOfProvider[inst.ProviderID] = inst.ID
-	}
-	instanceOfNode := map[string]string{}
-	for _, n := range nodes.Items {
-		instanceOfNode[n.Name] = instanceOfProvider[n.Spec.ProviderID]
-	}
+// each instance started from standby (fromStandby) offers as many slots as workload
+// pods ran on it, in the order of the calls that started them, and the pods marked
+// first take the slots. A pod's instance is that of the Node registration that served
+// it, as the observer saw it: the Node may be gone by the end of the run, terminated
+// when the load went. It is controller overhead, which does not scale with the
+// physics, so it is in wall seconds.
+func startCallLatencies(times []podTimes, registrations map[string][]nodeRegistration, calls []startCall, fromStandby func(instanceID string) bool) []float64 {
 	podsOn := map[string]int{}
 	var marks []time.Time
 	for _, t := range times {
@@ -109,14 +97,16 @@ func (r *run) startCallLatencies(times []podTimes) []float64 {
 			continue
 		}
 		marks = append(marks, t.unschedulable)
-		podsOn[instanceOfNode[t.nodeName]]++
+		if node, ok := registrationServing(registrations[t.nodeName], t.running); ok {
+			podsOn[instanceOf(node.providerID)]++
+		}
 	}
 	slices.SortFunc(marks, time.Time.Compare)
 	var slots []time.Time
 	counted := map[string]bool{}
-	for _, call := range r.cloud.startCalls() {
+	for _, call := range calls {
 		for _, id := range call.ids {
-			if !counted[id] && r.observer.startedFromStandby(id) {
+			if !counted[id] && fromStandby(id) {
 				counted[id] = true
 				for range podsOn[id] {
 					slots = append(slots, call.at)
