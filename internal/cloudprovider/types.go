@@ -81,6 +81,10 @@ type InstanceType struct {
 	Overhead Overhead
 	// Offerings are where and how the type can be bought, with prices.
 	Offerings []Offering
+	// AttachLimits estimates how many volumes each CSI driver may attach to a node of
+	// the type, by driver name, for nodes whose CSINode is not registered yet; nil when
+	// the cloud does not say (unlimited).
+	AttachLimits map[string]int64
 	// Attributes are the well-known instance labels of the type (v1alpha1.LabelInstance*:
 	// family, category, generation, size, cpu, memory, GPUs, hypervisor, network
 	// bandwidth), as its Nodes carry them; absent keys do not apply to the type.

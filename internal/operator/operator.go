@@ -56,6 +56,10 @@ import (
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
 // DaemonSets: their pods take their share of every new node.
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
+// Storage: the claims, volumes and classes pods' volumes name, and the CSINodes that
+// publish each node's attach limits, read as kube-scheduler reads them to place pods.
+// +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
+// +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes,verbs=get;list;watch
 
 // inClusterNamespaceFile holds the operator's namespace when it runs in a pod (a
 // variable for the tests).

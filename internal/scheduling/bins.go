@@ -36,7 +36,14 @@ type bin struct {
 	antiHost []int32
 	// affinityOK caches, by pod affinity key, whether the node matches.
 	affinityOK map[string]bool
-	placed     []*podInfo
+	// volumesMatch caches, by volume selectors key, whether the node matches.
+	volumesMatch map[string]bool
+	// attached holds the volumes attached to the node, by CSI driver and ID;
+	// attachLimits is how many each driver may attach to a node or claim (absent:
+	// unlimited). New bins take their limits from their types.
+	attached     map[string]map[string]struct{}
+	attachLimits map[string]int64
+	placed       []*podInfo
 
 	// New bins only.
 	pool   *poolState

@@ -9,6 +9,7 @@ func newBitset(n int) bitset { return make(bitset, (n+63)/64) }
 
 func (b bitset) set(i int)      { b[i/64] |= 1 << (i % 64) }
 func (b bitset) has(i int) bool { return b[i/64]&(1<<(i%64)) != 0 }
+func (b bitset) clear(i int)    { b[i/64] &^= 1 << (i % 64) }
 
 // clearRange removes the elements in [first, last), a word at a time.
 func (b bitset) clearRange(first, last int) {

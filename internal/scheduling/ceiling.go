@@ -16,7 +16,7 @@ import "math"
 // pods' total CPU, memory and pod count would fill, whichever needs most; each node's
 // room counts less half an average pod, which first-fit leaves unused on average.
 func (s *solver) ceilingFor(p *podInfo, ps *poolState) *resources {
-	allowed := ps.allowedFor(p)
+	allowed := ps.placeableFor(p)
 	need := s.needs(p)
 	type candidate struct {
 		allocatable *resources
@@ -86,14 +86,15 @@ const dearerShare = 1.5
 // share is what p costs at the pool's lowest prices per unit among the offerings p
 // accepts.
 func (s *solver) share(p *podInfo, ps *poolState) float64 {
-	rates, ok := ps.rates[p.affinityKey]
+	key := p.affinityKey + "\x00" + p.volumes.key
+	rates, ok := ps.rates[key]
 	if !ok {
 		rates = [3]float64{math.Inf(1), math.Inf(1), math.Inf(1)}
-		ps.allowedFor(p).each(func(i int) {
+		ps.placeableFor(p).each(func(i int) {
 			o := &ps.offerings[i]
 			rates = minRates(rates, o.price, &ps.types[o.typ].allocatable)
 		})
-		ps.rates[p.affinityKey] = rates
+		ps.rates[key] = rates
 	}
 	return costOf(&p.requests, rates)
 }

@@ -38,6 +38,9 @@ func (s *solver) explainPool(p *podInfo, ps *poolState) string {
 	if allowed.empty() {
 		return "no instance type, zone or capacity type matches the pod's node selector and node affinity"
 	}
+	if allowed = ps.placeableFor(p); allowed.empty() {
+		return "no zone or instance type the pool offers matches the node affinity of the pod's volumes (a bound volume's zone, or its StorageClass's allowed topologies)"
+	}
 	var smallest *instanceType
 	for i := range ps.types {
 		t := &ps.types[i]

@@ -10,9 +10,21 @@ import (
 
 // fuzzOptions reads a fuzzer's numbers as generator options: up to 400 pods, with or
 // without topology, on a fresh or a busy cluster, with or without instance labels and
-// minValues floors.
+// minValues floors, with or without volumes.
 func fuzzOptions(pods uint16, options uint8) mixOptions {
-	return mixOptions{pods: 1 + int(pods%400), topology: options&1 != 0, cluster: options&2 != 0, labels: options&4 != 0}
+	return mixOptions{pods: 1 + int(pods%400), topology: options&1 != 0, cluster: options&2 != 0, labels: options&4 != 0, volumes: options&8 != 0}
+}
+
+// fuzzInput is the generated input of a seed and options, with the storage objects its
+// pods' volumes name (none without o.volumes).
+func fuzzInput(t testing.TB, seed uint64, o mixOptions) (Input, verifier.Storage) {
+	in := mixInput(seed, o)
+	if !o.volumes {
+		return in, verifier.Storage{}
+	}
+	f := mixVolumes(seed, &in)
+	f.fill(t, &in)
+	return in, f.verifierStorage()
 }
 
 // Whatever the input the generator makes, the verifier finds nothing wrong with the
@@ -22,8 +34,8 @@ func FuzzSolve(f *testing.F) {
 		f.Add(seed, uint16(20+seed*47), uint8(seed))
 	}
 	f.Fuzz(func(t *testing.T, seed uint64, pods uint16, options uint8) {
-		in := mixInput(seed, fuzzOptions(pods, options))
-		verify(t, in, Solve(in))
+		in, storage := fuzzInput(t, seed, fuzzOptions(pods, options))
+		verifyWithStorage(t, in, Solve(in), storage)
 	})
 }
 
@@ -34,12 +46,13 @@ func FuzzSolve(f *testing.F) {
 func TestRandomInputsHoldTogether(t *testing.T) {
 	unschedulable, pods, kinds := 0, 0, map[string]int{}
 	for seed := range uint64(200) {
-		in := mixInput(1000+seed, fuzzOptions(uint16(seed*97), uint8(seed)))
+		in, storage := fuzzInput(t, 1000+seed, fuzzOptions(uint16(seed*97), uint8(seed)))
 		r := Solve(in)
-		if found := violations(t, in, r); len(found) > 0 {
+		if found := violationsWithStorage(t, in, r, storage); len(found) > 0 {
 			t.Fatalf("seed %d: %d violations, the first: %s", 1000+seed, len(found), found[0])
 		}
 		c, _ := verifierCase(in, r, 0)
+		c.Storage = storage
 		left := make([]*corev1.Pod, len(r.Unschedulable))
 		for i, u := range r.Unschedulable {
 			left[i] = u.Pod

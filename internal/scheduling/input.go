@@ -8,9 +8,11 @@ package scheduling
 
 import (
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/volumes"
 )
 
 // Input is a snapshot to simulate on. The simulation does not modify it.
@@ -26,6 +28,10 @@ type Input struct {
 	// DaemonSets are the pod templates of the cluster's DaemonSets, as pods: those that
 	// would run on a new node take their share of it.
 	DaemonSets []*corev1.Pod
+	// Volumes are what the volumes of pods ask of their nodes, by pod UID: of the pods
+	// to place, and of those on nodes and claims, whose volumes count against the
+	// nodes' attach limits. A pod absent asks nothing.
+	Volumes map[types.UID]volumes.Needs
 }
 
 // Node is a node that exists.
@@ -34,6 +40,9 @@ type Node struct {
 	// Pods bound to the node and not finished; they use its capacity and count for
 	// topology spread and pod affinity.
 	Pods []*corev1.Pod
+	// AttachLimits is how many volumes each CSI driver may attach to the node, from its
+	// CSINode; a driver absent is unlimited.
+	AttachLimits map[string]int64
 }
 
 // Claim is a node to come: in flight, or standby until started.
@@ -56,6 +65,9 @@ type Claim struct {
 	Rank int
 	// PricePerHour is the price of the claim's instance.
 	PricePerHour float64
+	// AttachLimits is how many volumes each CSI driver may attach to the claim's node:
+	// from its CSINode once registered, else its instance type's estimate.
+	AttachLimits map[string]int64
 }
 
 // Pool is a template for new claims.
@@ -118,4 +130,7 @@ type Unschedulable struct {
 	Pod *corev1.Pod
 	// Reasons say, per pool, which predicate failed.
 	Reasons map[string]string
+	// Volumes, when set, says why the pod's volumes keep it waiting whatever the node
+	// (volumes.Needs.Wait); Reasons is empty then.
+	Volumes string
 }

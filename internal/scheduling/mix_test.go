@@ -23,6 +23,8 @@ type mixOptions struct {
 	// labels: some pods select on the instance labels (generation, vCPUs, category,
 	// family), and the dedicated pools keep minValues floors on the instance family.
 	labels bool
+	// volumes: some pods have volumes (mixVolumes); fuzzInput adds them.
+	volumes bool
 }
 
 // mixStream is the PCG stream of every generated input; the seed alone picks the input.

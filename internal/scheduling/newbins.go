@@ -31,7 +31,7 @@ func (s *solver) tryNew(p *podInfo, b *bin, soft bool) bool {
 	if !total.fits(&b.bound) || (b.ceiling != nil && !total.fits(b.ceiling)) || !b.pool.toleratedBy(p) || !b.hostPortsFree(p.ports) {
 		return false
 	}
-	allowed := b.pool.allowedFor(p)
+	allowed := b.pool.placeableFor(p)
 	if !b.offers.intersects(allowed) {
 		return false
 	}
@@ -48,6 +48,9 @@ func (s *solver) tryNew(p *podInfo, b *bin, soft bool) bool {
 		if !total.fits(&t.allocatable) {
 			grown.clearRange(t.first, t.last)
 		}
+	}
+	if counts := b.attachedWith(p); len(counts) > 0 {
+		b.pool.clearTypesOverAttachLimits(grown, counts)
 	}
 	candidates := grown.clone()
 	candidates.and(allowed)

@@ -31,6 +31,8 @@ type podInfo struct {
 	// needsZone is true when the pod's zone matters to a constraint: placing it on a
 	// new claim then ties the claim to a zone.
 	needsZone bool
+	// volumes is what the pod's volumes ask of its node.
+	volumes podVolumes
 }
 
 // hostPort is a port a container binds on the node.

@@ -34,6 +34,8 @@ type instanceType struct {
 	allocatable resources
 	// capacity is the machine's, which the pool's limits count.
 	capacity resources
+	// attachLimits is how many volumes each CSI driver may attach to such a node.
+	attachLimits map[string]int64
 	// first and last bound the type's offerings, which are contiguous.
 	first, last int
 }
@@ -46,8 +48,9 @@ type poolState struct {
 	taints    []corev1.Taint
 	zoneMask  []bitset // per zone index: the offerings in that zone
 	all       bitset
-	// allowed caches, by pod affinity key, the offerings whose labels the pod accepts.
-	allowed map[string]bitset
+	// allowed caches, by pod affinity key, the offerings whose labels the pod accepts;
+	// placeable, by pod affinity and volume selectors keys, those its volumes allow too.
+	allowed, placeable map[string]bitset
 	// tolerated caches, by pod tolerations key, whether the template's taints are tolerated.
 	tolerated map[string]bool
 	// rates caches, by pod affinity key, the lowest prices per millicore, per byte and
@@ -70,6 +73,7 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 	ps := &poolState{
 		name:      p.Pool.Name,
 		allowed:   map[string]bitset{},
+		placeable: map[string]bitset{},
 		tolerated: map[string]bool{},
 		rates:     map[string][3]float64{},
 		nodesLeft: p.NodesLeft,
@@ -83,7 +87,7 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 	sort.SliceStable(types, func(a, b int) bool { return cheapestPrice(types[a]) < cheapestPrice(types[b]) })
 	for _, it := range types {
 		shaped := it.WithKubelet(tmpl.Kubelet)
-		ti := instanceType{name: it.Name, allocatable: fromList(shaped.Allocatable()), capacity: fromList(shaped.Capacity), first: len(ps.offerings)}
+		ti := instanceType{name: it.Name, allocatable: fromList(shaped.Allocatable()), capacity: fromList(shaped.Capacity), attachLimits: it.AttachLimits, first: len(ps.offerings)}
 		for _, o := range it.Offerings {
 			if !o.Available || o.Zone == "" {
 				continue // nothing to buy, or nowhere to place a node bought

@@ -32,6 +32,10 @@ func (s *solver) result(unschedulable []*podInfo) Result {
 		}
 	}
 	for _, p := range unschedulable {
+		if p.volumes.wait != "" {
+			r.Unschedulable = append(r.Unschedulable, Unschedulable{Pod: p.pod, Volumes: p.volumes.wait})
+			continue
+		}
 		r.Unschedulable = append(r.Unschedulable, Unschedulable{Pod: p.pod, Reasons: s.explain(p)})
 	}
 	return r

@@ -8,8 +8,10 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/stratos-sh/stratos/internal/podutil"
+	"github.com/stratos-sh/stratos/internal/volumes"
 )
 
 // solver is one simulation.
@@ -31,6 +33,8 @@ type solver struct {
 	pendingOf map[int]resources
 	// demand is the requests of the pending pods not placed yet, summed (ceiling.go).
 	demand resources
+	// volumes is what the volumes of pods ask, by pod UID (Input.Volumes).
+	volumes map[types.UID]volumes.Needs
 }
 
 // Solve places in.Pods, biggest first (placementOrder), each onto the first place that
@@ -62,7 +66,7 @@ func Solve(in Input) Result {
 func (s *solver) placeAll(pods []*podInfo) []*podInfo {
 	var left []*podInfo
 	for _, p := range pods {
-		if !s.place(p, true) && !s.place(p, false) {
+		if p.volumes.wait != "" || (!s.place(p, true) && !s.place(p, false)) {
 			left = append(left, p)
 		}
 	}
@@ -70,9 +74,12 @@ func (s *solver) placeAll(pods []*podInfo) []*podInfo {
 }
 
 func newSolver(in Input) *solver {
-	s := &solver{topo: newTopology(), eligibleZones: map[string]uint64{}, placedHard: map[*corev1.Pod][]term{}, counting: map[int][2][]int32{}, pendingOf: map[int]resources{}}
+	s := &solver{topo: newTopology(), eligibleZones: map[string]uint64{}, placedHard: map[*corev1.Pod][]term{}, counting: map[int][2][]int32{}, pendingOf: map[int]resources{}, volumes: in.Volumes}
 	for _, pod := range in.Pods {
 		p := newPodInfo(pod, s.topo)
+		if needs, ok := in.Volumes[pod.UID]; ok {
+			p.volumes = newPodVolumes(needs)
+		}
 		s.pods = append(s.pods, p)
 		s.demand.add(&p.requests)
 	}
@@ -106,7 +113,7 @@ func newSolver(in Input) *solver {
 	}
 
 	for _, n := range in.Nodes {
-		s.addFixedBin(existingBin, n.Node.Name, n.Node, fromList(n.Node.Status.Allocatable), n.Pods)
+		s.addFixedBin(existingBin, n.Node.Name, n.Node, fromList(n.Node.Status.Allocatable), n.Pods, n.AttachLimits)
 	}
 	standby := make([]Claim, 0, len(in.Claims))
 	for _, c := range in.Claims {
@@ -157,21 +164,23 @@ func (s *solver) addClaimBin(kind binKind, c Claim, daemonSets []*corev1.Pod) {
 		overhead := daemonSetOverhead(daemonSets, node)
 		free.sub(&overhead)
 	}
-	s.addFixedBin(kind, c.Claim.Name, node, free, c.Pods)
+	s.addFixedBin(kind, c.Claim.Name, node, free, c.Pods, c.AttachLimits)
 }
 
 // addFixedBin adds a node or claim with the pods already on it.
-func (s *solver) addFixedBin(kind binKind, name string, node *corev1.Node, free resources, pods []*corev1.Pod) {
+func (s *solver) addFixedBin(kind binKind, name string, node *corev1.Node, free resources, pods []*corev1.Pod, attachLimits map[string]int64) {
 	b := &bin{
 		kind: kind, name: name, node: node, taints: node.Spec.Taints, free: free,
-		zones:    zoneBit(s.topo.zone(node.Labels[corev1.LabelTopologyZone])),
-		counts:   make([]int32, len(s.topo.groups)),
-		antiHost: make([]int32, len(s.topo.groups)),
+		zones:        zoneBit(s.topo.zone(node.Labels[corev1.LabelTopologyZone])),
+		counts:       make([]int32, len(s.topo.groups)),
+		antiHost:     make([]int32, len(s.topo.groups)),
+		attachLimits: attachLimits,
 	}
 	for _, pod := range pods {
 		r := podRequests(pod)
 		b.free.sub(&r)
 		b.ports = append(b.ports, hostPorts(pod)...)
+		b.attach(s.volumes[pod.UID].Attachments)
 		s.count(b, s.topo.match(pod), s.placedHard[pod], singleZone(b.zones))
 	}
 	s.bins = append(s.bins, b)
@@ -221,7 +230,7 @@ func (s *solver) place(p *podInfo, soft bool) bool {
 
 // tryFixed places p on a node or claim if every predicate holds.
 func (s *solver) tryFixed(p *podInfo, b *bin, soft bool) bool {
-	if !p.requests.fits(&b.free) || !tolerates(p.pod.Spec.Tolerations, b.taints) || !b.nodeAffinityOK(p) || !b.hostPortsFree(p.ports) {
+	if !p.requests.fits(&b.free) || !tolerates(p.pod.Spec.Tolerations, b.taints) || !b.nodeAffinityOK(p) || !b.hostPortsFree(p.ports) || !b.volumesOK(p) {
 		return false
 	}
 	if p.hasTopology() {
@@ -240,5 +249,6 @@ func (s *solver) commit(p *podInfo, b *bin, z int) {
 	s.order = append(s.order, p.pod)
 	s.demand.sub(&p.requests)
 	b.ports = append(b.ports, p.ports...)
+	b.attach(p.volumes.attachments)
 	s.count(b, p.matches, p.hard, z)
 }

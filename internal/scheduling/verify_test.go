@@ -26,7 +26,14 @@ import (
 // verify reports every violation found in a result.
 func verify(t testing.TB, in Input, r Result) {
 	t.Helper()
-	for _, v := range violations(t, in, r) {
+	verifyWithStorage(t, in, r, verifier.Storage{})
+}
+
+// verifyWithStorage reports every violation found in a result, the pods' volumes read
+// from the storage objects by the verifier itself.
+func verifyWithStorage(t testing.TB, in Input, r Result, storage verifier.Storage) {
+	t.Helper()
+	for _, v := range violationsWithStorage(t, in, r, storage) {
 		t.Error(v)
 	}
 }
@@ -36,6 +43,11 @@ func verify(t testing.TB, in Input, r Result) {
 // theirs), so that the types a launch falls back to and the zones it leaves open are
 // all replayed.
 func violations(t testing.TB, in Input, r Result) []string {
+	t.Helper()
+	return violationsWithStorage(t, in, r, verifier.Storage{})
+}
+
+func violationsWithStorage(t testing.TB, in Input, r Result, storage verifier.Storage) []string {
 	t.Helper()
 	found := shapeViolations(in, r)
 	if len(found) > 0 {
@@ -47,6 +59,7 @@ func violations(t testing.TB, in Input, r Result) []string {
 	}
 	for k := range variants {
 		c, errs := verifierCase(in, r, k)
+		c.Storage = storage
 		found = append(found, errs...)
 		for _, v := range verifier.Check(c) {
 			found = append(found, fmt.Sprintf("variant %d: %s", k, v))
@@ -137,7 +150,7 @@ func verifierCase(in Input, r Result, variant int) (verifier.Case, []string) {
 			Status:     corev1.NodeStatus{Allocatable: cl.Allocatable},
 		}
 		// A claim's node that runs no DaemonSet pod yet will run them once it joins.
-		c.Nodes = append(c.Nodes, verifier.Node{Node: node, Pods: cl.Pods, AwaitsDaemonSets: !slices.ContainsFunc(cl.Pods, podutil.OwnedByDaemonSet)})
+		c.Nodes = append(c.Nodes, verifier.Node{Node: node, Pods: cl.Pods, AwaitsDaemonSets: !slices.ContainsFunc(cl.Pods, podutil.OwnedByDaemonSet), AttachLimits: cl.AttachLimits})
 	}
 	nodeOf := map[*corev1.Pod]string{}
 	for pod, name := range r.Existing {
@@ -244,7 +257,7 @@ func launchNode(in Input, l Launch, i, variant int) (verifier.Node, error) {
 			return verifier.Node{}, fmt.Errorf("launch %d: a %s in %s %s does not meet pool %s's requirements %v (%v)", i, name, offer.Zone, offer.CapacityType, p.Pool.Name, requirements, err)
 		}
 	}
-	return verifier.Node{Node: node, AwaitsDaemonSets: true, Pool: p.Pool.Name, Capacity: it.Capacity}, nil
+	return verifier.Node{Node: node, AwaitsDaemonSets: true, Pool: p.Pool.Name, Capacity: it.Capacity, AttachLimits: it.AttachLimits}, nil
 }
 
 // floorViolations finds the launches whose instance types have fewer distinct values of

@@ -99,9 +99,16 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 		in.Pools = append(in.Pools, sp)
 		current[pool.Name], currents[pool.Name] = pool, made
 	}
+	attachLimits, err := b.attachLimits(ctx)
+	if err != nil {
+		return in, err
+	}
+	if in.Volumes, err = b.volumeNeeds(ctx, snap, pods); err != nil {
+		return in, err
+	}
 	for _, ns := range snap.Nodes {
 		if Schedulable(ns.Node) {
-			in.Nodes = append(in.Nodes, scheduling.Node{Node: withoutLaggingTaints(ns.Node), Pods: ns.Pods})
+			in.Nodes = append(in.Nodes, scheduling.Node{Node: withoutLaggingTaints(ns.Node), Pods: ns.Pods, AttachLimits: attachLimits[ns.Node.Name]})
 		}
 	}
 	now := b.Clock.Now()
@@ -117,6 +124,7 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 		if c.Standby && claimtemplate.Stale(pool, cs.Claim, currents[pool.Name], now) != "" {
 			c.Rank += StaleRank
 		}
+		c.AttachLimits = claimAttachLimits(cs, attachLimits, types)
 		in.Claims = append(in.Claims, c)
 	}
 	balanceStandby(in.Claims)

@@ -11,6 +11,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/utils/clock"
@@ -36,7 +37,7 @@ type Cluster struct {
 	daemonSets  map[types.NamespacedName]*appsv1.DaemonSet
 	nominations map[types.UID]nomination
 	// version grows whenever something that could make an unschedulable pod fit
-	// changes: a pool, a node class, a Node, a claim.
+	// changes: a pool, a node class, a Node, a claim, a storage object.
 	version uint64
 
 	// onPending is called, outside the lock, when a pod waits for capacity, and when a
@@ -88,6 +89,12 @@ func (c *Cluster) Watch(ctx context.Context, informers cache.Informers) error {
 		&v1alpha1.NodePool{}:      c.templateChanged,
 		&v1alpha1.FakeNodeClass{}: c.templateChanged,
 		&v1alpha1.AWSNodeClass{}:  c.templateChanged,
+		// The storage objects pods' volumes name: a claim bound, a class or a CSINode
+		// changed may let a waiting pod fit (the simulation reads them from the cache).
+		&corev1.PersistentVolumeClaim{}: c.templateChanged,
+		&corev1.PersistentVolume{}:      c.templateChanged,
+		&storagev1.StorageClass{}:       c.templateChanged,
+		&storagev1.CSINode{}:            c.templateChanged,
 	} {
 		informer, err := informers.GetInformer(ctx, obj)
 		if err != nil {
@@ -134,8 +141,8 @@ func handlerFor(handle func(obj any, deleted bool)) toolscache.ResourceEventHand
 	}
 }
 
-// templateChanged records a change to a pool or a node class: pods that waited may fit
-// now, so provisioning looks again.
+// templateChanged records a change to a pool, a node class or a storage object: pods
+// that waited may fit now, so provisioning looks again.
 func (c *Cluster) templateChanged(any, bool) {
 	c.mu.Lock()
 	c.version++

@@ -31,7 +31,7 @@ type Snapshot struct {
 	Pending []*corev1.Pod
 	// DaemonSets of the cluster.
 	DaemonSets []*appsv1.DaemonSet
-	// Version changes whenever a pool, node class, Node or claim does.
+	// Version changes whenever a pool, node class, Node, claim or storage object does.
 	Version uint64
 	// NextLapse is when the first nomination held now lapses because its claim has run
 	// for BindGrace, or when a write the informer has not shown is forgotten (zero when

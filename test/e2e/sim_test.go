@@ -191,3 +191,22 @@ func TestLimits(t *testing.T) {
 		t.Errorf("invariants broken: %+v", rep.Invariants)
 	}
 }
+
+// TestZonalVolume runs zonal-volume.yaml at five times real time: with real
+// kube-scheduler deciding, a pod whose volume is in fake-1a runs on a node launched there
+// although a node in fake-1b had room, and a pod whose claim cannot bind launches
+// nothing.
+func TestZonalVolume(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "zonal-volume.yaml", "--time-scale=5")
+	if !rep.OK {
+		t.Errorf("ok is false: %v", rep.Failures)
+	}
+	if rep.Pods.Created != 3 || rep.Pods.Running != 2 || rep.Nodes.LaunchedCold != 2 {
+		t.Errorf("pods created %d, running %d, nodes launched %d; want 3, the 2 whose volumes allow, and 2 nodes (one per zone)",
+			rep.Pods.Created, rep.Pods.Running, rep.Nodes.LaunchedCold)
+	}
+	if rep.Invariants != (report.Invariants{}) {
+		t.Errorf("invariants broken: %+v", rep.Invariants)
+	}
+}

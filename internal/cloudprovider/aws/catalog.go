@@ -110,13 +110,15 @@ func (c *catalog) instanceTypes(ctx context.Context, shape classShape) ([]*cloud
 
 // classShape is what of a node class decides its instance types: the zones of its
 // subnets and the architectures of its images, each sorted and joined by commas, the
-// size of its ephemeral storage in bytes, whether its nodes hibernate, and what its
-// volumes cost an hour while an instance is stopped.
+// size of its ephemeral storage in bytes, whether its nodes hibernate, what its
+// volumes cost an hour while an instance is stopped, and how many volumes it attaches at
+// launch (0: the image's own, taken as its root volume alone).
 type classShape struct {
 	zones, archs string
 	ephemeral    int64
 	hibernate    bool
 	stoppedPrice float64
+	disks        int64
 }
 
 // shapeOf reads a node class's shape from its status, which node class resolution
@@ -146,7 +148,8 @@ func shapeOf(class *v1alpha1.AWSNodeClass) (classShape, error) {
 	if err != nil {
 		return classShape{}, fmt.Errorf("AWSNodeClass %s: %w", class.Name, err)
 	}
-	return classShape{zones: strings.Join(zones, ","), archs: strings.Join(archs, ","), ephemeral: storage.Value(), hibernate: class.Spec.Hibernate, stoppedPrice: stopped}, nil
+	return classShape{zones: strings.Join(zones, ","), archs: strings.Join(archs, ","), ephemeral: storage.Value(), hibernate: class.Spec.Hibernate, stoppedPrice: stopped,
+		disks: int64(len(class.Spec.BlockDeviceMappings))}, nil
 }
 
 // prices are what is known of prices now.
@@ -208,6 +211,7 @@ func buildInstanceTypes(types typeCatalog, p prices, shape classShape) []*cloudp
 			Overhead:     nodeOverhead(t.vcpus, t.pods, ephemeral),
 			Offerings:    offerings,
 			Attributes:   maps.Clone(t.attributes),
+			AttachLimits: ebsAttachLimit(t.ebsAttachments, shape.disks),
 		})
 	}
 	return out

@@ -11,6 +11,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/volumes"
 )
 
 // catalogType is what the catalogue keeps of an instance type Stratos can launch: all
@@ -33,6 +34,9 @@ type catalogType struct {
 	estimate float64
 	// hibernation tells whether the type can hibernate.
 	hibernation bool
+	// ebsAttachments is how many EBS volumes the type can attach, the root volume
+	// included (see ebsAttachLimit).
+	ebsAttachments int64
 }
 
 // typeCatalog is the region's launchable instance types, ordered by name.
@@ -104,16 +108,17 @@ func newCatalogType(info *ec2types.InstanceTypeInfo, zones map[string]bool) *cat
 		return nil
 	}
 	return &catalogType{
-		name:          string(info.InstanceType),
-		arch:          arch,
-		vcpus:         vcpus(info),
-		pods:          pods,
-		capacity:      nodeCapacity(info, pods),
-		attributes:    instanceAttributes(info),
-		capacityTypes: capacityTypes,
-		zones:         zones,
-		estimate:      estimateOnDemandPrice(info, arch),
-		hibernation:   aws.ToBool(info.HibernationSupported),
+		name:           string(info.InstanceType),
+		arch:           arch,
+		vcpus:          vcpus(info),
+		pods:           pods,
+		capacity:       nodeCapacity(info, pods),
+		attributes:     instanceAttributes(info),
+		capacityTypes:  capacityTypes,
+		zones:          zones,
+		estimate:       estimateOnDemandPrice(info, arch),
+		hibernation:    aws.ToBool(info.HibernationSupported),
+		ebsAttachments: ebsAttachments(info),
 	}
 }
 
@@ -143,4 +148,27 @@ func usageClasses(info *ec2types.InstanceTypeInfo) []string {
 		out = append(out, v1alpha1.CapacityTypeSpot)
 	}
 	return out
+}
+
+// defaultEBSAttachments is what the EBS CSI driver assumes of a type EC2 does not
+// describe: the shared limit of Nitro instances, less the primary network interface.
+const defaultEBSAttachments = 27
+
+// ebsAttachments is the most EBS volumes the type attaches, as DescribeInstanceTypes
+// says (EbsInfo.MaximumEbsAttachments).
+func ebsAttachments(info *ec2types.InstanceTypeInfo) int64 {
+	if info.EbsInfo != nil && aws.ToInt32(info.EbsInfo.MaximumEbsAttachments) > 0 {
+		return int64(aws.ToInt32(info.EbsInfo.MaximumEbsAttachments))
+	}
+	return defaultEBSAttachments
+}
+
+// ebsAttachLimit estimates the EBS CSI driver's attach limit on a node of the type whose
+// node class attaches disks at launch, before the node's CSINode publishes the real one:
+// the type's attachments less the node class's own volumes (the root volume at least),
+// as the driver computes it (kubernetes-sigs/aws-ebs-csi-driver, getVolumesLimit). On
+// types whose limit is shared with network interfaces, each interface the VPC CNI adds
+// later takes one more; only the CSINode shows that.
+func ebsAttachLimit(attachments, disks int64) map[string]int64 {
+	return map[string]int64{volumes.EBSDriver: max(attachments-max(disks, 1), 1)}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/volumes"
 )
 
 // DefaultRegion is the region of the fake cloud unless Options say otherwise.
@@ -135,11 +136,17 @@ func newType(facts cloudprovider.InstanceFacts, arch string, maxPods int64, onDe
 			corev1.ResourcePods:             *resource.NewQuantity(maxPods, resource.DecimalSI),
 			corev1.ResourceEphemeralStorage: *resource.NewQuantity(DiskGiB<<30, resource.BinarySI),
 		},
-		Overhead:   overhead(facts.VCPUs, maxPods),
-		Offerings:  offerings,
-		Attributes: facts.Attributes(),
+		Overhead:     overhead(facts.VCPUs, maxPods),
+		Offerings:    offerings,
+		Attributes:   facts.Attributes(),
+		AttachLimits: map[string]int64{volumes.EBSDriver: ebsAttachLimit},
 	}
 }
+
+// ebsAttachLimit is the EBS CSI driver's attach limit on every fake type, as on the
+// Nitro types they imitate: EC2 describes 27 EBS attachments for them, and the root
+// volume takes one. The fake kubelets publish it in each Node's CSINode.
+const ebsAttachLimit = 26
 
 // spotPrice is 30 to 40% of the on-demand price, varying by type and zone as spot prices
 // do, but the same on every run.
@@ -189,5 +196,6 @@ func copyInstanceType(t *cloudprovider.InstanceType) *cloudprovider.InstanceType
 	c.Overhead = t.Overhead.DeepCopy()
 	c.Offerings = append([]cloudprovider.Offering(nil), t.Offerings...)
 	c.Attributes = maps.Clone(t.Attributes)
+	c.AttachLimits = maps.Clone(t.AttachLimits)
 	return &c
 }

@@ -70,6 +70,7 @@ type reported struct {
 	images     int
 	nodeUID    types.UID
 	leased     bool
+	csiNode    bool
 }
 
 // NewKubelet returns a kubelet simulator for the machines of a cloud, such as the fake
@@ -165,6 +166,12 @@ func (k *Kubelet) syncNode(ctx context.Context, v NodeView, r reported, now time
 			return r, err
 		}
 		r.phase, r.images, r.nodeUID = v.Phase, len(v.Images), uid
+	}
+	if v.Phase == NodeReady && !r.csiNode && r.nodeUID != "" {
+		if err := k.publishCSINode(ctx, v, r.nodeUID); err != nil {
+			return r, err
+		}
+		r.csiNode = true
 	}
 	if v.Phase == NodeReady && (renew || !r.leased) {
 		if err := k.renewLease(ctx, v, r.nodeUID); err != nil {

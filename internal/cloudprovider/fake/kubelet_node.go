@@ -32,7 +32,7 @@ const (
 // restarted kubelet keeps its Node, and others may have changed its labels and taints.
 func (k *Kubelet) register(ctx context.Context, v NodeView) error {
 	node := &corev1.Node{
-		ObjectMeta: metav1.ObjectMeta{Name: v.NodeName, Labels: v.Labels},
+		ObjectMeta: metav1.ObjectMeta{Name: v.NodeName, Labels: withDriverLabels(v.Labels, v.InstanceType)},
 		Spec:       corev1.NodeSpec{ProviderID: v.ProviderID, Taints: v.Taints},
 	}
 	err := k.client.Create(ctx, node)

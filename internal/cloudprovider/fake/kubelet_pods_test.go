@@ -382,6 +382,12 @@ func TestKubeletRunsManyPods(t *testing.T) {
 		t.Skip("1000 pods")
 	}
 	const nodes, perNode = 100, 10
+	// The test counts writes, not their speed: a thousand pods' writes take seconds on a
+	// busy 2-core machine (13 s beside a CPU burner), so its waits allow a minute.
+	eventually := func(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
+		t.Helper()
+		eventuallyWithin(t, time.Minute, what, cond)
+	}
 	pc := startPodCluster(t, 0)
 	p := pc.cloud.physics
 	var names []string

@@ -12,6 +12,7 @@ import (
 	"github.com/go-logr/logr/testr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -19,14 +20,21 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/volumes"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
 // eventually polls cond every 20 ms for up to 10 s.
 func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
+	eventuallyWithin(t, 10*time.Second, what, cond)
+}
+
+// eventuallyWithin polls cond every 20 ms for up to timeout.
+func eventuallyWithin(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
 	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, 10*time.Second, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
 		ok, err := cond(ctx)
 		last = err
 		return ok && err == nil, nil
@@ -95,6 +103,19 @@ func TestKubelet(t *testing.T) {
 	nodeIs("the Node Ready", func() bool { return ready(node).Status == corev1.ConditionTrue })
 	if network := condition(node, corev1.NodeNetworkUnavailable); network == nil || network.Status != corev1.ConditionFalse {
 		t.Errorf("NetworkUnavailable = %+v", network)
+	}
+	// Once Ready, the Node's CSINode publishes the EBS driver's attach limit of its type,
+	// owned by the Node; the Node carries the driver's zone label.
+	csiNode := &storagev1.CSINode{}
+	eventually(t, "the CSINode", func(ctx context.Context) (bool, error) {
+		return true, env.Client.Get(ctx, client.ObjectKey{Name: name}, csiNode)
+	})
+	if d := csiNode.Spec.Drivers; len(d) != 1 || d[0].Name != volumes.EBSDriver || d[0].Allocatable == nil || int64(*d[0].Allocatable.Count) != ebsAttachLimit ||
+		len(csiNode.OwnerReferences) != 1 || csiNode.OwnerReferences[0].UID != node.UID {
+		t.Errorf("CSINode = %+v, want the EBS driver with %d attachments, owned by the Node", csiNode, ebsAttachLimit)
+	}
+	if zone := node.Labels[volumes.EBSZoneLabel]; zone == "" || zone != node.Labels[corev1.LabelTopologyZone] {
+		t.Errorf("the Node's EBS zone label is %q, its zone %q", zone, node.Labels[corev1.LabelTopologyZone])
 	}
 	lease := &coordinationv1.Lease{}
 	getLease := func(ctx context.Context) error {

@@ -114,8 +114,12 @@ func logUnschedulable(log logr.Logger, pods []scheduling.Unschedulable) {
 		"pod", pods[0].Pod.Namespace+"/"+pods[0].Pod.Name, "why", unschedulableReason(pods[0]))
 }
 
-// unschedulableReason says, pool by pool, why nothing can take the pod.
+// unschedulableReason says, pool by pool, why nothing can take the pod, or why its
+// volumes keep it waiting.
 func unschedulableReason(u scheduling.Unschedulable) string {
+	if u.Volumes != "" {
+		return u.Volumes
+	}
 	names := make([]string, 0, len(u.Reasons))
 	for pool := range u.Reasons {
 		names = append(names, pool)

@@ -22,6 +22,9 @@ import (
 const (
 	ReasonNoPoolFits       = "NoNodePoolFits"
 	ReasonStandbyExhausted = "StandbyExhausted"
+	// ReasonWaitingForVolumes: the pod's volumes keep it waiting whatever the node (a
+	// claim missing, or not bound and binding at once), so no node is made for it.
+	ReasonWaitingForVolumes = "WaitingForVolumes"
 )
 
 // writers bounds the API writes one decision makes at once.
@@ -110,12 +113,17 @@ func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l sch
 }
 
 // reportUnschedulable gives each pod nothing can take an Event naming, per pool, the
-// predicate that failed, and remembers it until the pod or the cluster changes.
+// predicate that failed, or what its volumes wait for, and remembers it until the pod
+// or the cluster (its storage objects included) changes.
 func (p *Provisioner) reportUnschedulable(pods []scheduling.Unschedulable, version uint64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, u := range pods {
-		p.Recorder.Eventf(u.Pod, nil, corev1.EventTypeWarning, ReasonNoPoolFits, "Provision", "No node can be made for the pod. %s", unschedulableReason(u))
+		if u.Volumes != "" {
+			p.Recorder.Eventf(u.Pod, nil, corev1.EventTypeWarning, ReasonWaitingForVolumes, "Provision", "No node is made for the pod until its volumes allow: %s", u.Volumes)
+		} else {
+			p.Recorder.Eventf(u.Pod, nil, corev1.EventTypeWarning, ReasonNoPoolFits, "Provision", "No node can be made for the pod. %s", unschedulableReason(u))
+		}
 		p.unschedulable[u.Pod.UID] = seen{resourceVersion: u.Pod.ResourceVersion, version: version}
 	}
 }

@@ -10,29 +10,37 @@ import (
 	"k8s.io/klog/v2"
 )
 
-// node is a node during the replay: what its bound pods request and which host ports
-// they hold.
+// node is a node during the replay: what its bound pods request, which host ports they
+// hold and which volumes they attach.
 type node struct {
 	index     int
 	node      *corev1.Node
 	pods      []*corev1.Pod
 	requested corev1.ResourceList
 	ports     []corev1.ContainerPort
+	// limits are the most volumes each CSI driver may attach; attached and perDriver
+	// are the volumes attached, once each, and their number per driver.
+	limits    map[string]int64
+	attached  map[volumeID]bool
+	perDriver map[string]int64
+	// withAliases caches the labels volumes read (volumeLabels).
+	withAliases map[string]string
 }
 
 // cluster is the replay's state: the nodes and the counts of the pods bound to them.
 type cluster struct {
-	nodes  []*node
-	byName map[string]*node
-	topo   *topology
+	nodes   []*node
+	byName  map[string]*node
+	topo    *topology
+	storage *storage
 	// eligibleBy caches the nodes a spread constraint counts on, by what decides them.
 	eligibleBy map[string][]*node
 }
 
-func newCluster(nodes []Node) *cluster {
-	cl := &cluster{byName: map[string]*node{}, eligibleBy: map[string][]*node{}}
+func newCluster(nodes []Node, s Storage) *cluster {
+	cl := &cluster{byName: map[string]*node{}, eligibleBy: map[string][]*node{}, storage: newStorage(s)}
 	for i, n := range nodes {
-		nd := &node{index: i, node: n.Node, requested: corev1.ResourceList{}}
+		nd := &node{index: i, node: n.Node, requested: corev1.ResourceList{}, limits: attachLimits(cl.storage.csiNodes[n.Node.Name], n.AttachLimits)}
 		cl.nodes = append(cl.nodes, nd)
 		cl.byName[n.Node.Name] = nd
 	}
@@ -49,6 +57,7 @@ func (cl *cluster) bind(pod *corev1.Pod, n *node) {
 		n.requested[name] = sum
 	}
 	n.ports = append(n.ports, hostPortsOf(pod)...)
+	cl.attach(pod, n)
 	cl.topo.bound(pod, n)
 }
 

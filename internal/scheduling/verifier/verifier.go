@@ -2,8 +2,17 @@
 // It replays the placements in order on the final set of nodes, and for each pod asks
 // what kube-scheduler's filters ask at that moment: resources, node selector and
 // required node affinity, taints, host ports, topology spread, and required pod affinity
-// and anti-affinity, the anti-affinity of the pods already bound included. It also
-// checks the pools' limits on the new nodes.
+// and anti-affinity, the anti-affinity of the pods already bound included, and the
+// volumes: a bound claim's volume's node affinity, an unbound claim's class, and the CSI
+// drivers' attach limits. It also checks the pools' limits on the new nodes.
+//
+// Of the volume filters it checks what a decision of Stratos can break. An ephemeral
+// volume's claim that is not created yet counts as its template's claim, unbound; a
+// claim with a volume name counts as bound; a volume's zone under the EBS driver's label
+// or the old beta label is read as the node's topology.kubernetes.io/zone. It does not
+// match unbound claims to existing volumes (a class without a provisioner), nor read the
+// selected-node annotation, storage capacity, VolumeAttachments, or in-tree volumes that
+// kube-scheduler counts as migrated to CSI.
 //
 // It shares no code with the simulation it checks (internal/scheduling): it works on
 // plain Nodes and Pods, does its own counting, and takes its predicates from the
@@ -15,6 +24,7 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 )
 
@@ -29,6 +39,10 @@ type Node struct {
 	// Pool is set for a node the decision creates; its Capacity counts in the pool's limits.
 	Pool     string
 	Capacity corev1.ResourceList
+	// AttachLimits, for a node without a CSINode (one the decision creates, or a claim
+	// whose node has not registered), is the most volumes each CSI driver may attach,
+	// by driver name; a driver absent is unlimited.
+	AttachLimits map[string]int64
 }
 
 // Placement binds a pod to the node of that name.
@@ -54,6 +68,17 @@ type Case struct {
 	// DaemonSets are the DaemonSets' pod templates.
 	DaemonSets []*corev1.Pod
 	Limits     []Limit
+	// Storage holds the objects kube-scheduler's volume filters read.
+	Storage Storage
+}
+
+// Storage is what the volume filters read: claims, volumes, classes, and the CSINodes
+// of nodes that exist (a CSINode is named as its node).
+type Storage struct {
+	Claims   []*corev1.PersistentVolumeClaim
+	Volumes  []*corev1.PersistentVolume
+	Classes  []*storagev1.StorageClass
+	CSINodes []*storagev1.CSINode
 }
 
 // Rule names what a violation breaks.
@@ -71,6 +96,8 @@ const (
 	RulePodAntiAffinity Rule = "InterPodAntiAffinity"
 	// RuleExistingAntiAffinity is a bound pod's anti-affinity keeping the pod away.
 	RuleExistingAntiAffinity Rule = "ExistingPodsAntiAffinity"
+	RuleVolumeBinding        Rule = "VolumeBinding"
+	RuleVolumeLimits         Rule = "NodeVolumeLimits"
 	RuleUnsupported          Rule = "Unsupported"
 	RulePoolNodes            Rule = "PoolNodeLimit"
 	RulePoolCPU              Rule = "PoolCPULimit"
@@ -112,7 +139,7 @@ func Admitting(c Case, pods []*corev1.Pod) [][]string {
 // replay binds the nodes' pods, then the placements in order, and returns the cluster
 // and the placements its filters refused.
 func replay(c Case) (*cluster, []Violation) {
-	cl := newCluster(c.Nodes)
+	cl := newCluster(c.Nodes, c.Storage)
 	for i := range c.Nodes {
 		n := cl.nodes[i]
 		for _, pod := range c.Nodes[i].Pods {
@@ -158,6 +185,7 @@ func (cl *cluster) filter(pod *corev1.Pod, n *node) []failure {
 	for _, f := range []func(*corev1.Pod, *node) *failure{
 		fitsResources, matchesNodeAffinity, toleratesTaints, portsFree,
 		cl.spreadAllows, cl.affinityAllows, cl.antiAffinityAllows, cl.existingAntiAffinityAllows,
+		cl.volumesBind, cl.attachesWithin,
 	} {
 		if r := f(pod, n); r != nil {
 			out = append(out, *r)

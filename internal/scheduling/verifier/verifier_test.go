@@ -86,6 +86,28 @@ func inNamespace(ns string) func(*corev1.Pod) {
 	return func(p *corev1.Pod) { p.Namespace = ns }
 }
 
+// ruleCase is a case and the rules it breaks.
+type ruleCase struct {
+	c    Case
+	want []Rule
+}
+
+// checkRules checks each case breaks its rules and no others.
+func checkRules(t *testing.T, cases map[string]ruleCase) {
+	t.Helper()
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			got := rules(tc.c)
+			slices.Sort(got)
+			want := slices.Clone(tc.want)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Fatalf("rules broken %v, want %v: %v", got, want, Check(tc.c))
+			}
+		})
+	}
+}
+
 // rules runs a case and returns the rules it breaks.
 func rules(c Case) []Rule {
 	var out []Rule
@@ -119,10 +141,7 @@ func nodes(ns ...*corev1.Node) []Node {
 func TestCheck(t *testing.T) {
 	a, b, c := newNode("a", "zone-a", "4"), newNode("b", "zone-b", "4"), newNode("c", "zone-c", "4")
 	ds := pod("ds", "ds", "1")
-	for name, tc := range map[string]struct {
-		c    Case
-		want []Rule
-	}{
+	checkRules(t, map[string]ruleCase{
 		"fits":              {Case{Nodes: nodes(a), Placements: place([]string{"a", "a"}, pod("p1", "x", "2"), pod("p2", "x", "2"))}, nil},
 		"cpu":               {Case{Nodes: nodes(a), Placements: place([]string{"a", "a"}, pod("p1", "x", "3"), pod("p2", "x", "2"))}, []Rule{RuleResources}},
 		"unknown node":      {Case{Nodes: nodes(a), Placements: place([]string{"z"}, pod("p1", "x", "1"))}, []Rule{RuleUnknownNode}},
@@ -172,17 +191,7 @@ func TestCheck(t *testing.T) {
 			Limits: []Limit{{Pool: "p", Nodes: -1, CPU: resource.NewQuantity(7, resource.DecimalSI), Memory: resource.NewQuantity(16<<30, resource.BinarySI)}}}, []Rule{RulePoolCPU}},
 		"pool memory": {Case{Nodes: []Node{{Node: a, Pool: "p", Capacity: a.Status.Allocatable}},
 			Limits: []Limit{{Pool: "p", Nodes: -1, Memory: resource.NewQuantity(1<<30, resource.BinarySI)}}}, []Rule{RulePoolMemory}},
-	} {
-		t.Run(name, func(t *testing.T) {
-			got := rules(tc.c)
-			slices.Sort(got)
-			want := slices.Clone(tc.want)
-			slices.Sort(want)
-			if !slices.Equal(got, want) {
-				t.Fatalf("rules broken %v, want %v: %v", got, want, Check(tc.c))
-			}
-		})
-	}
+	})
 }
 
 func TestAdmitting(t *testing.T) {

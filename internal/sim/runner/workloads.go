@@ -50,6 +50,11 @@ func deployment(w *scenario.Workload) *appsv1.Deployment {
 			MaxSkew: 1, TopologyKey: topologyKeys[key], WhenUnsatisfiable: corev1.DoNotSchedule, LabelSelector: selector,
 		})
 	}
+	for _, claim := range w.Claims {
+		pod.Volumes = append(pod.Volumes, corev1.Volume{Name: claim, VolumeSource: corev1.VolumeSource{
+			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: claim},
+		}})
+	}
 	if w.AntiAffinity != "" {
 		pod.Affinity = &corev1.Affinity{PodAntiAffinity: &corev1.PodAntiAffinity{
 			RequiredDuringSchedulingIgnoredDuringExecution: []corev1.PodAffinityTerm{{TopologyKey: topologyKeys[w.AntiAffinity], LabelSelector: selector}},

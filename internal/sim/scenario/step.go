@@ -197,6 +197,10 @@ type Workload struct {
 	// AntiAffinity adds a required pod anti-affinity to the workload's own pods on
 	// zone or hostname.
 	AntiAffinity string `json:"antiAffinity,omitempty"`
+	// Claims are PersistentVolumeClaims (of the workload's namespace) every pod mounts,
+	// by name: with the scenario's PersistentVolumes, pods whose volumes tie them to a
+	// zone.
+	Claims []string `json:"claims,omitempty"`
 }
 
 // WorkloadRef names a Deployment; the namespace defaults to "default".

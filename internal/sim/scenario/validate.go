@@ -134,6 +134,11 @@ func (w *Workload) validate() error {
 	if w.AntiAffinity != "" && w.AntiAffinity != "zone" && w.AntiAffinity != "hostname" {
 		errs = append(errs, fmt.Errorf("antiAffinity: %q is not zone or hostname", w.AntiAffinity))
 	}
+	for _, claim := range w.Claims {
+		if msgs := validation.IsDNS1123Subdomain(claim); len(msgs) > 0 {
+			errs = append(errs, fmt.Errorf("claims: %q: %v", claim, msgs))
+		}
+	}
 	return errors.Join(errs...)
 }
 
