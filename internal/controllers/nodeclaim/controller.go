@@ -64,8 +64,8 @@ type Lifecycle struct {
 	warmupNotes sync.Map
 }
 
-// SetupWithManager watches claims, the Nodes of claims, the pods leaving them, the
-// pre-pull pods, and pools resumed after a pause.
+// SetupWithManager watches claims, the Nodes of claims (their deletion too), the pods
+// leaving them, the pre-pull pods, and pools resumed after a pause.
 func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 	r.Options = r.Options.WithDefaults()
 	return ctrl.NewControllerManagedBy(mgr).
@@ -143,9 +143,9 @@ func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
 	case v1alpha1.PhaseRegistering:
 		return r.register
 	case v1alpha1.PhaseInitializing:
-		return r.initialize
+		return r.keepsNode(r.initialize)
 	case v1alpha1.PhaseWarmingUp:
-		return r.warmUp
+		return r.keepsNode(r.warmUp)
 	case v1alpha1.PhaseStopping:
 		return r.stopping
 	case v1alpha1.PhaseStandby:
@@ -153,9 +153,9 @@ func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
 	case v1alpha1.PhaseStarting:
 		return r.starting
 	case v1alpha1.PhaseRunning:
-		return r.running
+		return r.keepsNode(r.running)
 	case v1alpha1.PhaseDraining:
-		return r.draining
+		return r.keepsNode(r.draining)
 	default:
 		return func(context.Context, *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
 			return false, ctrl.Result{}, nil
