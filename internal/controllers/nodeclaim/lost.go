@@ -29,7 +29,7 @@ import (
 
 // A pool's instances vanish at once when, at one look, the cloud does not answer for at
 // least vanishFloor of them, and for more than vanishShare of its claims with an
-// instance. One instance alone is never a mass: it is removed at once, as before.
+// instance. One instance alone is never a mass: its claim is removed at once.
 const (
 	vanishShare = 0.1
 	vanishFloor = 2
