@@ -45,13 +45,28 @@ const (
 	ConditionDrifted        = "Drifted"
 	ConditionEmpty          = "Empty"
 	ConditionConsolidatable = "Consolidatable"
+	// ConditionInstanceLost is True while the cloud does not answer for the claim's
+	// instance as the cluster's and Stratos waits rather than take the instance for gone:
+	// reason OwnershipLost when the instance exists without the cluster's
+	// stratos.sh/cluster tag, InstancesVanished when the cloud does not find it, nor many
+	// of its pool's other instances at the same look. Its LastTransitionTime is when that
+	// was first seen. False, reason InstanceFound, once the cloud answers for it again.
+	ConditionInstanceLost = "InstanceLost"
+)
+
+// Reasons of the InstanceLost condition; a NodePool's Degraded condition repeats them
+// while one of its claims has it.
+const (
+	ReasonOwnershipLost     = "OwnershipLost"
+	ReasonInstancesVanished = "InstancesVanished"
 )
 
 // Condition types of a NodePool and of the node classes.
 const (
 	// ConditionReady: the pool meets its target, or the node class resolved.
 	ConditionReady = "Ready"
-	// ConditionDegraded: something keeps the pool from its target; the reason says what.
+	// ConditionDegraded: something keeps the pool from its target, or the cloud does not
+	// answer for some of its instances as the cluster's; the reason says what.
 	ConditionDegraded = "Degraded"
 	// ConditionBudgetsValid: every disruption budget of the pool can be read and its
 	// schedule fires; False says which does not and what Stratos does about it.

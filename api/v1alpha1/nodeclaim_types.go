@@ -165,8 +165,12 @@ type NodeClaimStatus struct {
 	LastPhaseChangeTime *metav1.Time `json:"lastPhaseChangeTime,omitempty"`
 
 	// Conditions: Launched, Registered, Initialized, WarmedUp, Started, Drifted, Empty,
-	// Consolidatable. Started is False, with the cloud's error code as its reason, when
-	// the cloud refused the last start for lack of capacity or quota.
+	// Consolidatable, InstanceLost. Started is False, with the cloud's error code as its
+	// reason, when the cloud refused the last start for lack of capacity or quota.
+	// InstanceLost is True while the cloud does not answer for the instance as the
+	// cluster's and Stratos waits instead of removing the claim: OwnershipLost (the
+	// instance lacks the cluster's tag) or InstancesVanished (not found, with many of its
+	// pool's instances at once).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

@@ -276,8 +276,9 @@ type NodePoolStatus struct {
 	// +optional
 	NextWindowTransition *metav1.Time `json:"nextWindowTransition,omitempty"`
 
-	// Conditions: Ready (the target is met), Degraded (something keeps it from being met)
-	// and BudgetsValid (every disruption budget can be read and its schedule fires).
+	// Conditions: Ready (the target is met), Degraded (something keeps it from being met,
+	// or the cloud does not answer for some of its instances as the cluster's) and
+	// BudgetsValid (every disruption budget can be read and its schedule fires).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

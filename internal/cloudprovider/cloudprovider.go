@@ -26,7 +26,9 @@ type CloudProvider interface {
 	Stop(ctx context.Context, instanceID string, hibernate bool) error
 	// Terminate terminates an instance; terminating a terminated one does nothing.
 	Terminate(ctx context.Context, instanceID string) error
-	// Get describes an instance; ErrNotFound when the cloud has forgotten it.
+	// Get describes an instance; ErrNotFound when the cloud has forgotten it, and
+	// ErrNotOwned when it exists but does not carry the cluster's ownership tag, unless
+	// it is terminating or terminated: such an instance is gone whoever owns it.
 	Get(ctx context.Context, instanceID string) (*Instance, error)
 	// List returns the instances that carry every given tag and are not terminated.
 	List(ctx context.Context, tags map[string]string) ([]*Instance, error)
@@ -36,6 +38,8 @@ type CloudProvider interface {
 
 // API is what a cloud implements. The batch calls return a whole-call error (throttling,
 // an outage) or per-instance errors keyed by ID; an ID absent from the map succeeded.
+// An instance that does not carry the cluster's ownership tag is not acted on: the
+// batch calls answer it with a NotOwned error.
 type API interface {
 	Name() string
 	Create(ctx context.Context, req *CreateRequest) (*Instance, error)
@@ -44,7 +48,7 @@ type API interface {
 	StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error)
 	TerminateInstances(ctx context.Context, ids []string) (map[string]error, error)
 	// DescribeInstances returns the instances the cloud knows; an ID it does not know is
-	// absent from the map.
+	// absent from the map, and one without the cluster's ownership tag has NotOwned set.
 	DescribeInstances(ctx context.Context, ids []string) (map[string]*Instance, error)
 	ListInstances(ctx context.Context, tags map[string]string) ([]*Instance, error)
 	InstanceTypes(ctx context.Context, nodeClass client.Object) ([]*InstanceType, error)

@@ -11,7 +11,12 @@ import (
 type ErrorCode string
 
 const (
-	CodeNotFound             ErrorCode = "NotFound"
+	CodeNotFound ErrorCode = "NotFound"
+	// CodeNotOwned: the instance exists but does not carry the cluster's ownership tag
+	// (stratos.sh/cluster with the cluster's name): someone removed or changed the tag, or
+	// the operator runs under another --cluster-name. It is not gone, and Stratos does
+	// not act on it.
+	CodeNotOwned             ErrorCode = "NotOwned"
 	CodeInsufficientCapacity ErrorCode = "InsufficientCapacity"
 	CodeThrottled            ErrorCode = "Throttled"
 	CodeInvalidState         ErrorCode = "InvalidState"
@@ -51,6 +56,7 @@ type Error struct {
 // Sentinels for errors.Is: errors.Is(err, cloudprovider.ErrNotFound).
 var (
 	ErrNotFound             = &Error{Code: CodeNotFound}
+	ErrNotOwned             = &Error{Code: CodeNotOwned}
 	ErrInsufficientCapacity = &Error{Code: CodeInsufficientCapacity}
 	ErrThrottled            = &Error{Code: CodeThrottled}
 	ErrInvalidState         = &Error{Code: CodeInvalidState}

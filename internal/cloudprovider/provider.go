@@ -3,11 +3,13 @@ package cloudprovider
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
 
@@ -163,11 +165,22 @@ func (p *provider) describeExec(ctx context.Context, ids []string) map[string]re
 			results[id] = result[*Instance]{err: err}
 		case !ok:
 			results[id] = result[*Instance]{err: NewError(CodeNotFound, OpGet, id, "the cloud does not know the instance")}
+		case instance.NotOwned && instance.State != StateShuttingDown && instance.State != StateTerminated:
+			results[id] = result[*Instance]{err: notOwned(instance)}
 		default:
 			results[id] = result[*Instance]{value: instance}
 		}
 	}
 	return results
+}
+
+// notOwned is the error of an instance that exists without the cluster's ownership tag.
+func notOwned(instance *Instance) *Error {
+	tag := "it carries no " + v1alpha1.TagCluster + " tag"
+	if cluster, ok := instance.Tags[v1alpha1.TagCluster]; ok {
+		tag = fmt.Sprintf("it is tagged %s=%s", v1alpha1.TagCluster, cluster)
+	}
+	return NewError(CodeNotOwned, OpGet, instance.ID, "%s", tag)
 }
 
 // observe records one cloud call of op carrying items instances; call the returned

@@ -310,3 +310,47 @@ func TestALaunchMarksTheOfferingsRefusedOnTheWay(t *testing.T) {
 		t.Fatalf("availability %v: want fake-1a and fake-1b unavailable, fake-1c available", a)
 	}
 }
+
+// Get tells an instance that is not the cluster's from one the cloud does not know:
+// NotOwned, naming how it is tagged. A terminated one is gone whoever owns it.
+func TestGetTellsAnInstanceNotOwnedFromOneNotFound(t *testing.T) {
+	physics := fake.DefaultPhysics()
+	physics.JitterPercent = 0
+	cloud := fake.New(fake.Options{Clock: testingclock.NewFakeClock(epoch), Physics: physics, ClusterName: "test"})
+	provider := cloudprovider.New(cloud, batching, nil)
+	ctx := context.Background()
+	launch := func(token, cluster string) *cloudprovider.Instance {
+		t.Helper()
+		req := launchRequest(token)
+		req.Tags = map[string]string{v1alpha1.TagCluster: cluster}
+		instance, err := provider.Create(ctx, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return instance
+	}
+	ours, theirs, terminated := launch("ours", "test"), launch("theirs", "other"), launch("terminated", "other")
+	untagged := launch("untagged", "test")
+	if err := cloud.RemoveTag(untagged.ID, v1alpha1.TagCluster); err != nil {
+		t.Fatal(err)
+	}
+	if err := cloud.TerminateExternally(terminated.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := provider.Get(ctx, ours.ID); err != nil {
+		t.Errorf("Get(ours) = %v", err)
+	}
+	for id, want := range map[string]string{theirs.ID: "it is tagged stratos.sh/cluster=other", untagged.ID: "it carries no stratos.sh/cluster tag"} {
+		_, err := provider.Get(ctx, id)
+		var cloudErr *cloudprovider.Error
+		if !errors.Is(err, cloudprovider.ErrNotOwned) || !errors.As(err, &cloudErr) || cloudErr.Message != want || cloudErr.InstanceID != id {
+			t.Errorf("Get(%s) = %v, want NotOwned saying %q", id, err, want)
+		}
+	}
+	if instance, err := provider.Get(ctx, terminated.ID); err != nil || instance.State != cloudprovider.StateShuttingDown {
+		t.Errorf("Get(terminated) = %v, %v; want the shutting-down instance", instance, err)
+	}
+	if _, err := provider.Get(ctx, "i-00000000000000000"); !errors.Is(err, cloudprovider.ErrNotFound) {
+		t.Errorf("Get(unknown) = %v, want NotFound", err)
+	}
+}

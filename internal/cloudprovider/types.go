@@ -38,6 +38,11 @@ type Instance struct {
 	// Tags include the ownership tags (cluster, pool, claim) Stratos sets at launch.
 	Tags       map[string]string
 	LaunchTime time.Time
+	// NotOwned: the instance exists but does not carry the cluster's ownership tag (it
+	// lost it, or the operator runs under another cluster name). The API's
+	// DescribeInstances reports such an instance with NotOwned set, so that it is told
+	// from one the cloud does not know; the CloudProvider answers ErrNotOwned for it.
+	NotOwned bool
 	// RefusedOfferings, on an instance Create returns, are offerings the cloud tried
 	// first and refused for lack of capacity before it launched this one (an EC2 fleet
 	// tries its overrides in turn); the CloudProvider marks them unavailable.

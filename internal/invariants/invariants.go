@@ -1,7 +1,9 @@
 // Package invariants checks what must always hold between the cloud and the cluster once
 // garbage collection has had its grace period: every instance Stratos owns has exactly
 // one claim, every claim exactly one instance, and every Node of Stratos's (labelled with
-// a claim, or run by an instance tagged with the cluster) a claim.
+// a claim, or run by an instance tagged with the cluster) a claim. A claim whose instance
+// lives on without the cluster's tag keeps it, and must say so (condition InstanceLost,
+// reason OwnershipLost).
 package invariants
 
 import (
@@ -10,6 +12,8 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -31,6 +35,9 @@ type Report struct {
 	DuplicateInstances int
 	// OrphanClaims have no live instance.
 	OrphanClaims int
+	// LostInstances are live instances of claims that are not the cluster's, whose claims
+	// say so: a state Stratos waits out, not a violation.
+	LostInstances int
 	// OrphanNodes are Nodes of Stratos's with no claim.
 	OrphanNodes int
 }
@@ -47,13 +54,16 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 		return Report{}, err
 	}
 	live := map[string]cloudprovider.Instance{}
+	foreign := map[string]bool{}
 	ourProviderIDs := map[string]bool{}
 	for _, instance := range cloud.Instances() {
+		alive := instance.State != cloudprovider.StateShuttingDown && instance.State != cloudprovider.StateTerminated
 		if instance.Tags[v1alpha1.TagCluster] != clusterName {
+			foreign[instance.ID] = alive
 			continue
 		}
 		ourProviderIDs[instance.ProviderID] = true
-		if instance.State != cloudprovider.StateShuttingDown && instance.State != cloudprovider.StateTerminated {
+		if alive {
 			live[instance.ID] = instance
 		}
 	}
@@ -68,6 +78,11 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 		case id == "":
 			r.OrphanClaims++
 			violations = append(violations, fmt.Errorf("claim %s has no instance", claim.Name))
+		case foreign[id]:
+			if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionInstanceLost); c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ReasonOwnershipLost {
+				violations = append(violations, fmt.Errorf("claim %s owns instance %s, which is not the cluster's, and does not say so: %+v", claim.Name, id, c))
+			}
+			r.LostInstances++
 		case !hasKey(live, id):
 			r.OrphanClaims++
 			violations = append(violations, fmt.Errorf("claim %s owns instance %s, which is gone", claim.Name, id))

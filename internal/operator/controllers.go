@@ -56,8 +56,9 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&nodeclaim.Lifecycle{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts, Nominations: cluster}).SetupWithManager(mgr); err != nil {
+	recheck := nodeclaim.NewRecheck()
+	if err := (&nodeclaim.Lifecycle{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts, Nominations: cluster, Recheck: recheck}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return mgr.Add(&nodeclaim.GarbageCollector{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts})
+	return mgr.Add(&nodeclaim.GarbageCollector{Client: mgr.GetClient(), Cloud: cloud, Clock: clk, Options: opts, Recheck: recheck})
 }

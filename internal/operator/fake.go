@@ -23,7 +23,7 @@ func newFakeCloud(opts *Options, mgr manager.Manager) (cloudprovider.API, error)
 		}
 		return remote, nil
 	}
-	cloud := fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: opts.FakeTimeScale, Seed: opts.FakeSeed})
+	cloud := fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: opts.FakeTimeScale, Seed: opts.FakeSeed, ClusterName: opts.ClusterName})
 	// The kubelets are not the operator: they read the API server directly, not
 	// through the operator's cache.
 	kubeletClient, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})

@@ -63,6 +63,9 @@ func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.O
 	t.Cleanup(cancel)
 	f := &Fixture{T: t, Ctx: ctx, Env: harness.StartT(t)}
 	cloud.TimeScale, cloud.Seed = TimeScale, 1
+	if cloud.ClusterName == "" {
+		cloud.ClusterName = ClusterName
+	}
 	f.Cloud = StartCloud(t, f.Env, cloud)
 	f.Create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: PrePullNamespace}})
 	f.Opts = OperatorOptions{NodeClaim: nodeclaim.Options{

@@ -14,10 +14,11 @@ import (
 )
 
 // Starts, stops and terminations go in two steps. One DescribeInstances call, filtered
-// on the IDs and the cluster's tag, finds which instances are the cluster's and their
-// states: an instance without the tag is refused as not found, whatever IAM would
-// allow; one already where the action leads (running, stopping, terminated) succeeds
-// without a call; one in a state the action does not apply to is refused at once. Then
+// on the IDs, finds the instances, whether they are the cluster's and their states: an
+// unknown ID is refused as not found; an instance without the cluster's tag is refused
+// as not owned, whatever IAM would allow; one already where the action leads (running,
+// stopping, terminated) succeeds without a call; one in a state the action does not
+// apply to is refused at once. Then
 // one call acts on the rest. EC2 fails that whole call when one instance cannot go (it
 // changed state meanwhile, it vanished, its offering is out of capacity), so a refused
 // call is split until every instance has its own answer (see splitter).
@@ -135,7 +136,7 @@ func (c *Cloud) act(ctx context.Context, a action, ids []string) (map[string]err
 	if len(ids) == 0 {
 		return results, nil
 	}
-	described, err := c.describeOwned(ctx, a.op, ids)
+	described, err := c.describeByID(ctx, a.op, ids)
 	if err != nil {
 		return nil, err
 	}
@@ -143,8 +144,12 @@ func (c *Cloud) act(ctx context.Context, a action, ids []string) (map[string]err
 	var kinds []string
 	for _, id := range ids {
 		inst, ok := described[id]
-		if !ok {
-			results[id] = cloudprovider.NewError(cloudprovider.CodeNotFound, a.op, id, "EC2 has no instance %s tagged %s=%s", id, v1alpha1.TagCluster, c.opts.ClusterName)
+		switch {
+		case !ok:
+			results[id] = cloudprovider.NewError(cloudprovider.CodeNotFound, a.op, id, "EC2 has no instance %s", id)
+			continue
+		case !c.owns(inst):
+			results[id] = cloudprovider.NewError(cloudprovider.CodeNotOwned, a.op, id, "instance %s is not tagged %s=%s; Stratos does not act on it", id, v1alpha1.TagCluster, c.opts.ClusterName)
 			continue
 		}
 		var state types.InstanceStateName

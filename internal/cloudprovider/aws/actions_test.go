@@ -73,7 +73,8 @@ func wantCalls(t *testing.T, what string, got, want map[string]int) {
 
 // A batch with instances to act on, instances already done, an ID that never existed,
 // an instance in a state the action does not apply to and another cluster's instance:
-// one describe and one action call, and every instance its own answer.
+// one describe and one action call, and every instance its own answer. Another
+// cluster's instance is not ours, not absent.
 func batchedActionsGiveEveryInstanceItsOwnResult(t *testing.T, e *ec2Env) {
 	ctx := context.Background()
 	stopped := e.runInstances(t, 3, "m5.large", zoneA, ours("a"))
@@ -96,7 +97,7 @@ func batchedActionsGiveEveryInstanceItsOwnResult(t *testing.T, e *ec2Env) {
 	_, calls := callsSince(t, before)
 	wantCodes(t, "start", results, map[string]cloudprovider.ErrorCode{
 		terminated[0]: cloudprovider.CodeInvalidState,
-		foreign[0]:    cloudprovider.CodeNotFound,
+		foreign[0]:    cloudprovider.CodeNotOwned,
 		neverExisted:  cloudprovider.CodeNotFound,
 	})
 	wantCalls(t, "start", calls, map[string]int{"DescribeInstances": 1, "StartInstances": 1})
@@ -115,7 +116,7 @@ func batchedActionsGiveEveryInstanceItsOwnResult(t *testing.T, e *ec2Env) {
 	_, calls = callsSince(t, before)
 	wantCodes(t, "stop", results, map[string]cloudprovider.ErrorCode{
 		terminated[0]: cloudprovider.CodeInvalidState,
-		foreign[0]:    cloudprovider.CodeNotFound,
+		foreign[0]:    cloudprovider.CodeNotOwned,
 		neverExisted:  cloudprovider.CodeNotFound,
 	})
 	wantCalls(t, "stop", calls, map[string]int{"DescribeInstances": 1, "StopInstances": 1})
@@ -129,7 +130,7 @@ func batchedActionsGiveEveryInstanceItsOwnResult(t *testing.T, e *ec2Env) {
 	}
 	_, calls = callsSince(t, before)
 	wantCodes(t, "terminate", results, map[string]cloudprovider.ErrorCode{
-		foreign[0]:   cloudprovider.CodeNotFound,
+		foreign[0]:   cloudprovider.CodeNotOwned,
 		neverExisted: cloudprovider.CodeNotFound,
 	})
 	wantCalls(t, "terminate", calls, map[string]int{"DescribeInstances": 1, "TerminateInstances": 1})

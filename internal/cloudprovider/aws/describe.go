@@ -31,18 +31,22 @@ var liveStates = []string{
 	string(types.InstanceStateNameShuttingDown),
 }
 
-// DescribeInstances returns the instances among ids that carry the cluster's tag, in any
-// state (a terminated one while EC2 still shows it). The IDs go in an instance-id filter
-// rather than as InstanceIds, because EC2 fails a whole call that names one unknown ID
-// but filters on unknown IDs without complaint; an unknown ID is absent from the map.
+// DescribeInstances returns the instances among ids, in any state (a terminated one
+// while EC2 still shows it); those that do not carry the cluster's tag have NotOwned
+// set, so that an instance whose tag was removed or changed, or every instance after a
+// change of cluster name, is not taken for one EC2 has forgotten. The IDs go in an
+// instance-id filter rather than as InstanceIds, because EC2 fails a whole call that
+// names one unknown ID but filters on unknown IDs without complaint; an unknown ID is
+// absent from the map.
 func (c *Cloud) DescribeInstances(ctx context.Context, ids []string) (map[string]*cloudprovider.Instance, error) {
-	found, err := c.describeOwned(ctx, cloudprovider.OpGet, ids)
+	found, err := c.describeByID(ctx, cloudprovider.OpGet, ids)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]*cloudprovider.Instance, len(found))
 	for id, inst := range found {
 		out[id] = toInstance(inst)
+		out[id].NotOwned = !c.owns(inst)
 	}
 	return out, nil
 }
@@ -73,19 +77,17 @@ func (c *Cloud) ListInstances(ctx context.Context, tags map[string]string) ([]*c
 	return list, nil
 }
 
-// describeOwned describes the instances among ids that carry the cluster's tag, in
-// batches of describeBatch IDs, each paginated.
-func (c *Cloud) describeOwned(ctx context.Context, op string, ids []string) (map[string]types.Instance, error) {
+// describeByID describes the instances among ids, whoever owns them, in batches of
+// describeBatch IDs, each paginated. Describing is not scoped by tag in IAM, so an
+// instance without the cluster's tag is described too: callers tell it with owns.
+func (c *Cloud) describeByID(ctx context.Context, op string, ids []string) (map[string]types.Instance, error) {
 	if err := c.checkClusterName(); err != nil {
 		return nil, err
 	}
 	ids = slices.Compact(slices.Sorted(slices.Values(ids)))
 	found := make(map[string]types.Instance, len(ids))
 	for batch := range slices.Chunk(ids, describeBatch) {
-		filters := []types.Filter{
-			{Name: aws.String("instance-id"), Values: batch},
-			{Name: aws.String("tag:" + v1alpha1.TagCluster), Values: []string{c.opts.ClusterName}},
-		}
+		filters := []types.Filter{{Name: aws.String("instance-id"), Values: batch}}
 		err := c.describeEach(ctx, filters, func(inst types.Instance) {
 			found[aws.ToString(inst.InstanceId)] = inst
 		})
@@ -94,6 +96,11 @@ func (c *Cloud) describeOwned(ctx context.Context, op string, ids []string) (map
 		}
 	}
 	return found, nil
+}
+
+// owns reports whether the instance carries the cluster's tag.
+func (c *Cloud) owns(inst types.Instance) bool {
+	return tagMap(inst.Tags)[v1alpha1.TagCluster] == c.opts.ClusterName
 }
 
 // describeEach calls visit with every instance the filters match, page by page.

@@ -2,6 +2,7 @@ package aws
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -28,6 +29,7 @@ func TestDescribe(t *testing.T) {
 		{"PaginatesPastOnePage", describePaginatesPastOnePage},
 		{"BatchesIDs", describeBatchesIDs},
 		{"ListByTagsExcludesOtherClustersAndTerminated", listByTagsExcludesOtherClustersAndTerminated},
+		{"InstanceWithoutTheTagIsNotOwnedNotGone", instanceWithoutTheTagIsNotOwnedNotGone},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, e) })
 	}
@@ -147,4 +149,57 @@ func listByTagsExcludesOtherClustersAndTerminated(t *testing.T, e *ec2Env) {
 			t.Fatalf("ListInstances(%v) = %v, want %v (by ID)", tc.tags, got, want)
 		}
 	}
+}
+
+// An instance whose cluster tag someone removed, or that carries another cluster's, is
+// described as not owned rather than left out as unknown, in the same one call; an ID
+// EC2 never handed out is still absent. Through the CloudProvider, Get answers NotOwned
+// for it, and a termination refuses it without a TerminateInstances call, so that it
+// runs on as it was.
+func instanceWithoutTheTagIsNotOwnedNotGone(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	ids := e.runInstances(t, 3, "m5.large", zoneA, ours("untagged"))
+	kept, untagged, renamed := ids[0], ids[1], ids[2]
+	if _, err := e.clients.EC2.DeleteTags(ctx, &ec2.DeleteTagsInput{Resources: []string{untagged}, Tags: []types.Tag{{Key: aws.String(v1alpha1.TagCluster)}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.clients.EC2.CreateTags(ctx, &ec2.CreateTagsInput{Resources: []string{renamed}, Tags: ec2Tags(map[string]string{v1alpha1.TagCluster: "renamed"})}); err != nil {
+		t.Fatal(err)
+	}
+
+	before := awsCalls(t)
+	found, err := e.cloud.DescribeInstances(ctx, []string{kept, untagged, renamed, neverExisted})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, calls := callsSince(t, before)
+	wantCalls(t, "describe", calls, map[string]int{"DescribeInstances": 1})
+	if _, ok := found[neverExisted]; ok || len(found) != 3 {
+		t.Fatalf("described %v, want the three instances and not %s", slices.Collect(maps.Keys(found)), neverExisted)
+	}
+	for id, want := range map[string]bool{kept: false, untagged: true, renamed: true} {
+		if got := found[id]; got.NotOwned != want || got.State != cloudprovider.StateRunning {
+			t.Errorf("instance %s: NotOwned %v, state %s; want NotOwned %v, running", id, got.NotOwned, got.State, want)
+		}
+	}
+
+	provider := cloudprovider.New(e.cloud, cloudprovider.DefaultBatchOptions, nil)
+	for id, want := range map[string]*cloudprovider.Error{untagged: cloudprovider.ErrNotOwned, renamed: cloudprovider.ErrNotOwned, neverExisted: cloudprovider.ErrNotFound} {
+		if _, err := provider.Get(ctx, id); !errors.Is(err, want) {
+			t.Errorf("Get(%s) = %v, want %s", id, err, want.Code)
+		}
+	}
+	if instance, err := provider.Get(ctx, kept); err != nil || instance.ID != kept {
+		t.Errorf("Get(%s) = %v, %v; want the instance", kept, instance, err)
+	}
+
+	before = awsCalls(t)
+	results, err := e.cloud.TerminateInstances(ctx, []string{untagged, renamed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, calls = callsSince(t, before)
+	wantCodes(t, "terminate", results, map[string]cloudprovider.ErrorCode{untagged: cloudprovider.CodeNotOwned, renamed: cloudprovider.CodeNotOwned})
+	wantCalls(t, "terminate", calls, map[string]int{"DescribeInstances": 1})
+	wantStates(t, e, types.InstanceStateNameRunning, ids...)
 }

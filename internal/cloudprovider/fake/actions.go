@@ -85,14 +85,18 @@ func (c *Cloud) act(op string, ids []string, do transition) (map[string]error, e
 	return errs, nil
 }
 
-// apply applies a transition to one instance, rolling its node class's faults if asked.
-// The caller holds the lock.
+// apply applies a transition to one instance of the caller's, rolling its node class's
+// faults if asked; without faults, it is a change from outside, which may touch any
+// instance. The caller holds the lock.
 func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bool) error {
 	inst, ok := c.instances[id]
 	if !ok {
 		return cloudprovider.NewError(cloudprovider.CodeNotFound, op, id, "the cloud does not know the instance")
 	}
 	if withFaults {
+		if !c.owned(inst) {
+			return c.notOwnedError(op, inst)
+		}
 		if err := c.classFault(inst.faults, op, id); err != nil {
 			return err
 		}
@@ -121,8 +125,9 @@ func (c *Cloud) startCapacityFault(op string, inst *instance) error {
 	return err
 }
 
-// DescribeInstances returns the instances the cloud knows among ids. A node class's Get
-// fault fails the whole call, since the answer has no room for per-instance errors.
+// DescribeInstances returns the instances the cloud knows among ids, those that are not
+// the caller's with NotOwned set. A node class's Get fault fails the whole call, since
+// the answer has no room for per-instance errors.
 func (c *Cloud) DescribeInstances(ctx context.Context, ids []string) (map[string]*cloudprovider.Instance, error) {
 	c.callLatency(ctx)
 	c.mu.Lock()
@@ -141,13 +146,15 @@ func (c *Cloud) DescribeInstances(ctx context.Context, ids []string) (map[string
 		if err := c.classFault(inst.faults, cloudprovider.OpGet, id); err != nil {
 			return nil, err
 		}
-		found[id] = inst.snapshot()
+		described := inst.snapshot()
+		described.NotOwned = !c.owned(inst)
+		found[id] = described
 	}
 	return found, nil
 }
 
-// ListInstances returns the instances that carry every given tag and are not terminated,
-// by ID.
+// ListInstances returns the caller's instances that carry every given tag and are not
+// terminated, by ID.
 func (c *Cloud) ListInstances(ctx context.Context, tags map[string]string) ([]*cloudprovider.Instance, error) {
 	c.callLatency(ctx)
 	c.mu.Lock()
@@ -159,7 +166,7 @@ func (c *Cloud) ListInstances(ctx context.Context, tags map[string]string) ([]*c
 	}
 	var list []*cloudprovider.Instance
 	for _, inst := range c.instances {
-		if inst.State == cloudprovider.StateTerminated || !hasTags(inst.Tags, tags) {
+		if inst.State == cloudprovider.StateTerminated || !c.owned(inst) || !hasTags(inst.Tags, tags) {
 			continue
 		}
 		list = append(list, inst.snapshot())
@@ -244,14 +251,20 @@ func (c *Cloud) external(op, id string, do transition) error {
 	return nil
 }
 
-// Vanish makes the cloud forget an instance at once, as if it was terminated long ago.
-func (c *Cloud) Vanish(id string) error {
+// Vanish makes the cloud forget instances at once, as if they were terminated long ago,
+// or as a describe that stopped showing them would: all of them in one step, so that no
+// call sees some gone and others not. It forgets none when it does not know one.
+func (c *Cloud) Vanish(ids ...string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.instances[id]; !ok {
-		return cloudprovider.NewError(cloudprovider.CodeNotFound, "Vanish", id, "the cloud does not know the instance")
+	for _, id := range ids {
+		if _, ok := c.instances[id]; !ok {
+			return cloudprovider.NewError(cloudprovider.CodeNotFound, "Vanish", id, "the cloud does not know the instance")
+		}
 	}
-	c.forget(id)
+	for _, id := range ids {
+		c.forget(id)
+	}
 	c.notify()
 	return nil
 }

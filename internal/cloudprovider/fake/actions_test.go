@@ -162,9 +162,14 @@ func TestExternalChanges(t *testing.T) {
 	if again := create(t, c, request("b")); again.ID == other.ID {
 		t.Errorf("the token of a vanished instance still returns it")
 	}
-	for _, change := range []func(string) error{c.StopExternally, c.StartExternally, c.TerminateExternally, c.Vanish} {
+	vanish := func(id string) error { return c.Vanish(id) }
+	for _, change := range []func(string) error{c.StopExternally, c.StartExternally, c.TerminateExternally, vanish} {
 		wantCode(t, change(other.ID), cloudprovider.CodeNotFound)
 	}
+	// Vanishing several at once forgets none when one is unknown.
+	kept := create(t, c, request("c"))
+	wantCode(t, c.Vanish(kept.ID, other.ID), cloudprovider.CodeNotFound)
+	wantState(t, c, kept.ID, cloudprovider.StatePending)
 	if calls := c.Calls(); calls[cloudprovider.OpStop]+calls[cloudprovider.OpStart]+calls[cloudprovider.OpTerminate] != 0 {
 		t.Errorf("external changes counted as calls: %v", calls)
 	}

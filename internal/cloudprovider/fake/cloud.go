@@ -47,6 +47,12 @@ type Options struct {
 	// caller hears of it. InstanceTypes answers at once, as the EC2 provider answers it
 	// from a cache. Defaults to 0: every call acts and answers at once.
 	CallLatency time.Duration
+	// ClusterName is the cluster the cloud's caller is, as the EC2 provider's
+	// --cluster-name: an instance whose stratos.sh/cluster tag is not this name is not
+	// the caller's. DescribeInstances reports it with NotOwned set, and starts, stops and
+	// terminations refuse it with NotOwned, as the EC2 provider does. Empty means that
+	// every instance is the caller's.
+	ClusterName string
 }
 
 // Cloud is the fake cloud. It implements cloudprovider.API and is safe for concurrent use.
@@ -73,6 +79,8 @@ type Cloud struct {
 	tokens map[string]string
 	// launched counts launches, to number private IPs.
 	launched int
+	// clusterName is Options.ClusterName, changed by SetClusterName.
+	clusterName string
 }
 
 var _ cloudprovider.API = (*Cloud)(nil)
@@ -93,6 +101,8 @@ func New(opts Options) *Cloud {
 		calls:     map[string]int{},
 		instances: map[string]*instance{},
 		tokens:    map[string]string{},
+
+		clusterName: opts.ClusterName,
 	}
 	if c.clock == nil {
 		c.clock = clock.RealClock{}

@@ -55,6 +55,8 @@ type Lifecycle struct {
 	// Nominations are provisioning's: the pods placed on a claim get the room of its Node
 	// first when it starts taking pods. Nil reserves nothing.
 	Nominations Nominations
+	// Recheck brings the claims garbage collection asks about; nil brings none.
+	Recheck *Recheck
 
 	// pauseNotes remembers, by claim UID, the pause and held action last told in an
 	// Event, so that a claim waiting on a paused pool says so once.
@@ -64,19 +66,23 @@ type Lifecycle struct {
 	warmupNotes sync.Map
 }
 
-// SetupWithManager watches claims, the Nodes of claims, the pods leaving them, the
-// pre-pull pods, and pools resumed after a pause.
+// SetupWithManager watches claims, the Nodes of claims (their deletion too), the pods
+// leaving them, the pre-pull pods, pools resumed after a pause, and the claims garbage
+// collection asks about.
 func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 	r.Options = r.Options.WithDefaults()
-	return ctrl.NewControllerManagedBy(mgr).
+	b := ctrl.NewControllerManagedBy(mgr).
 		Named("nodeclaim").
 		For(&v1alpha1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.nodeToClaim), builder.WithPredicates(nodeChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToClaim), builder.WithPredicates(podLeaving)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(prePullToClaim), builder.WithPredicates(isPrePull)).
 		Watches(&v1alpha1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.poolToClaims), builder.WithPredicates(poolResumed)).
-		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles}).
-		Complete(r)
+		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles})
+	if r.Recheck != nil {
+		b = b.WatchesRawSource(r.Recheck.source())
+	}
+	return b.Complete(r)
 }
 
 // step is one phase's handler. It reports whether the claim moved on, so the next
@@ -103,13 +109,9 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 
 	before := claim.DeepCopy()
 	var result ctrl.Result
-	var err error
-	for range maxStepsPerReconcile {
-		var moved bool
-		moved, result, err = r.stepFor(claim.Status.Phase)(ctx, claim)
-		if err != nil || !moved {
-			break
-		}
+	next, err := r.recheck(ctx, claim)
+	for steps := 0; next && err == nil && steps < maxStepsPerReconcile; steps++ {
+		next, result, err = r.stepFor(claim.Status.Phase)(ctx, claim)
 	}
 	if !equality.Semantic.DeepEqual(before.Status, claim.Status) {
 		if patchErr := r.Client.Status().Patch(ctx, claim, client.MergeFrom(before)); patchErr != nil {
@@ -125,6 +127,7 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 // pool's resumption, which wakes the claim, and the resync is only a safety net.
 func (r *Lifecycle) settle(ctx context.Context, claim *v1alpha1.NodeClaim, result ctrl.Result, err error) (ctrl.Result, error) {
 	var held *heldError
+	var lostErr *lostError
 	switch {
 	case errors.As(err, &held):
 		r.notePaused(claim, held)
@@ -132,8 +135,28 @@ func (r *Lifecycle) settle(ctx context.Context, claim *v1alpha1.NodeClaim, resul
 	case errors.Is(err, errNotVisibleYet):
 		log.FromContext(ctx).V(1).Info("The cloud does not show the instance yet; asking again")
 		return r.poll(), nil
+	case errors.As(err, &lostErr):
+		return r.requeueWithin(lostErr.wait), nil
+	case errors.Is(err, cloudprovider.ErrNotOwned):
+		// A start, stop or termination refused for an instance that is not the
+		// cluster's: the next observation says so on the claim.
+		log.FromContext(ctx).V(1).Info("The instance is not the cluster's; looking at it again", "error", err.Error())
+		return r.poll(), nil
 	}
 	return result, err
+}
+
+// recheck asks the cloud about the claim's instance before its phase's step when
+// garbage collection asked, or while the claim says its instance is lost, since the
+// steps of some phases (Initializing, WarmingUp, Draining) do not ask. ok is false when
+// the claim cannot go on now.
+func (r *Lifecycle) recheck(ctx context.Context, claim *v1alpha1.NodeClaim) (ok bool, err error) {
+	asked := r.Recheck.take(claim.Name)
+	if claim.Status.InstanceID == "" || (!asked && !lost(claim)) {
+		return true, nil
+	}
+	_, _, ok, err = r.observe(ctx, claim)
+	return ok, err
 }
 
 func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
@@ -143,9 +166,9 @@ func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
 	case v1alpha1.PhaseRegistering:
 		return r.register
 	case v1alpha1.PhaseInitializing:
-		return r.initialize
+		return r.keepsNode(r.initialize)
 	case v1alpha1.PhaseWarmingUp:
-		return r.warmUp
+		return r.keepsNode(r.warmUp)
 	case v1alpha1.PhaseStopping:
 		return r.stopping
 	case v1alpha1.PhaseStandby:
@@ -153,9 +176,9 @@ func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
 	case v1alpha1.PhaseStarting:
 		return r.starting
 	case v1alpha1.PhaseRunning:
-		return r.running
+		return r.keepsNode(r.running)
 	case v1alpha1.PhaseDraining:
-		return r.draining
+		return r.keepsNode(r.draining)
 	default:
 		return func(context.Context, *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
 			return false, ctrl.Result{}, nil

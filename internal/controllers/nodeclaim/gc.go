@@ -7,7 +7,6 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
@@ -19,15 +18,17 @@ import (
 )
 
 // GarbageCollector removes what a crash or an outside change can leave behind: instances
-// tagged with the cluster but owned by no claim, claims whose instance is gone, and
-// Nodes labelled with a claim that does not exist. It runs when the operator becomes
-// leader and then every GCInterval; leaks younger than GCGracePeriod are left alone.
+// tagged with the cluster but owned by no claim, and Nodes labelled with a claim that
+// does not exist; claims whose instance the cluster's list lacks it hands to the
+// lifecycle controller through Recheck. It runs when the operator becomes leader and
+// then every GCInterval; leaks younger than GCGracePeriod are left alone.
 type GarbageCollector struct {
-	Client   client.Client
-	Cloud    cloudprovider.CloudProvider
-	Recorder events.EventRecorder
-	Clock    clock.PassiveClock
-	Options  Options
+	Client  client.Client
+	Cloud   cloudprovider.CloudProvider
+	Clock   clock.PassiveClock
+	Options Options
+	// Recheck is the lifecycle controller's; nil asks nothing.
+	Recheck *Recheck
 }
 
 // NeedLeaderElection is true: only the leader removes anything.
@@ -65,9 +66,9 @@ func (g *GarbageCollector) Collect(ctx context.Context) error {
 	for i := range claims.Items {
 		byName[claims.Items[i].Name] = &claims.Items[i]
 	}
+	g.askAboutClaimsWithoutInstance(instances, claims.Items)
 	return errors.Join(
 		g.terminateOrphans(ctx, instances, byName),
-		g.removeClaimsWithoutInstance(ctx, instances, claims.Items),
 		g.deleteNodesWithoutClaim(ctx, byName),
 	)
 }
@@ -95,43 +96,26 @@ func (g *GarbageCollector) terminateOrphans(ctx context.Context, instances []*cl
 	return errors.Join(errs...)
 }
 
-// removeClaimsWithoutInstance deletes claims whose instance the cloud has forgotten,
-// once it has had the visibility grace to show a fresh one, or is terminating; their
-// finalizer then deletes their Node.
-func (g *GarbageCollector) removeClaimsWithoutInstance(ctx context.Context, instances []*cloudprovider.Instance, claims []v1alpha1.NodeClaim) error {
+// askAboutClaimsWithoutInstance asks the lifecycle controller to look at the claims
+// whose instance the list of the cluster's live instances lacks, once it has had the
+// visibility grace to show a fresh one. The list cannot tell an instance gone from one
+// whose cluster tag was removed, nor one instance gone from a whole pool's answer gone
+// wrong, so garbage collection deletes no claim on its word: the lifecycle controller
+// asks about the instance itself, with the rest of its pool, and removes the claim or
+// waits (see vanished).
+func (g *GarbageCollector) askAboutClaimsWithoutInstance(instances []*cloudprovider.Instance, claims []v1alpha1.NodeClaim) {
 	alive := make(map[string]bool, len(instances))
 	for _, instance := range instances {
 		alive[instance.ID] = instance.State != cloudprovider.StateShuttingDown
 	}
-	var errs []error
 	for i := range claims {
 		claim := &claims[i]
-		if claim.Status.InstanceID == "" || alive[claim.Status.InstanceID] || !claim.DeletionTimestamp.IsZero() {
+		if claim.Status.InstanceID == "" || alive[claim.Status.InstanceID] || !claim.DeletionTimestamp.IsZero() ||
+			notVisibleYet(claim, g.Clock.Now(), g.Options.InstanceVisibilityGrace) {
 			continue
 		}
-		// The list holds only tagged instances: confirm with the instance itself. The
-		// cloud may not show a fresh instance yet; that is not a loss.
-		instance, err := g.Cloud.Get(ctx, claim.Status.InstanceID)
-		switch {
-		case errors.Is(err, cloudprovider.ErrNotFound):
-			if notVisibleYet(claim, g.Clock.Now(), g.Options.InstanceVisibilityGrace) {
-				continue
-			}
-		case err != nil:
-			errs = append(errs, err)
-			continue
-		case instance.State != cloudprovider.StateShuttingDown && instance.State != cloudprovider.StateTerminated:
-			continue
-		}
-		g.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonInstanceGone, "Delete", "Instance %s is gone; removing the claim", claim.Status.InstanceID)
-		if err := g.Client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
-			errs = append(errs, err)
-			continue
-		}
-		metrics.GarbageCollected.WithLabelValues("nodeclaim").Inc()
-		metrics.NodeClaimsTerminated.WithLabelValues(claim.Spec.NodePool, ReasonInstanceGone).Inc()
+		g.Recheck.ask(claim)
 	}
-	return errors.Join(errs...)
 }
 
 // deleteNodesWithoutClaim deletes Nodes labelled as a claim's when the claim is gone,

@@ -36,3 +36,10 @@ func TestOnlyHeartbeatsDoNotReconcileTheClaim(t *testing.T) {
 		}
 	}
 }
+
+// A deleted Node wakes its claim: a claim whose instance runs is removed with it.
+func TestADeletedNodeReconcilesTheClaim(t *testing.T) {
+	if !nodeChanged.Delete(event.DeleteEvent{Object: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n"}}}) {
+		t.Error("a Node's deletion does not reconcile its claim")
+	}
+}

@@ -3,6 +3,7 @@ package nodeclaim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,7 +18,8 @@ import (
 )
 
 // instanceOf asks the cloud about the claim's instance. gone is true when the cloud has
-// forgotten it (instance is nil then) or it is terminating or terminated.
+// forgotten it (instance is nil then) or it is terminating or terminated. An instance
+// that exists but is not the cluster's is cloudprovider.ErrNotOwned.
 func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, gone bool, err error) {
 	instance, err = r.Cloud.Get(ctx, claim.Status.InstanceID)
 	if errors.Is(err, cloudprovider.ErrNotFound) {
@@ -29,17 +31,28 @@ func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (
 	return instance, instance.State == cloudprovider.StateShuttingDown || instance.State == cloudprovider.StateTerminated, nil
 }
 
-// observe asks the cloud about the claim's instance and the cache about its Node. A
-// claim whose instance is gone is removed; ok is false then, and on errors. A freshly
-// launched instance the cloud does not know yet is not gone: err is errNotVisibleYet.
+// observe asks the cloud about the claim's instance and the cache about its Node; ok is
+// false when the claim cannot go on now. A claim whose instance is terminated is
+// removed. One the cloud does not find is judged with its pool (see vanished): removed,
+// or left waiting with a *lostError, as is one whose instance is not the cluster's. A
+// freshly launched instance the cloud does not know yet is not gone: err is
+// errNotVisibleYet.
 func (r *Lifecycle) observe(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, node *corev1.Node, ok bool, err error) {
 	instance, gone, err := r.instanceOf(ctx, claim)
-	if gone && instance == nil && notVisibleYet(claim, r.Clock.Now(), r.Options.InstanceVisibilityGrace) {
+	switch {
+	case errors.Is(err, cloudprovider.ErrNotOwned):
+		r.ownershipLost(claim, err)
+		return nil, nil, false, &lostError{wait: r.Options.ResyncInterval}
+	case err != nil:
+		return nil, nil, false, err
+	case gone && instance == nil && notVisibleYet(claim, r.Clock.Now(), r.Options.InstanceVisibilityGrace):
 		return nil, nil, false, errNotVisibleYet
+	case gone && instance == nil:
+		return nil, nil, false, r.vanished(ctx, claim)
+	case gone:
+		return nil, nil, false, r.removeClaim(ctx, claim, ReasonInstanceGone, fmt.Sprintf("Instance %s was terminated outside Stratos", claim.Status.InstanceID))
 	}
-	if err != nil || gone {
-		return nil, nil, false, r.goneOr(ctx, claim, gone, err)
-	}
+	r.instanceFound(claim)
 	node, err = r.nodeOf(ctx, claim)
 	return instance, node, err == nil, err
 }

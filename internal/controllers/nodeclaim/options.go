@@ -28,6 +28,11 @@ type Options struct {
 	// after RunInstances made it. The lifecycle controller polls such a claim and garbage
 	// collection leaves it alone until the grace has passed. Defaults to 2m.
 	InstanceVisibilityGrace time.Duration
+	// VanishConfirmation is how long the cloud must keep not finding the instances of a
+	// pool whose instances vanished at once (see massVanish) before their claims are
+	// removed; until then they say InstanceLost and their pool is Degraded. An instance
+	// that vanishes alone is removed at once. Defaults to 10m.
+	VanishConfirmation time.Duration
 	// PollInterval is how often a claim waiting on the cloud (a stop, a termination, a
 	// failed launch) checks it again. Node and pod changes wake claims at once.
 	// Defaults to 2s.
@@ -60,6 +65,7 @@ func (o Options) WithDefaults() Options {
 	set(&o.InitializationTimeout, 10*time.Minute)
 	set(&o.StartTimeout, 3*time.Minute)
 	set(&o.InstanceVisibilityGrace, 2*time.Minute)
+	set(&o.VanishConfirmation, 10*time.Minute)
 	set(&o.PollInterval, 2*time.Second)
 	set(&o.ResyncInterval, 5*time.Minute)
 	set(&o.GCInterval, time.Minute)

@@ -39,7 +39,8 @@ func (e *heldError) Error() string {
 // the pool is resumed. Everything else goes on: observing the instance and the Node,
 // the phase changes that need no cloud call (a Node that turns Ready, a start already
 // under way that completes), and removing a claim whose instance is gone, since its
-// capacity is gone already. Deletion is not held: it is someone's explicit request.
+// capacity is gone already. Deletion is not held: it is someone's explicit request, as
+// is deleting the Node of a running instance (see keepsNode).
 func (r *Lifecycle) hold(ctx context.Context, claim *v1alpha1.NodeClaim, action string) error {
 	pool := r.poolOf(ctx, claim)
 	if pool == nil || !pool.Spec.Paused {

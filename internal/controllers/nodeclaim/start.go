@@ -97,7 +97,8 @@ func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 }
 
 // start asks the cloud to start the claim's instance, unless its pool is paused, and records an accepted start in
-// the Started condition. A start refused for lack of capacity or quota is not retried:
+// the Started condition. A start refused for lack of capacity or quota, or because the
+// instance is not the cluster's (its claim then says so at its next look), is not retried:
 // the claim goes back to standby (refused is true; err then says whether recording the
 // refusal failed), so that provisioning looks elsewhere instead of pods waiting on a
 // start that keeps failing. Other errors, such as throttling, are for the caller to
@@ -115,7 +116,7 @@ func (r *Lifecycle) start(ctx context.Context, claim *v1alpha1.NodeClaim, node *
 		meta.RemoveStatusCondition(&claim.Status.Conditions, v1alpha1.ConditionStarted)
 		r.setCondition(claim, v1alpha1.ConditionStarted, metav1.ConditionTrue, ReasonStarted, fmt.Sprintf("The cloud accepted the start of instance %s", claim.Status.InstanceID))
 		return false, nil
-	case errors.Is(err, cloudprovider.ErrInsufficientCapacity), errors.Is(err, cloudprovider.ErrQuotaExceeded):
+	case errors.Is(err, cloudprovider.ErrInsufficientCapacity), errors.Is(err, cloudprovider.ErrQuotaExceeded), errors.Is(err, cloudprovider.ErrNotOwned):
 		return true, r.refuseStart(ctx, claim, node, err)
 	default:
 		return false, err

@@ -147,14 +147,3 @@ func (r *Lifecycle) followOutside(ctx context.Context, claim *v1alpha1.NodeClaim
 	claim.Spec.DesiredState = desired
 	return r.Client.Patch(ctx, claim, client.MergeFrom(base))
 }
-
-// goneOr removes the claim when its instance is gone, or passes err on.
-func (r *Lifecycle) goneOr(ctx context.Context, claim *v1alpha1.NodeClaim, gone bool, err error) error {
-	if err != nil {
-		return err
-	}
-	if gone {
-		return r.removeClaim(ctx, claim, ReasonInstanceGone, fmt.Sprintf("Instance %s was terminated outside Stratos", claim.Status.InstanceID))
-	}
-	return nil
-}

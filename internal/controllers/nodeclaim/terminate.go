@@ -20,7 +20,8 @@ const ReasonTerminating = "Terminating"
 // terminate runs when a claim is deleted: cordon the Node, drain it (PodDisruptionBudgets
 // honoured until the pool's drainTimeout), terminate the instance, delete the Node, and
 // release the claim. A claim whose launch result was lost leaves its instance, tagged
-// with the claim's name, to garbage collection.
+// with the claim's name, to garbage collection. A Node deleted already is skipped; an
+// instance that is not the cluster's holds the claim.
 func (r *Lifecycle) terminate(ctx context.Context, claim *v1alpha1.NodeClaim) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(claim, Finalizer) {
 		return ctrl.Result{}, nil
@@ -54,6 +55,13 @@ func (r *Lifecycle) terminateSteps(ctx context.Context, claim *v1alpha1.NodeClai
 	}
 	if claim.Status.InstanceID != "" {
 		instance, gone, err := r.instanceOf(ctx, claim)
+		if errors.Is(err, cloudprovider.ErrNotOwned) {
+			// Stratos does not terminate an instance that is not the cluster's, nor release
+			// the claim, which would leave it running unseen: the deletion waits, and says
+			// so, until the tag is back or someone terminates the instance.
+			r.ownershipLost(claim, err)
+			return r.requeueWithin(r.Options.ResyncInterval), false, nil
+		}
 		if err != nil {
 			return ctrl.Result{}, false, err
 		}

@@ -212,7 +212,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	r.recordPool(pool, byPhase, standbyCensus(claims.Items, obs.types), limitSeries(pool.Spec.Limits, targets.MaxNodes, *obs.usage))
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
-		!meta.IsStatusConditionTrue(before.Status.Conditions, v1alpha1.ConditionDegraded) {
+		!degradedFor(before, degraded.Reason) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
 		if windowErr != nil {
 			log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")

@@ -2,6 +2,7 @@ package nodepool
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -74,7 +75,11 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	byPhase := map[v1alpha1.NodeClaimPhase]int32{v1alpha1.PhaseLaunching: int32(obs.created)}
 	resources := corev1.ResourceList{}
 	var launchFailure string
+	lost := map[string][]v1alpha1.NodeClaim{}
 	for _, c := range obs.claims {
+		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionInstanceLost); cond != nil && cond.Status == metav1.ConditionTrue {
+			lost[cond.Reason] = append(lost[cond.Reason], c)
+		}
 		phase := c.Status.Phase
 		if phase == "" {
 			phase = v1alpha1.PhaseLaunching
@@ -106,6 +111,12 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonKillSwitch, "spec.killSwitch is on: every node of the pool is drained and terminated, and none is made"
 	case obs.stopped == ReasonPaused:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonPaused, "spec.paused is on: the pool's capacity stays as it is; no claim is created, started, given back or removed, and its launches, stops, drains and timeouts wait"
+	case len(lost[v1alpha1.ReasonOwnershipLost]) > 0:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1alpha1.ReasonOwnershipLost,
+			lostMessage(lost[v1alpha1.ReasonOwnershipLost], "exist but are not this cluster's: their claims and Nodes stay as they are until the tag is back or the instances are terminated")
+	case len(lost[v1alpha1.ReasonInstancesVanished]) > 0:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1alpha1.ReasonInstancesVanished,
+			lostMessage(lost[v1alpha1.ReasonInstancesVanished], "are not found by the cloud, too many at once to take its word: their claims and Nodes stay until it has kept saying so")
 	case obs.windowErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidWindow, fmt.Sprintf("the spec's targets hold, as %v", obs.windowErr)
 	case obs.classMissing:
@@ -132,6 +143,20 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 	meta.SetStatusCondition(&pool.Status.Conditions, degraded)
 	meta.SetStatusCondition(&pool.Status.Conditions, budgetsCondition(pool, obs))
 	return byPhase
+}
+
+// lostMessage says that the instances of claims are lost, as what says, and what the
+// first claim says.
+func lostMessage(claims []v1alpha1.NodeClaim, what string) string {
+	first := slices.MinFunc(claims, func(a, b v1alpha1.NodeClaim) int { return strings.Compare(a.Name, b.Name) })
+	said := meta.FindStatusCondition(first.Status.Conditions, v1alpha1.ConditionInstanceLost)
+	return fmt.Sprintf("%d of the pool's instances %s; claim %s: %s", len(claims), what, first.Name, said.Message)
+}
+
+// degradedFor reports whether the pool is Degraded for reason.
+func degradedFor(pool *v1alpha1.NodePool, reason string) bool {
+	c := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason
 }
 
 // budgetsCondition says whether every disruption budget does what it says.

@@ -45,6 +45,8 @@ func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
 		"class not ready": {observation{target: 2, classNotReady: "SubnetsNotFound: no subnet matches"}, ReasonNodeClassNotReady},
 		"limited":         {observation{target: 2, limited: "limits.nodes (1)"}, ReasonLimitReached},
 		"launch fails":    {observation{target: 2, claims: []v1alpha1.NodeClaim{failing}}, ReasonLaunchFailed},
+		"ownership lost":  {observation{target: 2, claims: []v1alpha1.NodeClaim{failing, lostClaim("web-3", v1alpha1.ReasonOwnershipLost), lostClaim("web-2", v1alpha1.ReasonInstancesVanished)}}, v1alpha1.ReasonOwnershipLost},
+		"vanished":        {observation{target: 2, claims: []v1alpha1.NodeClaim{failing, lostClaim("web-2", v1alpha1.ReasonInstancesVanished)}}, v1alpha1.ReasonInstancesVanished},
 	}
 	for name, tc := range cases {
 		pool := &v1alpha1.NodePool{}
@@ -63,5 +65,26 @@ func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
 		if degraded.Status != metav1.ConditionTrue || degraded.Reason != tc.reason || ready.Reason != tc.reason {
 			t.Errorf("%s: ready %+v degraded %+v, want reason %s", name, ready, degraded, tc.reason)
 		}
+	}
+}
+
+// lostClaim is a running claim that says its instance is lost for reason.
+func lostClaim(name, reason string) v1alpha1.NodeClaim {
+	c := claimIn(v1alpha1.PhaseRunning)
+	c.Name = name
+	c.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionInstanceLost, Status: metav1.ConditionTrue, Reason: reason, Message: "instance i-" + name}}
+	return c
+}
+
+// The pool names how many of its instances are lost and what the first claim by name
+// says, so that the message does not change with the order claims are listed in.
+func TestStatusCountsTheLostInstances(t *testing.T) {
+	claims := []v1alpha1.NodeClaim{lostClaim("web-b", v1alpha1.ReasonOwnershipLost), claimIn(v1alpha1.PhaseStandby), lostClaim("web-a", v1alpha1.ReasonOwnershipLost)}
+	pool := &v1alpha1.NodePool{}
+	writeStatus(pool, observation{target: 1, claims: claims})
+	_, degraded := conditions(pool)
+	want := "2 of the pool's instances exist but are not this cluster's: their claims and Nodes stay as they are until the tag is back or the instances are terminated; claim web-a: instance i-web-a"
+	if degraded.Status != metav1.ConditionTrue || degraded.Reason != v1alpha1.ReasonOwnershipLost || degraded.Message != want {
+		t.Fatalf("degraded %+v, want %q", degraded, want)
 	}
 }
