@@ -6,6 +6,7 @@ package v1alpha1
 //	warm path:  Launching → Registering → Initializing → WarmingUp → Stopping → Standby
 //	on demand:  Standby → Starting → Running
 //	give back:  Running → Draining → Stopping → Standby
+//	drain away: Running → Draining → Terminating  (desiredState Terminated: deleted once drained)
 //	remove:     any → Terminating
 //
 // +kubebuilder:validation:Enum=Launching;Registering;Initializing;WarmingUp;Stopping;Standby;Starting;Running;Draining;Terminating
@@ -45,6 +46,11 @@ const (
 	ConditionDrifted        = "Drifted"
 	ConditionEmpty          = "Empty"
 	ConditionConsolidatable = "Consolidatable"
+	// ConditionDisruptionBlocked is True while disruption would give back, remove or
+	// replace the claim's node but keeps it, because a PodDisruptionBudget does not let
+	// one of its pods be evicted now (reason PodDisruptionBudget, the message naming the
+	// pod and the budget); False once it no longer does.
+	ConditionDisruptionBlocked = "DisruptionBlocked"
 )
 
 // Condition types of a NodePool and of the node classes.
