@@ -52,7 +52,6 @@ func NewDisruptionHoldingPods(t testing.TB, env *harness.Env, cloud cloudprovide
 	held := make(chan struct{})
 	var once sync.Once
 	release = func() { once.Do(func() { close(held) }) }
-	t.Cleanup(release)
 	cfg := rest.CopyConfig(env.Config)
 	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
 		return roundTripper(func(req *http.Request) (*http.Response, error) {
@@ -68,6 +67,9 @@ func NewDisruptionHoldingPods(t testing.TB, env *harness.Env, cloud cloudprovide
 		})
 	}
 	d = newDisruption(t, env, cfg, cloud, clk)
+	// Cleanups run last first: the list is let go before the manager stops, which waits
+	// for its informers.
+	t.Cleanup(release)
 	apiReader, err := client.New(env.Config, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
 		t.Fatal(err)
