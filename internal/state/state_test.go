@@ -155,6 +155,16 @@ func TestANominationEndsWhenItsClaimGoesBackToStandby(t *testing.T) {
 	}
 }
 
+// withNodeAndPod shows the claim, its Node n1 and a pod "web" bound to it.
+func withNodeAndPod(c *Cluster, claim *v1alpha1.NodeClaim) {
+	claim.Status.NodeName = "n1"
+	c.updateClaim(claim, false)
+	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
+	pod := unschedulable("web")
+	pod.Spec.NodeName = "n1"
+	c.updatePod(pod, false)
+}
+
 // runningClaim is a claim asked to run, in phase, that changed phase at epoch.
 func runningClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
 	return &v1alpha1.NodeClaim{
@@ -229,12 +239,7 @@ func TestAConfirmedWriteOutlivesTheBound(t *testing.T) {
 func TestWritesOnTopOfTheInformerShowAtOnce(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch))
 	claim := runningClaim("c1", v1alpha1.PhaseRunning)
-	claim.Status.NodeName = "n1"
-	c.updateClaim(claim, false)
-	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
-	pod := unschedulable("web")
-	pod.Spec.NodeName = "n1"
-	c.updatePod(pod, false)
+	withNodeAndPod(c, claim)
 	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Leaving) != 0 {
 		t.Fatalf("a running claim's Node serves pods: %+v", s)
 	}
@@ -293,13 +298,8 @@ func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
 func TestANodeAskedToBeTerminatedIsLeaving(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch))
 	claim := runningClaim("c1", v1alpha1.PhaseRunning)
-	claim.Status.NodeName = "n1"
 	claim.Spec.DesiredState = v1alpha1.DesiredTerminated
-	c.updateClaim(claim, false)
-	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
-	pod := unschedulable("web")
-	pod.Spec.NodeName = "n1"
-	c.updatePod(pod, false)
+	withNodeAndPod(c, claim)
 	if s := c.Snapshot(); len(s.Nodes) != 0 || len(s.Leaving) != 1 {
 		t.Fatalf("a Node asked to be terminated is no room, and its pods leave: %+v", s)
 	}

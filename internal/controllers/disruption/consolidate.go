@@ -231,9 +231,8 @@ type room struct {
 
 // newRoom is the room on the cluster's running nodes but the empty ones of Stratos:
 // those go back themselves once their consolidateAfter ends, and moving pods onto them
-// would only trade one node for another.
-// Only running nodes are room: claims coming and the pools' templates are left out of
-// its simulations, while the input's other fields carry over.
+// would only trade one node for another. Claims coming and the pools' templates are no
+// room and are left out of its simulations; the input's other fields carry over.
 func newRoom(in scheduling.Input, pending []*corev1.Pod) room {
 	r := room{in: in, pending: pending}
 	r.in.Pods, r.in.Nodes, r.in.Claims, r.in.Pools = nil, nil, nil, nil

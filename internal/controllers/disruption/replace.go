@@ -113,6 +113,7 @@ func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []can
 func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidate) error {
 	state := fmt.Sprintf("The node is %s", strings.ToLower(string(cand.stale)))
 	forceful := cand.stale == v1alpha1.DisruptionExpired && pp.pool.Spec.Disruption.DrainTimeout != nil
+	decide := func(why string) decision { return decision{reason: cand.stale, forceful: forceful, why: why} }
 	if r, ok := c.replacing[cand.claim.Name]; ok {
 		if r.done {
 			return nil
@@ -122,8 +123,7 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 		case lost:
 			delete(c.replacing, cand.claim.Name) // planned again in the next pass
 		case ready:
-			d := decision{reason: cand.stale, forceful: forceful, why: fmt.Sprintf("%s and its replacement runs (%s); draining and terminating it", state, strings.Join(r.by, ", "))}
-			done, err := c.act(ctx, pp, cand, d)
+			done, err := c.act(ctx, pp, cand, decide(fmt.Sprintf("%s and its replacement runs (%s); draining and terminating it", state, strings.Join(r.by, ", "))))
 			switch {
 			case done == outcomeTerminate:
 				r.done = true
@@ -148,7 +148,7 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 	}
 	workloads := cand.workloads()
 	if len(workloads) == 0 {
-		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, forceful: forceful, why: state + " and runs no workload; terminating it"})
+		_, err := c.act(ctx, pp, cand, decide(state+" and runs no workload; terminating it"))
 		return err
 	}
 	in, err := c.simulationInput(ctx, pp.pass)
@@ -160,14 +160,14 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 	result := scheduling.Solve(in)
 	switch {
 	case len(result.Unschedulable) > 0 && len(scheduling.Solve(withoutLimits(in)).Unschedulable) == 0:
-		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, forceful: forceful, why: state + "; the pool's limits leave no room for a replacement first, so it drains first and its pods get capacity then"})
+		_, err := c.act(ctx, pp, cand, decide(state+"; the pool's limits leave no room for a replacement first, so it drains first and its pods get capacity then"))
 		return err
 	case len(result.Unschedulable) > 0:
 		c.event(cand.claim, ReasonDisruptionBlocked, "%s, but pod %s/%s fits on no other node, standby node or new node; keeping it",
 			state, result.Unschedulable[0].Pod.Namespace, result.Unschedulable[0].Pod.Name)
 		return nil
 	case len(result.Starts) == 0 && len(result.Launches) == 0 && len(result.InFlight) == 0:
-		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, forceful: forceful, why: state + " and its pods fit on the other nodes; draining and terminating it"})
+		_, err := c.act(ctx, pp, cand, decide(state+" and its pods fit on the other nodes; draining and terminating it"))
 		return err
 	}
 	by, holds, err := c.startReplacements(ctx, pp, in, result)

@@ -189,30 +189,29 @@ func TestDisruptionWaitsForTheClusterStateToSync(t *testing.T) {
 
 	clk := testingclock.NewFakeClock(time.Now())
 	d, release := stack.NewDisruptionHoldingPods(t, f.Env, f.Cloud, clk)
+	twoPasses := func() { // the first sees the node, the second finds it settled
+		t.Helper()
+		for range 2 {
+			if _, err := d.Pass(f.Ctx); err != nil {
+				t.Fatal(err)
+			}
+			clk.Step(2 * time.Hour)
+		}
+	}
 	d.WaitFor(t, "the new leader sees the running node, and no pod", func(s state.Snapshot) bool {
 		return len(s.Nodes) == 1 && len(s.All) >= 1 && len(s.Pending) == 0
 	})
 	if d.State.HasSynced() {
 		t.Fatal("the cluster state says it synced while its pods are not listed")
 	}
-	for range 2 {
-		if _, err := d.Pass(f.Ctx); err != nil {
-			t.Fatal(err)
-		}
-		clk.Step(2 * time.Hour)
-	}
+	twoPasses()
 	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1alpha1.DesiredRunning {
 		t.Fatalf("disruption acted before its cluster state synced: the node is asked to be %s", got)
 	}
 
 	release()
 	d.WaitFor(t, "the pods are listed and the pod waits", func(s state.Snapshot) bool { return d.State.HasSynced() && len(s.Pending) == 1 })
-	for range 2 {
-		if _, err := d.Pass(f.Ctx); err != nil {
-			t.Fatal(err)
-		}
-		clk.Step(2 * time.Hour)
-	}
+	twoPasses()
 	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1alpha1.DesiredRunning {
 		t.Fatalf("the node the waiting pod needs is asked to be %s", got)
 	}
