@@ -6,6 +6,7 @@ package v1alpha1
 //	warm path:  Launching → Registering → Initializing → WarmingUp → Stopping → Standby
 //	on demand:  Standby → Starting → Running
 //	give back:  Running → Draining → Stopping → Standby
+//	drain away: Running → Draining → Terminating  (desiredState Terminated: deleted once drained)
 //	remove:     any → Terminating
 //
 // +kubebuilder:validation:Enum=Launching;Registering;Initializing;WarmingUp;Stopping;Standby;Starting;Running;Draining;Terminating
@@ -52,6 +53,11 @@ const (
 	// of its pool's other instances at the same look. Its LastTransitionTime is when that
 	// was first seen. False, reason InstanceFound, once the cloud answers for it again.
 	ConditionInstanceLost = "InstanceLost"
+	// ConditionDisruptionBlocked is True while disruption would give back, remove or
+	// replace the claim's node but keeps it, because a PodDisruptionBudget does not let
+	// one of its pods be evicted now (reason PodDisruptionBudget, the message naming the
+	// pod and the budget); False once it no longer does.
+	ConditionDisruptionBlocked = "DisruptionBlocked"
 )
 
 // Reasons of the InstanceLost condition; a NodePool's Degraded condition repeats them

@@ -33,7 +33,7 @@ type NodeClaim struct {
 
 // DesiredState is what other controllers ask of a claim. The lifecycle controller alone
 // turns it into cloud calls.
-// +kubebuilder:validation:Enum=Running;Standby
+// +kubebuilder:validation:Enum=Running;Standby;Terminated
 type DesiredState string
 
 const (
@@ -41,6 +41,11 @@ const (
 	DesiredRunning DesiredState = "Running"
 	// DesiredStandby asks for a warmed, stopped node.
 	DesiredStandby DesiredState = "Standby"
+	// DesiredTerminated asks for the node to be drained and then removed: once its pods
+	// are gone, the lifecycle controller deletes the claim, which terminates the
+	// instance. Until the drain ends it can be taken back (Running again), unlike a
+	// deletion.
+	DesiredTerminated DesiredState = "Terminated"
 )
 
 // NodeClaimSpec is what the claim's instance must be. Everything but desiredState is
@@ -95,9 +100,11 @@ type NodeClaimSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="kubelet is immutable"
 	Kubelet *KubeletConfiguration `json:"kubelet,omitempty"`
 
-	// DesiredState is Running (a started, schedulable node) or Standby (warmed and
-	// stopped). Provisioning and disruption write it; the lifecycle controller acts on it.
-	// Defaults to Running.
+	// DesiredState is Running (a started, schedulable node), Standby (warmed and
+	// stopped) or Terminated (drained, then removed with its instance). Provisioning and
+	// disruption write it; the lifecycle controller acts on it. A running node asked to
+	// stand by or to be terminated drains first, and goes on running if asked to run
+	// again before its drain ends. Defaults to Running.
 	// +optional
 	// +kubebuilder:default=Running
 	DesiredState DesiredState `json:"desiredState,omitempty"`
@@ -165,12 +172,14 @@ type NodeClaimStatus struct {
 	LastPhaseChangeTime *metav1.Time `json:"lastPhaseChangeTime,omitempty"`
 
 	// Conditions: Launched, Registered, Initialized, WarmedUp, Started, Drifted, Empty,
-	// Consolidatable, InstanceLost. Started is False, with the cloud's error code as its
-	// reason, when the cloud refused the last start for lack of capacity or quota.
-	// InstanceLost is True while the cloud does not answer for the instance as the
-	// cluster's and Stratos waits instead of removing the claim: OwnershipLost (the
-	// instance lacks the cluster's tag) or InstancesVanished (not found, with many of its
-	// pool's instances at once).
+	// Consolidatable, InstanceLost, DisruptionBlocked. Started is False, with the cloud's
+	// error code as its reason, when the cloud refused the last start for lack of
+	// capacity or quota. InstanceLost is True while the cloud does not answer for the
+	// instance as the cluster's and Stratos waits instead of removing the claim:
+	// OwnershipLost (the instance lacks the cluster's tag) or InstancesVanished (not
+	// found, with many of its pool's instances at once). DisruptionBlocked is True while
+	// disruption keeps the node because a PodDisruptionBudget does not let its pods go
+	// now; its message names the pod and the budget.
 	// +optional
 	// +listType=map
 	// +listMapKey=type

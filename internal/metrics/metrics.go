@@ -139,8 +139,13 @@ var (
 
 	DisruptionDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_disruption_decisions_total",
-		Help: "Decisions to disrupt a node, by pool, reason (Empty, Underutilized, Drifted, Expired) and outcome: standby (given back to the warm pool), terminate (its claim deleted), replace (replacements started before it drains), aborted (the node changed, or another writer won, before the write), error (the write failed).",
+		Help: "Decisions to disrupt a node, by pool, reason (Empty, Underutilized, Drifted, Expired) and outcome: standby (given back to the warm pool), terminate (asked to be terminated: it drains, then its claim and instance go), replace (replacements started before it drains), aborted (the node changed, or another writer won, before the write), blocked (a PodDisruptionBudget no longer let its pods go right before the write), error (the write failed).",
 	}, []string{"nodepool", "reason", "outcome"})
+
+	DrainsAbandoned = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_disruption_drains_abandoned_total",
+		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a drainTimeout: the node runs again.",
+	}, []string{"nodepool"})
 
 	DisruptionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "stratos_disruption_duration_seconds",
@@ -162,7 +167,7 @@ var All = []prometheus.Collector{
 	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods,
-	DisruptionDecisions, DisruptionDuration, ControllerPanics,
+	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,
 }
 
 func init() {

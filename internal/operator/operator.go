@@ -54,6 +54,9 @@ import (
 // (which honours PodDisruptionBudgets server-side), deleted once a drain's timeout passed.
 // +kubebuilder:rbac:groups="",resources=pods,verbs=get;list;watch;patch;delete
 // +kubebuilder:rbac:groups="",resources=pods/eviction,verbs=create
+// PodDisruptionBudgets: read (the cluster state keeps them), so that disruption chooses
+// only nodes whose pods they let go now, and takes back a drain they block.
+// +kubebuilder:rbac:groups=policy,resources=poddisruptionbudgets,verbs=get;list;watch
 // DaemonSets: their pods take their share of every new node.
 // +kubebuilder:rbac:groups=apps,resources=daemonsets,verbs=get;list;watch
 // Storage: the claims, volumes and classes pods' volumes name, and the CSINodes that

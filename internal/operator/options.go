@@ -14,6 +14,7 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 )
@@ -48,6 +49,9 @@ type Options struct {
 	// UnavailableOfferingTTL is how long an offering the cloud refused for lack of
 	// capacity is avoided.
 	UnavailableOfferingTTL time.Duration
+	// AbandonBlockedDrainAfter is how long PodDisruptionBudgets may block a voluntary
+	// drain, in a pool without a drainTimeout, before it is abandoned.
+	AbandonBlockedDrainAfter time.Duration
 
 	LeaderElect                 bool
 	LeaderElectionID            string
@@ -89,6 +93,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.DurationVar(&opts.RegistrationTimeout, "registration-timeout", 15*time.Minute, "How long after the launch an instance's Node may take to register before the claim and instance are removed.")
 	fs.DurationVar(&opts.InitializationTimeout, "initialization-timeout", 10*time.Minute, "How long after its Node registered a NodeClaim asked to run may take to be initialised (Ready, network up, startup taints gone) before the claim and instance are removed.")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 3*time.Minute, "How long after a standby node's start its Node may take to be Ready again before the claim and instance are removed.")
+	fs.DurationVar(&opts.AbandonBlockedDrainAfter, "abandon-blocked-drain-after", disruption.DefaultAbandonDrainAfter, "How long PodDisruptionBudgets may block the drain of a node given back, removed or replaced, in a pool that sets no drainTimeout, before the drain is abandoned and the node runs again.")
 	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
 	fs.DurationVar(&opts.GCGracePeriod, "gc-grace-period", 2*time.Minute, "How old a leak must be before garbage collection removes it.")
 	fs.DurationVar(&opts.UnavailableOfferingTTL, "unavailable-offering-ttl", cloudprovider.DefaultUnavailableOfferingTTL, "How long an offering (instance type, zone, capacity type) the cloud refused to launch or start for lack of capacity is left out of provisioning, standby planning and launches.")
@@ -178,6 +183,7 @@ func (o *Options) ControllerOptions() ControllerOptions {
 			PrePullNamespace:      namespaceOr(o.PrePullNamespace),
 		},
 		Provisioning: provisioning.Options{BatchIdle: o.BatchIdle, BatchMax: o.BatchMax},
+		Disruption:   disruption.Options{AbandonDrainAfter: o.AbandonBlockedDrainAfter},
 	}
 }
 
@@ -210,7 +216,7 @@ func (o *Options) Validate() error {
 		value time.Duration
 	}{{"--batch-idle-duration", o.BatchIdle}, {"--batch-max-duration", o.BatchMax}, {"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout},
 		{"--initialization-timeout", o.InitializationTimeout}, {"--start-timeout", o.StartTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod},
-		{"--unavailable-offering-ttl", o.UnavailableOfferingTTL}} {
+		{"--unavailable-offering-ttl", o.UnavailableOfferingTTL}, {"--abandon-blocked-drain-after", o.AbandonBlockedDrainAfter}} {
 		if d.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, not %s", d.flag, d.value))
 		}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 )
 
 // env returns a lookup over a fixed set of variables.
@@ -69,6 +70,19 @@ func TestLifecycleTimeoutsReachTheNodeClaimController(t *testing.T) {
 	claims := opts.ControllerOptions().NodeClaim
 	if claims.InitializationTimeout != 10*time.Minute || claims.StartTimeout != 90*time.Second {
 		t.Fatalf("initialization timeout %s, start timeout %s; want the default 10m and 90s from the environment", claims.InitializationTimeout, claims.StartTimeout)
+	}
+}
+
+func TestTheBoundOnBlockedDrainsReachesDisruption(t *testing.T) {
+	opts, err := Parse(append([]string{"--abandon-blocked-drain-after=2m"}, required...), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := opts.ControllerOptions().Disruption.AbandonDrainAfter; got != 2*time.Minute {
+		t.Fatalf("disruption abandons blocked drains after %s, want 2m", got)
+	}
+	if opts, err = Parse(required, env(nil)); err != nil || opts.AbandonBlockedDrainAfter != disruption.DefaultAbandonDrainAfter {
+		t.Fatalf("default %v (%v), want %s", opts, err, disruption.DefaultAbandonDrainAfter)
 	}
 }
 
@@ -135,6 +149,7 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: append([]string{"--fake-time-scale=-1"}, required...), want: "--fake-time-scale must be positive"},
 		{args: append([]string{"--initialization-timeout=0s"}, required...), want: "--initialization-timeout must be positive"},
 		{args: required, env: map[string]string{"STRATOS_START_TIMEOUT": "-1m"}, want: "--start-timeout must be positive"},
+		{args: required, env: map[string]string{"STRATOS_ABANDON_BLOCKED_DRAIN_AFTER": "0s"}, want: "--abandon-blocked-drain-after must be positive"},
 		{args: append([]string{"--unavailable-offering-ttl=0s"}, required...), want: "--unavailable-offering-ttl must be positive"},
 		{args: append([]string{"--fake-cloud-endpoint=127.0.0.1:8090"}, required...), want: `--fake-cloud-endpoint "127.0.0.1:8090" must be an http:// or https:// URL`},
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--fake-cloud-endpoint=http://127.0.0.1:8090"}, want: "--fake-cloud-endpoint needs --cloud-provider=fake"},

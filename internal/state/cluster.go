@@ -1,7 +1,8 @@
 // Package state is Stratos's in-memory picture of the cluster, kept up to date by
 // informer events rather than List calls: Nodes, the pods bound to each Node, the pods
-// waiting for capacity, NodeClaims, DaemonSets, and the pods provisioning nominated to
-// claims. Provisioning takes a consistent snapshot of it for each decision.
+// waiting for capacity, NodeClaims, DaemonSets, PodDisruptionBudgets, and the pods
+// provisioning nominated to claims. Provisioning and disruption take a consistent
+// snapshot of it for each decision.
 package state
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/types"
 	toolscache "k8s.io/client-go/tools/cache"
@@ -33,8 +35,11 @@ type Cluster struct {
 	pending    map[types.UID]*corev1.Pod
 	claims     map[string]*v1alpha1.NodeClaim
 	// writes are this process's claim writes the informer does not show yet.
-	writes      map[string]observedWrite
-	daemonSets  map[types.NamespacedName]*appsv1.DaemonSet
+	writes     map[string]observedWrite
+	daemonSets map[types.NamespacedName]*appsv1.DaemonSet
+	// pdbs are kept with the pods they guard, so that a decision sees both as of one
+	// moment, and so that a new leader decides nothing before it knows them.
+	pdbs        map[types.NamespacedName]*policyv1.PodDisruptionBudget
 	nominations map[types.UID]nomination
 	// version grows whenever something that could make an unschedulable pod fit
 	// changes: a pool, a node class, a Node, a claim, a storage object.
@@ -67,6 +72,7 @@ func New(clk clock.PassiveClock) *Cluster {
 		claims:      map[string]*v1alpha1.NodeClaim{},
 		writes:      map[string]observedWrite{},
 		daemonSets:  map[types.NamespacedName]*appsv1.DaemonSet{},
+		pdbs:        map[types.NamespacedName]*policyv1.PodDisruptionBudget{},
 		nominations: map[types.UID]nomination{},
 	}
 }
@@ -82,13 +88,14 @@ func (c *Cluster) OnPending(f func()) {
 // Watch feeds the picture from the informers of a cache (a manager's).
 func (c *Cluster) Watch(ctx context.Context, informers cache.Informers) error {
 	for obj, handle := range map[client.Object]func(obj any, deleted bool){
-		&corev1.Node{}:            c.updateNode,
-		&corev1.Pod{}:             c.updatePod,
-		&v1alpha1.NodeClaim{}:     c.updateClaim,
-		&appsv1.DaemonSet{}:       c.updateDaemonSet,
-		&v1alpha1.NodePool{}:      c.templateChanged,
-		&v1alpha1.FakeNodeClass{}: c.templateChanged,
-		&v1alpha1.AWSNodeClass{}:  c.templateChanged,
+		&corev1.Node{}:                  c.updateNode,
+		&corev1.Pod{}:                   c.updatePod,
+		&v1alpha1.NodeClaim{}:           c.updateClaim,
+		&appsv1.DaemonSet{}:             c.updateDaemonSet,
+		&policyv1.PodDisruptionBudget{}: c.updatePDB,
+		&v1alpha1.NodePool{}:            c.templateChanged,
+		&v1alpha1.FakeNodeClass{}:       c.templateChanged,
+		&v1alpha1.AWSNodeClass{}:        c.templateChanged,
 		// The storage objects pods' volumes name: a claim bound, a class or a CSINode
 		// changed may let a waiting pod fit (the simulation reads them from the cache).
 		&corev1.PersistentVolumeClaim{}: c.templateChanged,
@@ -205,6 +212,14 @@ func (c *Cluster) updateDaemonSet(obj any, deleted bool) {
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		store(c.daemonSets, types.NamespacedName{Namespace: ds.Namespace, Name: ds.Name}, ds, deleted)
+	}
+}
+
+func (c *Cluster) updatePDB(obj any, deleted bool) {
+	if pdb, ok := obj.(*policyv1.PodDisruptionBudget); ok {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		store(c.pdbs, types.NamespacedName{Namespace: pdb.Namespace, Name: pdb.Name}, pdb, deleted)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	appsv1 "k8s.io/api/apps/v1"
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -25,12 +26,16 @@ type Snapshot struct {
 	// nominated to them.
 	Claims []ClaimState
 	// Leaving are the workload pods bound to Nodes that are going away: their claim is
-	// asked back to standby or is being deleted. Each will need room elsewhere.
+	// asked back to standby or to be terminated, or is being deleted. Each will need
+	// room elsewhere, and those not evicted yet will take from their
+	// PodDisruptionBudgets.
 	Leaving []*corev1.Pod
 	// Pending are the pods waiting for capacity that no live claim was nominated for.
 	Pending []*corev1.Pod
 	// DaemonSets of the cluster.
 	DaemonSets []*appsv1.DaemonSet
+	// PDBs are the cluster's PodDisruptionBudgets.
+	PDBs []*policyv1.PodDisruptionBudget
 	// Version changes whenever a pool, node class, Node, claim or storage object does.
 	Version uint64
 	// NextLapse is when the first nomination held now lapses because its claim has run
@@ -71,9 +76,11 @@ func servesPods(claim *v1alpha1.NodeClaim) bool {
 	return claim.DeletionTimestamp.IsZero() && claim.Status.Phase == v1alpha1.PhaseRunning && claim.Spec.DesiredState == v1alpha1.DesiredRunning
 }
 
-// leaving reports whether a claim's Node is going away with the pods bound to it.
+// leaving reports whether a claim's Node is going away with the pods bound to it: the
+// claim is deleted, or asked to stand by or to be terminated.
 func leaving(claim *v1alpha1.NodeClaim) bool {
-	return !claim.DeletionTimestamp.IsZero() || claim.Spec.DesiredState == v1alpha1.DesiredStandby
+	desired := claim.Spec.DesiredState
+	return !claim.DeletionTimestamp.IsZero() || desired == v1alpha1.DesiredStandby || desired == v1alpha1.DesiredTerminated
 }
 
 // Snapshot takes the picture, dropping the nominations that no longer hold (see
@@ -138,6 +145,9 @@ func (c *Cluster) Snapshot() Snapshot {
 	}
 	for _, ds := range c.daemonSets {
 		s.DaemonSets = append(s.DaemonSets, ds)
+	}
+	for _, pdb := range c.pdbs {
+		s.PDBs = append(s.PDBs, pdb)
 	}
 	return s
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	testingclock "k8s.io/utils/clock/testing"
@@ -154,6 +155,16 @@ func TestANominationEndsWhenItsClaimGoesBackToStandby(t *testing.T) {
 	}
 }
 
+// withNodeAndPod shows the claim, its Node n1 and a pod "web" bound to it.
+func withNodeAndPod(c *Cluster, claim *v1alpha1.NodeClaim) {
+	claim.Status.NodeName = "n1"
+	c.updateClaim(claim, false)
+	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
+	pod := unschedulable("web")
+	pod.Spec.NodeName = "n1"
+	c.updatePod(pod, false)
+}
+
 // runningClaim is a claim asked to run, in phase, that changed phase at epoch.
 func runningClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
 	return &v1alpha1.NodeClaim{
@@ -228,12 +239,7 @@ func TestAConfirmedWriteOutlivesTheBound(t *testing.T) {
 func TestWritesOnTopOfTheInformerShowAtOnce(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch))
 	claim := runningClaim("c1", v1alpha1.PhaseRunning)
-	claim.Status.NodeName = "n1"
-	c.updateClaim(claim, false)
-	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
-	pod := unschedulable("web")
-	pod.Spec.NodeName = "n1"
-	c.updatePod(pod, false)
+	withNodeAndPod(c, claim)
 	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Leaving) != 0 {
 		t.Fatalf("a running claim's Node serves pods: %+v", s)
 	}
@@ -284,5 +290,34 @@ func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
 	c.updateClaim(back, true)
 	if told != 2 {
 		t.Fatalf("provisioning told %d times, want again when the claim was deleted", told)
+	}
+}
+
+// A claim asked to be terminated drains its Node like one given back: the Node is no
+// room, and its pods are leaving.
+func TestANodeAskedToBeTerminatedIsLeaving(t *testing.T) {
+	c := New(testingclock.NewFakeClock(epoch))
+	claim := runningClaim("c1", v1alpha1.PhaseRunning)
+	claim.Spec.DesiredState = v1alpha1.DesiredTerminated
+	withNodeAndPod(c, claim)
+	if s := c.Snapshot(); len(s.Nodes) != 0 || len(s.Leaving) != 1 {
+		t.Fatalf("a Node asked to be terminated is no room, and its pods leave: %+v", s)
+	}
+}
+
+// The picture keeps the PodDisruptionBudgets as the informer shows them.
+func TestThePictureKeepsPodDisruptionBudgets(t *testing.T) {
+	c := New(testingclock.NewFakeClock(epoch))
+	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}}
+	c.updatePDB(pdb, false)
+	changed := pdb.DeepCopy()
+	changed.Status.DisruptionsAllowed = 1
+	c.updatePDB(changed, false)
+	if s := c.Snapshot(); len(s.PDBs) != 1 || s.PDBs[0].Status.DisruptionsAllowed != 1 {
+		t.Fatalf("want the budget as last seen: %+v", s.PDBs)
+	}
+	c.updatePDB(changed, true)
+	if s := c.Snapshot(); len(s.PDBs) != 0 {
+		t.Fatalf("a deleted budget stayed: %+v", s.PDBs)
 	}
 }

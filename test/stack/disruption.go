@@ -2,15 +2,20 @@ package stack
 
 import (
 	"context"
+	"net/http"
+	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/harness"
 )
@@ -25,10 +30,61 @@ type Disruption struct {
 	State *state.Cluster
 }
 
-// NewDisruption starts the controller's cache and waits until it has synced.
+// NewDisruption starts the controller's cache and waits until its cluster state has
+// synced.
 func NewDisruption(t testing.TB, env *harness.Env, cloud cloudprovider.API, clk clock.PassiveClock) *Disruption {
 	t.Helper()
-	mgr, err := newManager(t, env, nil)
+	d := newDisruption(t, env, env.Config, cloud, clk)
+	if err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, time.Minute, true, func(context.Context) (bool, error) {
+		return d.State.HasSynced(), nil
+	}); err != nil {
+		t.Fatal("the disruption controller's cluster state did not sync")
+	}
+	return d
+}
+
+// NewDisruptionHoldingPods is NewDisruption whose informers cannot list the pods until
+// release is called, as a new leader's informers that have not listed everything yet:
+// its cluster state shows the Nodes and claims, and no pod. It does not wait for the
+// state to sync; reads right before a write go to the API server unhindered.
+func NewDisruptionHoldingPods(t testing.TB, env *harness.Env, cloud cloudprovider.API, clk clock.PassiveClock) (d *Disruption, release func()) {
+	t.Helper()
+	held := make(chan struct{})
+	var once sync.Once
+	release = func() { once.Do(func() { close(held) }) }
+	cfg := rest.CopyConfig(env.Config)
+	cfg.WrapTransport = func(rt http.RoundTripper) http.RoundTripper {
+		return roundTripper(func(req *http.Request) (*http.Response, error) {
+			// The informer lists or watches every pod; reads of one Node's pods select a field.
+			if req.Method == http.MethodGet && req.URL.Path == "/api/v1/pods" && req.URL.Query().Get("fieldSelector") == "" {
+				select {
+				case <-held:
+				case <-req.Context().Done():
+					return nil, req.Context().Err()
+				}
+			}
+			return rt.RoundTrip(req)
+		})
+	}
+	d = newDisruption(t, env, cfg, cloud, clk)
+	// Cleanups run last first: the list is let go before the manager stops, which waits
+	// for its informers.
+	t.Cleanup(release)
+	apiReader, err := client.New(env.Config, client.Options{Scheme: scheme.Scheme})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.APIReader = apiReader
+	return d, release
+}
+
+type roundTripper func(*http.Request) (*http.Response, error)
+
+func (f roundTripper) RoundTrip(req *http.Request) (*http.Response, error) { return f(req) }
+
+// newDisruption starts a disruption controller's manager on cfg.
+func newDisruption(t testing.TB, env *harness.Env, cfg *rest.Config, cloud cloudprovider.API, clk clock.PassiveClock) *Disruption {
+	mgr, err := newManagerOn(t, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,11 +97,6 @@ func NewDisruption(t testing.TB, env *harness.Env, cloud cloudprovider.API, clk 
 		t.Fatal(err)
 	}
 	runManager(t, mgr)
-	syncCtx, cancel := context.WithTimeout(ctx, time.Minute)
-	defer cancel()
-	if !mgr.GetCache().WaitForCacheSync(syncCtx) {
-		t.Fatal("the disruption controller's cache did not sync")
-	}
 	c := &disruption.Controller{Client: mgr.GetClient(), Cloud: cloudprovider.New(cloud, cloudprovider.DefaultBatchOptions, nil), APIReader: mgr.GetAPIReader(),
 		State: cluster, Recorder: mgr.GetEventRecorder("stratos-test-disruption"), Clock: clk}
 	return &Disruption{Controller: c, State: cluster}

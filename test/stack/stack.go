@@ -42,7 +42,12 @@ func init() {
 // newManager returns a manager for tests: no metrics or probe servers, no leader
 // election, and controller names that may repeat, as managers come and go in one process.
 func newManager(t testing.TB, env *harness.Env, newClient client.NewClientFunc) (manager.Manager, error) {
-	return ctrl.NewManager(env.Config, manager.Options{
+	return newManagerOn(t, env.Config, newClient)
+}
+
+// newManagerOn is newManager on a configuration of the harness's API server.
+func newManagerOn(t testing.TB, cfg *rest.Config, newClient client.NewClientFunc) (manager.Manager, error) {
+	return ctrl.NewManager(cfg, manager.Options{
 		Logger:                 testr.NewWithInterface(t, testr.Options{Verbosity: 1}),
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},

@@ -5,29 +5,35 @@ import (
 	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
+	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/pdbs"
 )
 
 // decision is one node to disrupt, and how.
 type decision struct {
 	reason v1alpha1.DisruptionReason
-	// giveBack sends the node back to standby; otherwise its claim is deleted.
+	// giveBack sends the node back to standby; otherwise it is asked to be terminated.
 	giveBack bool
+	// forceful disrupts the node whatever its pods' PodDisruptionBudgets say: expiry in
+	// a pool whose drainTimeout bounds the drain.
+	forceful bool
 	// why is the Event's note.
 	why string
 }
 
 // act reads the candidate again from the API server and, if it still runs the same
-// workload and may still be disrupted, gives it back to the warm pool or removes it. It
+// workload and may still be disrupted — its pods' PodDisruptionBudgets, read again too,
+// letting them go — gives it back to the warm pool or asks it to be terminated. It
 // reports whether it acted; a candidate that changed meanwhile is left alone, with an
 // Event. Acting takes one node from the pool's budget, and the pass's picture is taken
 // anew with the write in it, so that the decisions after this one see it.
-func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d decision) (bool, error) {
+func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d decision) (outcome, error) {
 	acted, outcome, err := c.write(ctx, pp, cand, d)
 	metrics.DisruptionDecisions.WithLabelValues(pp.pool.Name, string(d.reason), string(outcome)).Inc()
 	if acted {
@@ -35,7 +41,7 @@ func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d de
 	} else {
 		log.FromContext(ctx).V(1).Info("Did not disrupt the node chosen", "nodepool", pp.pool.Name, "node", cand.node.Name, "nodeclaim", cand.claim.Name, "reason", d.reason, "outcome", outcome)
 	}
-	return acted, err
+	return outcome, err
 }
 
 // write makes the decision's write, and says how it went.
@@ -59,22 +65,30 @@ func (c *Controller) write(ctx context.Context, pp *poolPass, cand candidate, d 
 		c.event(claim, ReasonDisruptionAborted, "The node changed since it was chosen to go (%s); not disrupting it", d.reason)
 		return false, outcomeAborted, nil
 	}
+	if !d.forceful {
+		budgets, err := c.budgetsOf(ctx, fresh.workloads())
+		if err != nil {
+			return false, outcomeError, err
+		}
+		if blocked := c.evictionsBlockedUnder(pp.pass, budgets, fresh); blocked != nil {
+			c.holdBack(ctx, claim, blocked)
+			return false, outcomeBlocked, nil
+		}
+	}
+	base := claim.DeepCopy()
 	done := outcomeTerminate
+	claim.Spec.DesiredState = v1alpha1.DesiredTerminated
 	if d.giveBack {
 		done = outcomeStandby
-		base := claim.DeepCopy()
 		claim.Spec.DesiredState = v1alpha1.DesiredStandby
-		if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return lostRace(err)
-		}
-		c.State.ObserveWrite(claim, base.ResourceVersion)
+	}
+	if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+		return lostRace(err)
+	}
+	c.State.ObserveWrite(claim, base.ResourceVersion)
+	if d.giveBack {
 		pp.standby++
 		pp.standbyIn[claim.Status.Zone]++
-	} else {
-		if err := c.Client.Delete(ctx, claim, client.Preconditions{ResourceVersion: &claim.ResourceVersion}); err != nil {
-			return lostRace(err)
-		}
-		c.State.ObserveDeletion(claim)
 	}
 	c.event(claim, string(d.reason), "%s", d.why)
 	pp.budget.take()
@@ -82,6 +96,27 @@ func (c *Controller) write(ctx context.Context, pp *poolPass, cand candidate, d 
 	delete(c.settle, claim.Name)
 	c.refresh(pp.pass)
 	return true, done, nil
+}
+
+// budgetsOf reads from the API server the PodDisruptionBudgets of the pods' namespaces,
+// the only ones that can guard them.
+func (c *Controller) budgetsOf(ctx context.Context, pods []*corev1.Pod) (pdbs.Set, error) {
+	var budgets []*policyv1.PodDisruptionBudget
+	read := map[string]bool{}
+	for _, pod := range pods {
+		if read[pod.Namespace] {
+			continue
+		}
+		read[pod.Namespace] = true
+		list := &policyv1.PodDisruptionBudgetList{}
+		if err := c.APIReader.List(ctx, list, client.InNamespace(pod.Namespace)); err != nil {
+			return pdbs.Set{}, fmt.Errorf("reading the PodDisruptionBudgets of namespace %s: %w", pod.Namespace, err)
+		}
+		for i := range list.Items {
+			budgets = append(budgets, &list.Items[i])
+		}
+	}
+	return pdbs.NewSet(budgets), nil
 }
 
 // lostRace treats a write that lost a race (a conflict, or the claim gone) as nothing

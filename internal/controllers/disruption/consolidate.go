@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/pdbs"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -44,27 +45,37 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 	}
 	needing := pp.needingRoom()
 	var movable []candidate
+	var guarded []heldBack
 	for _, cand := range busy {
 		why := cand.blocked()
 		if why == "" {
 			why = cand.unmovable()
 		}
-		if why == "" && neededBy(cand, needing) {
+		if why == "" && neededBy(in, cand, needing) {
 			why = "pods waiting for room would be placed on it"
 		}
 		if why != "" {
 			log.FromContext(ctx).V(1).Info("Not consolidating a node", "nodeclaim", cand.claim.Name, "because", why)
 			continue
 		}
+		if blocked := c.evictionsBlocked(pp.pass, cand); blocked != nil {
+			guarded = append(guarded, heldBack{cand, blocked})
+			continue
+		}
 		movable = append(movable, cand)
 	}
+	r := newRoom(in, needing)
+	c.reportGuarded(ctx, r, guarded, movable)
 	allowed := min(len(movable), pp.budget.left(v1alpha1.DisruptionUnderutilized), pp.idleMayGo())
 	if allowed <= 0 {
 		return nil
 	}
 	c.cheapestToDisruptFirst(movable)
-	r := newRoom(in, needing)
-	chosen := r.largestFitting(movable[:allowed])
+	// The nodes of one decision go together: their pods fit on the others, and their
+	// PodDisruptionBudgets let all of them go at once.
+	chosen := largest(movable[:allowed], func(set []candidate) bool {
+		return r.fitsElsewhere(set) && c.evictionsBlocked(pp.pass, set...) == nil
+	})
 	if len(chosen) == 0 {
 		for _, cand := range movable {
 			if r.fitsElsewhere([]candidate{cand}) {
@@ -98,6 +109,32 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 	return nil
 }
 
+// heldBack is a candidate whose pods a PodDisruptionBudget does not let go now.
+type heldBack struct {
+	cand    candidate
+	blocked *pdbs.Blocked
+}
+
+// reportGuarded says on each settled node that consolidation would give back alone but
+// for a PodDisruptionBudget which budget keeps it, and clears that once no budget
+// does. A node that is busy still, or whose pods would not fit elsewhere anyway, is not
+// held back by a budget, and is not told so.
+func (c *Controller) reportGuarded(ctx context.Context, r room, guarded []heldBack, movable []candidate) {
+	for _, g := range guarded {
+		if !g.cand.settled {
+			continue
+		}
+		if r.fitsElsewhere([]candidate{g.cand}) {
+			c.holdBack(ctx, g.cand.claim, g.blocked)
+		} else {
+			c.release(ctx, g.cand.claim)
+		}
+	}
+	for _, cand := range movable {
+		c.release(ctx, cand.claim)
+	}
+}
+
 // podsWaitingFor counts the pods pending for the pool: nominated to one of its claims and
 // not bound yet, waiting for capacity that the pool's nodes, claims or template would
 // give them, or bound to one of its nodes within consolidateAfter and not running yet (a
@@ -109,7 +146,8 @@ func (c *Controller) podsWaitingFor(pp *poolPass, in scheduling.Input) int {
 	for _, claim := range pp.claimsOf(pp.pool.Name) {
 		ours[claim.Name] = true
 	}
-	own := scheduling.Input{Pods: pp.snap.Pending, DaemonSets: in.DaemonSets}
+	own := in
+	own.Pods, own.Nodes, own.Claims, own.Pools = pp.snap.Pending, nil, nil, nil
 	for _, cs := range pp.snap.Claims {
 		if ours[cs.Claim.Name] {
 			waiting += len(cs.Nominated)
@@ -193,29 +231,33 @@ type room struct {
 
 // newRoom is the room on the cluster's running nodes but the empty ones of Stratos:
 // those go back themselves once their consolidateAfter ends, and moving pods onto them
-// would only trade one node for another.
+// would only trade one node for another. Claims coming and the pools' templates are no
+// room and are left out of its simulations; the input's other fields carry over.
 func newRoom(in scheduling.Input, pending []*corev1.Pod) room {
 	r := room{in: in, pending: pending}
-	r.in.Nodes = nil
+	r.in.Pods, r.in.Nodes, r.in.Claims, r.in.Pools = nil, nil, nil, nil
 	for _, n := range in.Nodes {
 		if _, ours := n.Node.Labels[v1alpha1.LabelNodePool]; !ours || slices.ContainsFunc(n.Pods, state.Workload) {
 			r.in.Nodes = append(r.in.Nodes, n)
 		}
 	}
 	if len(pending) > 0 {
-		r.placed = len(scheduling.Solve(scheduling.Input{Pods: pending, Nodes: in.Nodes, DaemonSets: in.DaemonSets}).Existing)
+		now := r.in
+		now.Pods, now.Nodes = pending, in.Nodes
+		r.placed = len(scheduling.Solve(now).Existing)
 	}
 	return r
 }
 
-// largestFitting returns the longest prefix of cands whose pods all fit on the other
-// nodes, found by binary search: taking more nodes away leaves less room, so fitting
-// holds for every prefix up to the longest one.
-func (r room) largestFitting(cands []candidate) []candidate {
+// largest returns the longest prefix of cands for which ok holds, found by binary
+// search: ok must hold for every prefix up to the longest one. Taking more nodes away
+// leaves less room and evicts more pods, so fitting elsewhere and being let go by the
+// PodDisruptionBudgets both do.
+func largest(cands []candidate, ok func([]candidate) bool) []candidate {
 	lo, hi := 0, len(cands)
 	for lo < hi {
 		mid := (lo + hi + 1) / 2
-		if r.fitsElsewhere(cands[:mid]) {
+		if ok(cands[:mid]) {
 			lo = mid
 		} else {
 			hi = mid - 1
@@ -234,7 +276,8 @@ func (r room) fitsElsewhere(set []candidate) bool {
 		gone[cand.node.Name] = true
 		moving = append(moving, cand.workloads()...)
 	}
-	sim := scheduling.Input{Pods: append(append([]*corev1.Pod(nil), moving...), r.pending...), DaemonSets: r.in.DaemonSets}
+	sim := r.in
+	sim.Pods, sim.Nodes = append(append([]*corev1.Pod(nil), moving...), r.pending...), nil
 	for _, n := range r.in.Nodes {
 		if !gone[n.Node.Name] {
 			sim.Nodes = append(sim.Nodes, n)

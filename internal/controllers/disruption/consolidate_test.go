@@ -41,7 +41,7 @@ func cluster(loads ...[]int64) (scheduling.Input, []candidate) {
 func TestNodesWhosePodsFitOnFewerGoTogether(t *testing.T) {
 	// Three nodes at a quarter each: the pods of two fit on the third.
 	in, cands := cluster([]int64{1000}, []int64{1000}, []int64{1000})
-	if got := newRoom(in, nil).largestFitting(cands); len(got) != 2 {
+	if got := largest(cands, newRoom(in, nil).fitsElsewhere); len(got) != 2 {
 		t.Fatalf("%d nodes can go together, want 2", len(got))
 	}
 }
@@ -49,7 +49,7 @@ func TestNodesWhosePodsFitOnFewerGoTogether(t *testing.T) {
 func TestBusyNodesStay(t *testing.T) {
 	// Each node is 60% used: no node's pod fits in another's 40%.
 	in, cands := cluster([]int64{2400}, []int64{2400}, []int64{2400})
-	if got := newRoom(in, nil).largestFitting(cands); len(got) != 0 {
+	if got := largest(cands, newRoom(in, nil).fitsElsewhere); len(got) != 0 {
 		t.Fatalf("%d nodes chosen where none fits elsewhere", len(got))
 	}
 	if newRoom(in, nil).fitsElsewhere(cands[:1]) {

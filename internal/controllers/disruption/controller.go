@@ -5,9 +5,11 @@
 // or past the pool's expireAfter is replaced: a replacement runs before the old one
 // drains, when the pool's limits leave room for it. All of it stays within the pool's
 // disruption budgets, never against stratos.sh/do-not-disrupt, never while pods waiting
-// now would need the node. Like provisioning, it only writes intent on claims
-// (desiredState, creation, deletion); the NodeClaim lifecycle controller drains,
-// honouring PodDisruptionBudgets, and stops or terminates.
+// now would need the node, and only for nodes whose pods their PodDisruptionBudgets let
+// go now. Like provisioning, it only writes intent on claims (desiredState, creation);
+// the NodeClaim lifecycle controller drains, honouring PodDisruptionBudgets, and stops or
+// terminates. A drain that a budget blocks for too long is taken back: the node runs
+// again.
 package disruption
 
 import (
@@ -15,6 +17,7 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	toolscache "k8s.io/client-go/tools/cache"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -34,19 +37,45 @@ const (
 	ReasonDisruptionAborted = "DisruptionAborted"
 	ReasonDisruptionBlocked = "DisruptionBlocked"
 	ReasonInvalidBudget     = "InvalidBudget"
+	// ReasonDrainAbandoned: a drain a PodDisruptionBudget blocked for too long was taken
+	// back; the node runs again.
+	ReasonDrainAbandoned = "DrainAbandoned"
 )
+
+// Reasons of the DisruptionBlocked condition of a claim.
+const (
+	// ReasonPodDisruptionBudget: a budget does not let one of the node's pods go now.
+	ReasonPodDisruptionBudget = "PodDisruptionBudget"
+	// ReasonNotBlocked: no budget holds the node back any more.
+	ReasonNotBlocked = "NotBlocked"
+)
+
+// DefaultAbandonDrainAfter is how long a drain that PodDisruptionBudgets block may wait,
+// in a pool without a drainTimeout, before it is abandoned. Disruption chooses only
+// nodes whose pods may go, so a drain is blocked only by a change after the choice — a
+// rollout that leaves pods unready, another drain taking the budget's last disruption —
+// which a few minutes usually see through; beyond that, a cordoned node holding the
+// pool's disruption budget costs more than starting over.
+const DefaultAbandonDrainAfter = 5 * time.Minute
 
 // Options tune disruption. Zero fields take the defaults.
 type Options struct {
 	// PollInterval is the longest time between two passes; a pass also runs when a
 	// node's consolidateAfter ends. Defaults to 5s.
 	PollInterval time.Duration
+	// AbandonDrainAfter is how long a drain that PodDisruptionBudgets block may wait in
+	// a pool that sets no drainTimeout before it is abandoned and the node runs again.
+	// Defaults to DefaultAbandonDrainAfter.
+	AbandonDrainAfter time.Duration
 }
 
 // WithDefaults returns o with every zero field set to its default.
 func (o Options) WithDefaults() Options {
 	if o.PollInterval <= 0 {
 		o.PollInterval = 5 * time.Second
+	}
+	if o.AbandonDrainAfter <= 0 {
+		o.AbandonDrainAfter = DefaultAbandonDrainAfter
 	}
 	return o
 }
@@ -68,15 +97,24 @@ type Controller struct {
 	settle settling
 	// replacing holds the drifted and expired claims being replaced, by name.
 	replacing map[string]*replacement
+	// blockedDrains holds, by claim name, since when PodDisruptionBudgets have blocked
+	// every pod left on a draining node. Kept in memory: after a restart the wait starts
+	// over, which only delays an abandonment.
+	blockedDrains map[string]time.Time
 }
 
 // NeedLeaderElection is true: only the leader disrupts.
 func (c *Controller) NeedLeaderElection() bool { return true }
 
-// Start runs passes until ctx ends.
+// Start runs passes until ctx ends. A new leader decides nothing before the cluster
+// state holds everything its informers listed: on half a picture, a node whose pods are
+// not known yet looks empty, and room that pods fill looks free.
 func (c *Controller) Start(ctx context.Context) error {
 	c.Options = c.Options.WithDefaults()
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithName("disruption"))
+	if !toolscache.WaitForCacheSync(ctx.Done(), c.State.HasSynced) {
+		return nil
+	}
 	for {
 		wait := c.Options.PollInterval
 		next, err := c.Pass(ctx)

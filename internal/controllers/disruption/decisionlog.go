@@ -13,7 +13,8 @@ type outcome string
 const (
 	// outcomeStandby: the node was asked back to standby; it drains and stops.
 	outcomeStandby outcome = "standby"
-	// outcomeTerminate: the node's claim was deleted; it drains and its instance goes.
+	// outcomeTerminate: the node's claim was asked to be terminated; it drains, then its
+	// claim and instance go.
 	outcomeTerminate outcome = "terminate"
 	// outcomeReplace: a stale node's replacements were started or launched; the node
 	// drains once they run (and that drain is a terminate decision of its own).
@@ -21,6 +22,9 @@ const (
 	// outcomeAborted: the node changed since it was chosen (its pods, its state, a
 	// do-not-disrupt annotation), or another writer changed or removed its claim first.
 	outcomeAborted outcome = "aborted"
+	// outcomeBlocked: read again right before the write, a PodDisruptionBudget does not
+	// let the node's pods go now (it changed since the pass's picture).
+	outcomeBlocked outcome = "blocked"
 	// outcomeError: the write failed; the next pass decides again.
 	outcomeError outcome = "error"
 )

@@ -28,9 +28,15 @@ func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []ca
 			log.FromContext(ctx).V(1).Info("Not disrupting an empty node", "nodeclaim", cand.claim.Name, "because", why)
 			continue
 		}
-		if neededBy(cand, pp.needingRoom()) {
-			log.FromContext(ctx).V(1).Info("Not disrupting an empty node that waiting pods need", "nodeclaim", cand.claim.Name)
-			continue
+		if needing := pp.needingRoom(); len(needing) > 0 {
+			in, err := c.simulationInput(ctx, pp.pass)
+			if err != nil {
+				return err
+			}
+			if neededBy(in, cand, needing) {
+				log.FromContext(ctx).V(1).Info("Not disrupting an empty node that waiting pods need", "nodeclaim", cand.claim.Name)
+				continue
+			}
 		}
 		if pp.idleMayGo() <= 0 {
 			log.FromContext(ctx).V(1).Info("The active window keeps the pool's running nodes", "nodepool", pp.pool.Name, "minRunning", pp.minRunning)
@@ -50,6 +56,9 @@ func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []ca
 		default:
 			d.why = fmt.Sprintf("Node empty for %s and the warm pool is full; terminating it", emptyFor)
 		}
+		// An empty node evicts no pod, so no PodDisruptionBudget holds it: one that held it
+		// while it ran pods no longer does.
+		c.release(ctx, cand.claim)
 		if _, err := c.act(ctx, pp, cand, d); err != nil {
 			return err
 		}

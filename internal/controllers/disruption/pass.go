@@ -13,6 +13,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
+	"github.com/stratos-sh/stratos/internal/pdbs"
 	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
@@ -32,6 +33,8 @@ type pass struct {
 	now   time.Time
 	snap  state.Snapshot
 	input *scheduling.Input
+	// pdbCache is the picture's PodDisruptionBudgets, read when first needed.
+	pdbCache *pdbs.Set
 	// next is when the pass after should run at the latest: a candidate's wait ends, or
 	// a node expires. Zero: at the next poll.
 	next time.Time
@@ -52,7 +55,16 @@ func (p *pass) needingRoom() []*corev1.Pod {
 
 // refresh takes the cluster's picture anew after a decision wrote.
 func (c *Controller) refresh(p *pass) {
-	p.snap, p.input = c.State.Snapshot(), nil
+	p.snap, p.input, p.pdbCache = c.State.Snapshot(), nil, nil
+}
+
+// pdbSet is the PodDisruptionBudgets of the pass's picture.
+func (p *pass) pdbSet() pdbs.Set {
+	if p.pdbCache == nil {
+		set := pdbs.NewSet(p.snap.PDBs)
+		p.pdbCache = &set
+	}
+	return *p.pdbCache
 }
 
 // simulationInput is the cluster as the scheduling simulation sees it now. Nodes being
@@ -89,8 +101,13 @@ func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
 	defer func() { metrics.DisruptionDuration.Observe(time.Since(started).Seconds()) }()
 	var size recovery.Size
 	defer recovery.Recover(ctx, "disruption", &size, &err)
+	if !c.State.HasSynced() {
+		log.FromContext(ctx).V(1).Info("The cluster state has not synced yet; deciding nothing")
+		return time.Time{}, nil
+	}
 	if c.settle == nil {
-		c.settle, c.replacing = settling{}, map[string]*replacement{}
+		c.Options = c.Options.WithDefaults()
+		c.settle, c.replacing, c.blockedDrains = settling{}, map[string]*replacement{}, map[string]time.Time{}
 	}
 	pools := &v1alpha1.NodePoolList{}
 	if err := c.Client.List(ctx, pools); err != nil {
@@ -114,6 +131,11 @@ func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
 	for name := range c.replacing {
 		if !live[name] {
 			delete(c.replacing, name)
+		}
+	}
+	for name := range c.blockedDrains {
+		if !live[name] {
+			delete(c.blockedDrains, name)
 		}
 	}
 	return p.next, errors.Join(errs...)
@@ -227,8 +249,9 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 			busy = append(busy, cand)
 		}
 	}
+	err = c.abandonBlockedDrains(ctx, pp, claims)
 	c.replaceStale(ctx, pp, stale)
-	err = c.giveBackEmpty(ctx, pp, empty)
+	err = errors.Join(err, c.giveBackEmpty(ctx, pp, empty))
 	if pool.Spec.Disruption.ConsolidationPolicy == v1alpha1.ConsolidationWhenUnderutilized {
 		err = errors.Join(err, c.consolidate(ctx, pp, busy))
 	}
@@ -263,21 +286,23 @@ type counts struct {
 	standbyIn map[string]int
 }
 
-// census counts a pool's claims.
+// census counts a pool's claims. A claim asked to be terminated counts as going, as a
+// deleted one does.
 func census(claims []*v1alpha1.NodeClaim) counts {
 	n := counts{standbyIn: map[string]int{}}
 	for _, claim := range claims {
+		desired := claim.Spec.DesiredState
 		deleting := !claim.DeletionTimestamp.IsZero()
-		givingBack := claim.Status.Phase == v1alpha1.PhaseRunning && claim.Spec.DesiredState == v1alpha1.DesiredStandby
+		asked := claim.Status.Phase == v1alpha1.PhaseRunning && (desired == v1alpha1.DesiredStandby || desired == v1alpha1.DesiredTerminated)
 		switch {
-		case claim.Status.Phase == v1alpha1.PhaseDraining, givingBack,
-			deleting && claim.Spec.DesiredState == v1alpha1.DesiredRunning && claim.Status.NodeName != "":
+		case claim.Status.Phase == v1alpha1.PhaseDraining, asked,
+			deleting && desired != v1alpha1.DesiredStandby && claim.Status.NodeName != "":
 			n.total++
 			n.disrupting++
 		case claim.Status.Phase == v1alpha1.PhaseRunning:
 			n.total++
 		}
-		if deleting {
+		if deleting || desired == v1alpha1.DesiredTerminated {
 			continue
 		}
 		n.live++
@@ -293,11 +318,19 @@ func census(claims []*v1alpha1.NodeClaim) counts {
 }
 
 // neededBy reports whether pods that need room would be placed on the candidate's
-// Node: freeing it would only make provisioning start another.
-func neededBy(cand candidate, needing []*corev1.Pod) bool {
+// Node, as the simulation's input in shows it (taints that lag behind the Node's
+// readiness left out): freeing it would only make provisioning start another. The
+// input's fields but its pods, nodes, claims and pools carry over.
+func neededBy(in scheduling.Input, cand candidate, needing []*corev1.Pod) bool {
 	if len(needing) == 0 {
 		return false
 	}
-	result := scheduling.Solve(scheduling.Input{Pods: needing, Nodes: []scheduling.Node{{Node: cand.node, Pods: cand.pods}}})
-	return len(result.Existing) > 0
+	sim := in
+	sim.Pods, sim.Nodes, sim.Claims, sim.Pools = needing, nil, nil, nil
+	for _, n := range in.Nodes {
+		if n.Node.Name == cand.node.Name {
+			sim.Nodes = append(sim.Nodes, n)
+		}
+	}
+	return len(sim.Nodes) > 0 && len(scheduling.Solve(sim).Existing) > 0
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -25,6 +26,10 @@ type replacement struct {
 	by     []string
 	holds  map[string][]*corev1.Pod
 	done   bool
+	// blockedSince is when a PodDisruptionBudget first kept the node from draining once
+	// its replacements ran (zero while none does): past the pool's bound for blocked
+	// drains the replacement is given up, and the node's place in the budget with it.
+	blockedSince time.Time
 }
 
 // replacedNodes names the Nodes whose replacements are under way: they are going, so
@@ -89,6 +94,10 @@ func (c *Controller) replacementsUnderWay(pool string) int {
 // launches the simulation chose are started, and the node goes once they all run, so
 // its pods move straight to ready capacity. When the pool's limits leave no room for a
 // replacement first, the node goes first and provisioning replaces it for its pods.
+// Nothing is started or launched for a node whose pods their PodDisruptionBudgets do not
+// let go now: it could not drain. Expiry in a pool with a drainTimeout is the exception:
+// such a pool bounds a node's life, and the drain of an expired node is forced once the
+// drainTimeout passes.
 func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []candidate) {
 	for _, cand := range stale {
 		if why := cand.blocked(); why != "" {
@@ -103,6 +112,8 @@ func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []can
 
 func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidate) error {
 	state := fmt.Sprintf("The node is %s", strings.ToLower(string(cand.stale)))
+	forceful := cand.stale == v1alpha1.DisruptionExpired && pp.pool.Spec.Disruption.DrainTimeout != nil
+	decide := func(why string) decision { return decision{reason: cand.stale, forceful: forceful, why: why} }
 	if r, ok := c.replacing[cand.claim.Name]; ok {
 		if r.done {
 			return nil
@@ -112,15 +123,24 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 		case lost:
 			delete(c.replacing, cand.claim.Name) // planned again in the next pass
 		case ready:
-			d := decision{reason: cand.stale, why: fmt.Sprintf("%s and its replacement runs (%s); draining and terminating it", state, strings.Join(r.by, ", "))}
-			acted, err := c.act(ctx, pp, cand, d)
-			if acted {
+			done, err := c.act(ctx, pp, cand, decide(fmt.Sprintf("%s and its replacement runs (%s); draining and terminating it", state, strings.Join(r.by, ", "))))
+			switch {
+			case done == outcomeTerminate:
 				r.done = true
 				pp.budget.disrupting-- // it counted already, as a replacement under way
+			case done == outcomeBlocked:
+				c.waitForBudgets(ctx, pp, cand, r)
 			}
 			return err
 		}
 		return nil
+	}
+	if !forceful {
+		if blocked := c.evictionsBlocked(pp.pass, cand); blocked != nil {
+			c.holdBack(ctx, cand.claim, blocked)
+			return nil
+		}
+		c.release(ctx, cand.claim)
 	}
 	if pp.budget.left(cand.stale) <= 0 {
 		log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pp.pool.Name, "reason", cand.stale)
@@ -128,7 +148,7 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 	}
 	workloads := cand.workloads()
 	if len(workloads) == 0 {
-		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, why: state + " and runs no workload; terminating it"})
+		_, err := c.act(ctx, pp, cand, decide(state+" and runs no workload; terminating it"))
 		return err
 	}
 	in, err := c.simulationInput(ctx, pp.pass)
@@ -140,14 +160,14 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 	result := scheduling.Solve(in)
 	switch {
 	case len(result.Unschedulable) > 0 && len(scheduling.Solve(withoutLimits(in)).Unschedulable) == 0:
-		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, why: state + "; the pool's limits leave no room for a replacement first, so it drains first and its pods get capacity then"})
+		_, err := c.act(ctx, pp, cand, decide(state+"; the pool's limits leave no room for a replacement first, so it drains first and its pods get capacity then"))
 		return err
 	case len(result.Unschedulable) > 0:
 		c.event(cand.claim, ReasonDisruptionBlocked, "%s, but pod %s/%s fits on no other node, standby node or new node; keeping it",
 			state, result.Unschedulable[0].Pod.Namespace, result.Unschedulable[0].Pod.Name)
 		return nil
 	case len(result.Starts) == 0 && len(result.Launches) == 0 && len(result.InFlight) == 0:
-		_, err := c.act(ctx, pp, cand, decision{reason: cand.stale, why: state + " and its pods fit on the other nodes; draining and terminating it"})
+		_, err := c.act(ctx, pp, cand, decide(state+" and its pods fit on the other nodes; draining and terminating it"))
 		return err
 	}
 	by, holds, err := c.startReplacements(ctx, pp, in, result)
@@ -163,6 +183,25 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 		metrics.DisruptionDecisions.WithLabelValues(pp.pool.Name, string(cand.stale), string(outcomeError)).Inc()
 	}
 	return err
+}
+
+// waitForBudgets keeps a node whose replacements run while a PodDisruptionBudget, which
+// changed since the replacement was planned, does not let its pods go; past the bound for
+// blocked drains the replacement is given up: the node stops counting against the
+// pool's budget, its replacements serve as any node does, and it is planned again once
+// its pods may go.
+func (c *Controller) waitForBudgets(ctx context.Context, pp *poolPass, cand candidate, r *replacement) {
+	if r.blockedSince.IsZero() {
+		r.blockedSince = pp.now
+	}
+	if until := r.blockedSince.Add(c.Options.AbandonDrainAfter); pp.now.Before(until) {
+		pp.wakeAt(until)
+		return
+	}
+	delete(c.replacing, cand.claim.Name)
+	pp.budget.disrupting--
+	log.FromContext(ctx).Info("Giving up a replacement whose node PodDisruptionBudgets keep", "nodepool", pp.pool.Name, "nodeclaim", cand.claim.Name,
+		"replacements", r.by, "blockedFor", pp.now.Sub(r.blockedSince).Round(time.Second).String())
 }
 
 // startReplacements asks the standby claims the simulation chose to run and creates the

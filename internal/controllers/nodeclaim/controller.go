@@ -107,6 +107,10 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		}
 	}
 
+	if claim.Spec.DesiredState == v1alpha1.DesiredTerminated && !drainsFirst(claim.Status.Phase) {
+		return ctrl.Result{}, r.removeAsked(ctx, claim, ReasonTerminating, fmt.Sprintf("Asked to be terminated while %s; terminating the instance", claim.Status.Phase))
+	}
+
 	before := claim.DeepCopy()
 	var result ctrl.Result
 	next, err := r.recheck(ctx, claim)

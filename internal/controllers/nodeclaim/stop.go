@@ -21,8 +21,10 @@ const (
 	ReasonStarting         = "Starting"
 	ReasonGivingBack       = "GivingBack"
 	ReasonGiveBackCanceled = "GiveBackCanceled"
-	ReasonStoppedOutside   = "StoppedOutside"
-	ReasonStartedOutside   = "StartedOutside"
+	// ReasonDrainingAway: the claim is asked to be terminated; its Node drains first.
+	ReasonDrainingAway   = "DrainingAway"
+	ReasonStoppedOutside = "StoppedOutside"
+	ReasonStartedOutside = "StartedOutside"
 	// ReasonHibernationUnsupported: the node class asks for hibernation, but the
 	// instance cannot hibernate, so it is stopped instead.
 	ReasonHibernationUnsupported = "HibernationUnsupported"
@@ -87,18 +89,22 @@ func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	}
 }
 
-// running gives the node back when the claim is asked to stand by, and follows an
-// instance stopped outside Stratos.
+// running drains the node when the claim is asked to stand by or to be terminated, and
+// follows an instance stopped outside Stratos.
 func (r *Lifecycle) running(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
 	instance, node, ok, err := r.observe(ctx, claim)
 	if !ok {
 		return false, ctrl.Result{}, err
 	}
-	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+	if desired := claim.Spec.DesiredState; desired == v1alpha1.DesiredStandby || desired == v1alpha1.DesiredTerminated {
 		if err := r.hold(ctx, claim, "the drain"); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseDraining, ReasonGivingBack, "Asked to stand by; draining the Node")
+		reason, message := ReasonGivingBack, "Asked to stand by; draining the Node"
+		if desired == v1alpha1.DesiredTerminated {
+			reason, message = ReasonDrainingAway, "Asked to be terminated; draining the Node first"
+		}
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseDraining, reason, message)
 	}
 	if instance.State == cloudprovider.StateStopping || instance.State == cloudprovider.StateStopped {
 		if err := r.followOutside(ctx, claim, v1alpha1.DesiredStandby, ReasonStoppedOutside, fmt.Sprintf("Instance %s was stopped outside Stratos", instance.ID)); err != nil {
@@ -114,8 +120,9 @@ func (r *Lifecycle) running(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 	return false, r.requeueWithin(r.Options.ResyncInterval), nil
 }
 
-// draining evicts the Node's pods, then stops the instance. Asked to run again
-// meanwhile, the node runs at once.
+// draining evicts the Node's pods, then stops the instance, or, for a claim asked to be
+// terminated, deletes the claim, whose termination then ends the instance. Asked to run
+// again meanwhile, the node runs at once: a drain is undone until it ends.
 func (r *Lifecycle) draining(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
 	node, err := r.nodeOf(ctx, claim)
 	if err != nil {
@@ -132,6 +139,9 @@ func (r *Lifecycle) draining(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 		if err != nil || !done {
 			return false, result, err
 		}
+	}
+	if claim.Spec.DesiredState == v1alpha1.DesiredTerminated {
+		return false, ctrl.Result{}, r.removeAsked(ctx, claim, ReasonDrained, "Drained; terminating the instance")
 	}
 	return true, ctrl.Result{}, r.stop(ctx, claim, node, ReasonDrained, "Drained; stopping the instance")
 }

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
@@ -40,6 +42,28 @@ func (r *Lifecycle) terminate(ctx context.Context, claim *v1alpha1.NodeClaim) (c
 	base := claim.DeepCopy()
 	controllerutil.RemoveFinalizer(claim, Finalizer)
 	return ctrl.Result{}, client.IgnoreNotFound(r.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})))
+}
+
+// removeAsked deletes a claim asked to be terminated once nothing is left to drain:
+// its Node is drained, or it is not running. The claim's termination then ends the
+// instance. The deletion is made on the version read, so that a claim asked to run again
+// meanwhile (a drain abandoned at the moment it ended) runs instead: the change wakes it.
+func (r *Lifecycle) removeAsked(ctx context.Context, claim *v1alpha1.NodeClaim, reason, note string) error {
+	err := r.Client.Delete(ctx, claim, client.Preconditions{ResourceVersion: &claim.ResourceVersion})
+	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("deleting the claim asked to be terminated: %w", err)
+	}
+	r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, reason, "Delete", note)
+	return nil
+}
+
+// drainsFirst reports whether a claim in phase may run pods, so that a claim asked to be
+// terminated drains before it is deleted.
+func drainsFirst(phase v1alpha1.NodeClaimPhase) bool {
+	return phase == v1alpha1.PhaseRunning || phase == v1alpha1.PhaseDraining
 }
 
 // terminateSteps does what termination can do now and reports whether it is complete.

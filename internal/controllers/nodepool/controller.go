@@ -277,11 +277,13 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 		claims = append(claims, c)
 		staleBecause[c.Name] = claimtemplate.Stale(pool, c, current, now)
 		held := c.Spec.DesiredState == v1alpha1.DesiredStandby && unavailable[cloudprovider.ClaimOffering(c)]
+		// A claim asked to be terminated goes as a deleted one does, once drained.
+		deleting := !c.DeletionTimestamp.IsZero() || c.Spec.DesiredState == v1alpha1.DesiredTerminated
 		members = append(members, member{
 			name:     c.Name,
 			standby:  c.Spec.DesiredState == v1alpha1.DesiredStandby,
 			ready:    c.Status.Phase == v1alpha1.PhaseStandby,
-			deleting: !c.DeletionTimestamp.IsZero(),
+			deleting: deleting,
 			stale:    staleBecause[c.Name] != "",
 			phase:    c.Status.Phase,
 			created:  c.CreationTimestamp.Time,

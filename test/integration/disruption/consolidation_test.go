@@ -6,17 +6,14 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	policyv1 "k8s.io/api/policy/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/intstr"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -132,47 +129,6 @@ func TestASteadyLoadCausesNoChurn(t *testing.T) {
 		if c.Spec.DesiredState == v1alpha1.DesiredRunning && c.Name != busy[0].Name && c.Name != busy[1].Name && c.Name != busy[2].Name {
 			t.Fatalf("claim %s was started under a steady load", c.Name)
 		}
-	}
-	f.CheckInvariants()
-}
-
-// A PodDisruptionBudget holds the drain of a node chosen for consolidation: its pod is
-// not evicted and the node waits, draining; once the budget goes, the node goes back to
-// standby.
-func TestAPodDisruptionBudgetBlocksTheDrain(t *testing.T) {
-	f := stack.NewFixture(t, nil)
-	f.Pool("web", 2, underutilized(4))
-	standby := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
-	loaded(f, "big", standby[0].Status.NodeName, 0.5, nil)
-	guarded := loaded(f, "guarded", standby[1].Status.NodeName, 0.1, nil)
-	pdb := &policyv1.PodDisruptionBudget{
-		ObjectMeta: metav1.ObjectMeta{Name: "guarded", Namespace: "default"},
-		Spec: policyv1.PodDisruptionBudgetSpec{MinAvailable: ptr.To(intstr.FromInt32(1)),
-			Selector: &metav1.LabelSelector{MatchLabels: map[string]string{"app": "guarded"}}},
-	}
-	f.Create(pdb)
-	// The status kube-controller-manager's disruption controller would write: the one
-	// pod is healthy and the budget allows no disruption.
-	pdb.Status = policyv1.PodDisruptionBudgetStatus{ObservedGeneration: pdb.Generation, ExpectedPods: 1, CurrentHealthy: 1, DesiredHealthy: 1, DisruptionsAllowed: 0}
-	if err := f.Env.Client.Status().Update(f.Ctx, pdb); err != nil {
-		t.Fatal(err)
-	}
-	claims := start(f, standby)
-	small := claims[1]
-
-	f.Eventually("the drain is blocked by the budget", func() bool { return f.EventSeen(small.Name, nodeclaim.ReasonDrainBlocked) })
-	// The reconcile that drains writes the Draining phase when it ends, after the Event.
-	f.WaitForClaim(small.Name, v1alpha1.PhaseDraining)
-	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(guarded), &corev1.Pod{}); err != nil {
-		t.Fatalf("the guarded pod was evicted despite its budget: %v", err)
-	}
-
-	if err := f.Env.Client.Delete(f.Ctx, pdb); err != nil {
-		t.Fatal(err)
-	}
-	f.WaitForClaim(small.Name, v1alpha1.PhaseStandby)
-	if !running(f, claims[0].Name) {
-		t.Fatal("the busy node must keep running")
 	}
 	f.CheckInvariants()
 }

@@ -145,7 +145,7 @@ func TestConsolidationWaitsWhileThePoolsPodsArePending(t *testing.T) {
 		for _, c := range loadedClaims {
 			now := &v1alpha1.NodeClaim{}
 			err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(c), now)
-			if apierrors.IsNotFound(err) || now.Spec.DesiredState == v1alpha1.DesiredStandby || !now.DeletionTimestamp.IsZero() {
+			if apierrors.IsNotFound(err) || now.Spec.DesiredState != v1alpha1.DesiredRunning || !now.DeletionTimestamp.IsZero() {
 				n++
 			}
 		}
@@ -169,4 +169,51 @@ func TestConsolidationWaitsWhileThePoolsPodsArePending(t *testing.T) {
 	if n := givenBack(); n != 1 {
 		t.Fatalf("%d nodes were consolidated once no pod waited, want 1", n)
 	}
+}
+
+// After a change of leader, disruption decides nothing before its cluster state holds
+// everything the informers list. Here the new leader's informers cannot list the pods
+// yet: it sees a running node with no pod, and not the pod that waits for that node's
+// room. Its passes leave the node alone; once the pods are listed, the waiting pod keeps
+// the node. On main before the change, the pass gave the node back on half a picture,
+// and provisioning would have started a node again for the pod.
+func TestDisruptionWaitsForTheClusterStateToSync(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("web", 1, idleOnRealTime)
+	claim := runningNodes(f, "web", 1)[0]
+	waiting := podOn(f, "waiting", "", func(p *corev1.Pod) { p.Spec.Tolerations = nil })
+	waiting.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable}}
+	if err := f.Env.Client.Status().Update(f.Ctx, waiting); err != nil {
+		t.Fatal(err)
+	}
+
+	clk := testingclock.NewFakeClock(time.Now())
+	d, release := stack.NewDisruptionHoldingPods(t, f.Env, f.Cloud, clk)
+	twoPasses := func() { // the first sees the node, the second finds it settled
+		t.Helper()
+		for range 2 {
+			if _, err := d.Pass(f.Ctx); err != nil {
+				t.Fatal(err)
+			}
+			clk.Step(2 * time.Hour)
+		}
+	}
+	d.WaitFor(t, "the new leader sees the running node, and no pod", func(s state.Snapshot) bool {
+		return len(s.Nodes) == 1 && len(s.All) >= 1 && len(s.Pending) == 0
+	})
+	if d.State.HasSynced() {
+		t.Fatal("the cluster state says it synced while its pods are not listed")
+	}
+	twoPasses()
+	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1alpha1.DesiredRunning {
+		t.Fatalf("disruption acted before its cluster state synced: the node is asked to be %s", got)
+	}
+
+	release()
+	d.WaitFor(t, "the pods are listed and the pod waits", func(s state.Snapshot) bool { return d.State.HasSynced() && len(s.Pending) == 1 })
+	twoPasses()
+	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1alpha1.DesiredRunning {
+		t.Fatalf("the node the waiting pod needs is asked to be %s", got)
+	}
+	f.CheckInvariants()
 }
