@@ -210,3 +210,18 @@ func TestZonalVolume(t *testing.T) {
 		t.Errorf("invariants broken: %+v", rep.Invariants)
 	}
 }
+
+// TestPDBGuard runs pdb-guard.yaml at five times real time: with the real
+// kube-controller-manager keeping the PodDisruptionBudget's status, consolidation and
+// drift leave the node of a single-replica service under minAvailable: 1 alone, and
+// consolidation gives back the other node instead.
+func TestPDBGuard(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "pdb-guard.yaml", "--time-scale=5")
+	if !rep.OK {
+		t.Errorf("ok is false: %v", rep.Failures)
+	}
+	if rep.Invariants != (report.Invariants{}) {
+		t.Errorf("invariants broken: %+v", rep.Invariants)
+	}
+}
