@@ -4,46 +4,11 @@ import (
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
-	"github.com/stratos-sh/stratos/internal/volumes"
 	"github.com/stratos-sh/stratos/test/stack"
 )
-
-// zonalClaim creates an EBS volume in zone and a claim bound to it, and returns what
-// makes a pod mount it.
-func zonalClaim(f *stack.Fixture, name, zone string) func(*corev1.Pod) {
-	f.T.Helper()
-	f.Create(&corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pv-" + name},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
-			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: volumes.EBSDriver, VolumeHandle: "vol-" + name}},
-			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}},
-			}}}},
-		},
-	})
-	f.Create(&corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes:      []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName: ptr.To(""),
-			VolumeName:       "pv-" + name,
-			Resources:        corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
-		},
-	})
-	return func(p *corev1.Pod) {
-		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name},
-		}})
-	}
-}
 
 // Consolidation moves no pod where its volume cannot follow. Two nodes in two zones:
 // the database's pod, whose volume is in its node's zone, is the cheaper to move and
@@ -57,7 +22,7 @@ func TestConsolidationLeavesAVolumesPodInItsZone(t *testing.T) {
 	if dbNode.Status.Zone == webNode.Status.Zone {
 		t.Fatalf("the warm pool put both standby nodes in %s; the test needs two zones", dbNode.Status.Zone)
 	}
-	db := loaded(f, "db", dbNode.Status.NodeName, 0.2, zonalClaim(f, "db-0", dbNode.Status.Zone))
+	db := loaded(f, "db", dbNode.Status.NodeName, 0.2, f.ZonalClaim("db-0", dbNode.Status.Zone))
 	loaded(f, "web", webNode.Status.NodeName, 0.3, nil)
 	start(f, []v1alpha1.NodeClaim{dbNode, webNode})
 

@@ -8,7 +8,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -18,54 +17,6 @@ import (
 	"github.com/stratos-sh/stratos/internal/volumes"
 	"github.com/stratos-sh/stratos/test/stack"
 )
-
-// zonalVolume creates an EBS volume in zone, with the node affinity the EBS CSI driver
-// gives it, and a claim bound to it, as the volume controller leaves them.
-func zonalVolume(f *stack.Fixture, name, zone string) {
-	f.T.Helper()
-	f.Create(&corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pv-" + name},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
-			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: volumes.EBSDriver, VolumeHandle: "vol-" + name}},
-			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}}},
-			}}}},
-			ClaimRef: &corev1.ObjectReference{Namespace: "default", Name: name},
-		},
-	})
-	volumeClaim(f, name, "", "pv-"+name)
-}
-
-// volumeClaim creates a claim of class (none when empty), bound to volume when set.
-func volumeClaim(f *stack.Fixture, name, class, volume string) *corev1.PersistentVolumeClaim {
-	f.T.Helper()
-	claim := &corev1.PersistentVolumeClaim{
-		ObjectMeta: metav1.ObjectMeta{Namespace: "default", Name: name},
-		Spec: corev1.PersistentVolumeClaimSpec{
-			AccessModes: []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			Resources:   corev1.VolumeResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")}},
-			VolumeName:  volume,
-		},
-	}
-	if class != "" {
-		claim.Spec.StorageClassName = ptr.To(class)
-	} else {
-		claim.Spec.StorageClassName = ptr.To("")
-	}
-	f.Create(claim)
-	return claim
-}
-
-// mountingClaim makes a pod mount a claim.
-func mountingClaim(name string) func(*corev1.Pod) {
-	return func(p *corev1.Pod) {
-		p.Spec.Volumes = append(p.Spec.Volumes, corev1.Volume{Name: "data", VolumeSource: corev1.VolumeSource{
-			PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: name},
-		}})
-	}
-}
 
 // inZone pins a pod to a zone.
 func inZone(zone string) func(*corev1.Pod) {
@@ -101,8 +52,7 @@ func TestAZonalVolumesPodGetsANodeInItsZone(t *testing.T) {
 	f.Pool("data", 0, nil)
 	runningNodeIn(f, "data", "fake-1b")
 
-	zonalVolume(f, "db-0", "fake-1a")
-	pendingPods(f, "default", "db", 1, "500m", "512Mi", mountingClaim("db-0"))
+	pendingPods(f, "default", "db", 1, "500m", "512Mi", f.ZonalClaim("db-0", "fake-1a"))
 	f.Eventually("a claim is launched for the pod", func() bool { return len(claimsAskedToRun(f, "data")) == 2 })
 	for _, c := range claimsAskedToRun(f, "data") {
 		if c.Status.Zone == "fake-1b" {
@@ -124,8 +74,8 @@ func TestAPodWaitsForItsClaimToBindThenGetsANode(t *testing.T) {
 	f.Pool("data", 0, nil)
 	immediate := storagev1.VolumeBindingImmediate
 	f.Create(&storagev1.StorageClass{ObjectMeta: metav1.ObjectMeta{Name: "gp3"}, Provisioner: volumes.EBSDriver, VolumeBindingMode: &immediate})
-	claim := volumeClaim(f, "logs", "gp3", "")
-	pod := pendingPods(f, "default", "logger", 1, "500m", "512Mi", mountingClaim("logs"))[0]
+	claim := f.VolumeClaim("logs", "gp3", "")
+	pod := pendingPods(f, "default", "logger", 1, "500m", "512Mi", stack.Mounting("logs"))[0]
 
 	f.Eventually("the pod has a WaitingForVolumes Event", func() bool {
 		notes := eventNotes(f, pod.Name, provisioning.ReasonWaitingForVolumes)
@@ -135,18 +85,7 @@ func TestAPodWaitsForItsClaimToBindThenGetsANode(t *testing.T) {
 		t.Fatalf("%d claims launched for a pod whose claim is not bound", n)
 	}
 
-	f.Create(&corev1.PersistentVolume{
-		ObjectMeta: metav1.ObjectMeta{Name: "pv-logs"},
-		Spec: corev1.PersistentVolumeSpec{
-			Capacity:               corev1.ResourceList{corev1.ResourceStorage: resource.MustParse("10Gi")},
-			AccessModes:            []corev1.PersistentVolumeAccessMode{corev1.ReadWriteOnce},
-			StorageClassName:       "gp3",
-			PersistentVolumeSource: corev1.PersistentVolumeSource{CSI: &corev1.CSIPersistentVolumeSource{Driver: volumes.EBSDriver, VolumeHandle: "vol-logs"}},
-			NodeAffinity: &corev1.VolumeNodeAffinity{Required: &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{
-				MatchExpressions: []corev1.NodeSelectorRequirement{{Key: volumes.EBSZoneLabel, Operator: corev1.NodeSelectorOpIn, Values: []string{"fake-1c"}}},
-			}}}},
-		},
-	})
+	f.Volume("logs", "gp3", volumes.EBSZoneLabel, "fake-1c")
 	stack.Patch(f, claim, func(c *corev1.PersistentVolumeClaim) { c.Spec.VolumeName = "pv-logs" })
 	f.Eventually("a claim pinned to fake-1c is launched", func() bool {
 		claims := claimsAskedToRun(f, "data")
@@ -169,13 +108,11 @@ func TestANodeTakesNoMoreVolumesThanItsCSINodeAllows(t *testing.T) {
 	})
 	stack.Patch(f, csiNode, func(c *storagev1.CSINode) { c.Spec.Drivers[0].Allocatable.Count = ptr.To[int32](1) })
 
-	zonalVolume(f, "first", "fake-1a")
 	first := newPod("default", "first", "100m", "64Mi")
-	mountingClaim("first")(first)
+	f.ZonalClaim("first", "fake-1a")(first)
 	first.Spec.NodeName = node.Status.NodeName
 	f.Create(first)
 
-	zonalVolume(f, "second", "fake-1a")
-	pendingPods(f, "default", "second", 1, "100m", "64Mi", mountingClaim("second"))
+	pendingPods(f, "default", "second", 1, "100m", "64Mi", f.ZonalClaim("second", "fake-1a"))
 	f.Eventually("a second node is launched for the pod with a second volume", func() bool { return len(claimsAskedToRun(f, "data")) == 2 })
 }
