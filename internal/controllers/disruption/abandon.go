@@ -23,7 +23,8 @@ import (
 // no drainTimeout (with one, the lifecycle controller forces the drain once it passes).
 // A drain is blocked while no pod left on its Node is leaving and none may be evicted
 // now. Its claim is asked to run again: the lifecycle controller uncordons the Node,
-// which serves pods again, and the node no longer counts against the pool's budget. A
+// which serves pods again; once it runs, the node no longer counts against the pool's
+// budget (until then it is still cordoned, so it counts as the census finds it). A
 // drain is voluntary until it ends — only a claim deleted outright is beyond recall — so
 // the choice to disrupt is disruption's to take back.
 func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, claims []*v1alpha1.NodeClaim) error {
@@ -94,8 +95,9 @@ func drainBlocked(budgets pdbs.Set, pods []*corev1.Pod) *pdbs.Blocked {
 	return first
 }
 
-// abandon asks the claim to run again, frees its place in the pool's budget, and records
-// why on the claim. A replacement it was drained for is forgotten: it is planned again
+// abandon asks the claim to run again and records why on the claim. Its place in the
+// pool's budget stays taken for this pass: the Node is cordoned until the lifecycle
+// controller acts, and the passes after count it from its phase. A replacement it was drained for is forgotten: it is planned again
 // once the node's pods may go.
 func (c *Controller) abandon(ctx context.Context, pp *poolPass, claim *v1alpha1.NodeClaim, blocked *pdbs.Blocked, waited time.Duration) error {
 	updated := claim.DeepCopy()
@@ -109,7 +111,6 @@ func (c *Controller) abandon(ctx context.Context, pp *poolPass, claim *v1alpha1.
 	c.State.ObserveWrite(updated, claim.ResourceVersion)
 	delete(c.blockedDrains, claim.Name)
 	delete(c.replacing, claim.Name)
-	pp.budget.disrupting--
 	pp.running++
 	metrics.DrainsAbandoned.WithLabelValues(pp.pool.Name).Inc()
 	waited = waited.Round(time.Second)
