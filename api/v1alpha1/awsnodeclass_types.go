@@ -50,18 +50,21 @@ type AWSNodeClassSpec struct {
 	// +kubebuilder:validation:MaxItems=30
 	SecurityGroupSelectorTerms []SecurityGroupSelectorTerm `json:"securityGroupSelectorTerms"`
 
-	// Role is the IAM role of the nodes; Stratos manages an instance profile for it.
-	// Set exactly one of role and instanceProfile; unset when instanceProfile is set.
+	// Role is the name (not the ARN) of the IAM role of the nodes; Stratos manages an
+	// instance profile for it. Set exactly one of role and instanceProfile; unset when
+	// instanceProfile is set.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=64
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9+=,.@_-]+$')",message="role must be an IAM role name such as StratosNodeRole, not an ARN: letters, digits and +=,.@_-"
 	Role string `json:"role,omitempty"`
 
-	// InstanceProfile is an existing IAM instance profile for the nodes.
-	// Set exactly one of role and instanceProfile; unset when role is set.
+	// InstanceProfile is the name (not the ARN) of an existing IAM instance profile for
+	// the nodes. Set exactly one of role and instanceProfile; unset when role is set.
 	// +optional
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=128
+	// +kubebuilder:validation:XValidation:rule="self.matches('^[A-Za-z0-9+=,.@_-]+$')",message="instanceProfile must be an IAM instance profile name, not an ARN: letters, digits and +=,.@_-"
 	InstanceProfile string `json:"instanceProfile,omitempty"`
 
 	// UserData runs at first boot, merged with what the image family needs to join.
@@ -79,11 +82,15 @@ type AWSNodeClassSpec struct {
 	// +kubebuilder:validation:XValidation:rule="self.filter(b, has(b.rootVolume) && b.rootVolume).size() <= 1",message="at most one block device may be the root volume"
 	BlockDeviceMappings []BlockDeviceMapping `json:"blockDeviceMappings,omitempty"`
 
-	// Tags added to every instance and volume. Keys under stratos.sh/ and
-	// kubernetes.io/cluster/ are reserved. Unset: only the ownership tags Stratos adds.
+	// Tags added to every instance and volume: at most 45, as EC2 takes 50 tags on a
+	// resource and Stratos adds up to 5 of its own (stratos.sh/cluster, -nodepool,
+	// -nodeclaim, kubernetes.io/cluster/<cluster> and Name, which a tag here replaces).
+	// Keys under stratos.sh/ and kubernetes.io/cluster/ are Stratos's, and keys starting
+	// with aws: (in any case) are AWS's. Unset: only the tags Stratos adds.
 	// +optional
-	// +kubebuilder:validation:MaxProperties=50
+	// +kubebuilder:validation:MaxProperties=45
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/') && !k.startsWith('kubernetes.io/cluster/'))",message="tag keys under stratos.sh/ and kubernetes.io/cluster/ are reserved"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.lowerAscii().startsWith('aws:'))",message="tag keys starting with aws: are reserved for AWS"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) >= 1 && size(k) <= 128 && size(self[k]) <= 256)",message="tag keys must be 1 to 128 characters and values at most 256"
 	Tags map[string]string `json:"tags,omitempty"`
 
@@ -189,6 +196,8 @@ type BlockDeviceMapping struct {
 //
 // +kubebuilder:validation:XValidation:rule="!has(self.iops) || self.volumeType in ['io1', 'io2', 'gp3']",message="iops applies only to io1, io2 and gp3 volumes"
 // +kubebuilder:validation:XValidation:rule="!has(self.throughput) || self.volumeType == 'gp3'",message="throughput applies only to gp3 volumes"
+// +kubebuilder:validation:XValidation:rule="!has(self.iops) || self.volumeType != 'gp3' || (self.iops >= 3000 && self.iops <= 80000)",message="gp3 volumes take from 3000 to 80000 iops"
+// +kubebuilder:validation:XValidation:rule="!has(self.iops) || self.volumeType != 'io1' || self.iops <= 64000",message="io1 volumes take at most 64000 iops"
 type BlockDevice struct {
 	// VolumeSize such as 20Gi, from 1Gi to 64Ti. Unset: the image's snapshot size.
 	// +optional
@@ -201,7 +210,8 @@ type BlockDevice struct {
 	// +kubebuilder:default=gp3
 	// +kubebuilder:validation:Enum=standard;io1;io2;gp2;sc1;st1;gp3
 	VolumeType string `json:"volumeType,omitempty"`
-	// IOPS provisioned, for io1, io2 and gp3. Unset: the volume type's baseline (3000 for gp3).
+	// IOPS provisioned, for io1 (100 to 64000), io2 (100 to 256000) and gp3 (3000 to
+	// 80000). Unset: the volume type's baseline (3000 for gp3).
 	// +optional
 	// +kubebuilder:validation:Minimum=100
 	// +kubebuilder:validation:Maximum=256000

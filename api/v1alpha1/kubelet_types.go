@@ -23,16 +23,22 @@ type KubeletConfiguration struct {
 	MaxPods *int32 `json:"maxPods,omitempty"`
 
 	// SystemReserved is what the kubelet keeps back for the operating system's daemons:
-	// cpu, memory, ephemeral-storage, pid. Unset: none.
+	// cpu, memory, ephemeral-storage, pid, each zero or more (the kubelet refuses to
+	// start with a negative reservation). Unset: none.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=4
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="systemReserved takes cpu, memory, ephemeral-storage and pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !isQuantity(string(self[k])) || !quantity(string(self[k])).isLessThan(quantity('0')))",message="systemReserved quantities must not be negative: the kubelet refuses to start with them"
 	SystemReserved corev1.ResourceList `json:"systemReserved,omitempty"`
 
 	// KubeReserved is what the kubelet keeps back for Kubernetes' own daemons (the
-	// kubelet, the container runtime): cpu, memory, ephemeral-storage, pid. A resource
-	// set here replaces the image's default for it. Unset: the image's defaults.
+	// kubelet, the container runtime): cpu, memory, ephemeral-storage, pid, each zero or
+	// more. A resource set here replaces the image's default for it. Unset: the image's
+	// defaults.
 	// +optional
+	// +kubebuilder:validation:MaxProperties=4
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'ephemeral-storage', 'pid'])",message="kubeReserved takes cpu, memory, ephemeral-storage and pid"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !isQuantity(string(self[k])) || !quantity(string(self[k])).isLessThan(quantity('0')))",message="kubeReserved quantities must not be negative: the kubelet refuses to start with them"
 	KubeReserved corev1.ResourceList `json:"kubeReserved,omitempty"`
 
 	// EvictionHard are the thresholds at which the kubelet evicts pods at once, by

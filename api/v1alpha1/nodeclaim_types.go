@@ -21,6 +21,7 @@ import (
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=`.status.instanceID`,priority=1
 // +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacityType`,priority=1
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a NodeClaim's name must be at most 63 characters: it is the value of its Node's stratos.sh/nodeclaim label"
 type NodeClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -53,10 +54,11 @@ const (
 //
 // +kubebuilder:validation:XValidation:rule="has(self.requirements) == has(oldSelf.requirements) && has(self.taints) == has(oldSelf.taints) && has(self.startupTaints) == has(oldSelf.startupTaints) && has(self.kubelet) == has(oldSelf.kubelet)",message="only desiredState may change after a claim is created"
 type NodeClaimSpec struct {
-	// NodePool is the pool the claim belongs to.
+	// NodePool is the pool the claim belongs to, at most 63 characters as the pool's
+	// name is: it is the value of the Node's stratos.sh/nodepool label.
 	// +required
 	// +kubebuilder:validation:MinLength=1
-	// +kubebuilder:validation:MaxLength=253
+	// +kubebuilder:validation:MaxLength=63
 	// +kubebuilder:validation:XValidation:rule="self == oldSelf",message="nodePool is immutable"
 	// +kubebuilder:validation:XValidation:rule="self.matches('^[a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*$')",message="nodePool must be the name of a NodePool, a lowercase DNS subdomain"
 	NodePool string `json:"nodePool"`

@@ -42,9 +42,11 @@ type Disruption struct {
 	ExpireAfter *ExpiryDuration `json:"expireAfter,omitempty"`
 
 	// DrainTimeout bounds a drain: after it, pods that PodDisruptionBudgets still protect
-	// are deleted anyway. Unset (the default) means never force: the drain waits for the
-	// budgets.
+	// are deleted anyway. It must be longer than zero: 0s would force every drain at
+	// once, past every budget, so it is refused rather than read as "no timeout". Unset
+	// (the default) means never force: the drain waits for the budgets.
 	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('[1-9]')",message="drainTimeout must be longer than zero; leave it unset for drains that wait for PodDisruptionBudgets without a limit"
 	DrainTimeout *Duration `json:"drainTimeout,omitempty"`
 
 	// Budgets cap how many of the pool's nodes may be disrupted at once. The most

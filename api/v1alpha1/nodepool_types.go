@@ -21,6 +21,7 @@ import (
 // +kubebuilder:printcolumn:name="Weight",type=integer,JSONPath=`.spec.weight`,priority=1
 // +kubebuilder:printcolumn:name="Paused",type=boolean,JSONPath=`.spec.paused`,priority=1
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
+// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a NodePool's name must be at most 63 characters: it is the value of its nodes' stratos.sh/nodepool label"
 type NodePool struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
@@ -100,13 +101,19 @@ type NodeClaimTemplate struct {
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/') && !(k in ['node.kubernetes.io/instance-type', 'topology.kubernetes.io/zone', 'topology.kubernetes.io/region', 'kubernetes.io/arch', 'kubernetes.io/os', 'kubernetes.io/hostname']))",message="labels under stratos.sh/ and the well-known labels the cloud sets are reserved; use requirements for instance type, zone, architecture and capacity type"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$'))",message="label keys must be qualified names such as example.com/team"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.contains('/') ? (k.indexOf('/') <= 253 && size(k) - k.indexOf('/') - 1 <= 63) : size(k) <= 63)",message="label keys must have a name of at most 63 characters after a prefix of at most 253"
 	Labels map[string]LabelValue `json:"labels,omitempty"`
 
-	// Annotations added to every node of the pool. Keys under stratos.sh/ are reserved.
-	// Unset: none.
+	// Annotations added to every node of the pool: keys are qualified names such as
+	// example.com/owner, values at most 2048 characters, so that 100 of them stay within
+	// the 256 KiB the API server lets a Node's annotations hold. Keys under stratos.sh/
+	// are reserved. Unset: none.
 	// +optional
 	// +kubebuilder:validation:MaxProperties=100
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !k.startsWith('stratos.sh/'))",message="annotations under stratos.sh/ are reserved for Stratos"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(k) <= 316 && k.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$'))",message="annotation keys must be qualified names such as example.com/owner"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, k.contains('/') ? (k.indexOf('/') <= 253 && size(k) - k.indexOf('/') - 1 <= 63) : size(k) <= 63)",message="annotation keys must have a name of at most 63 characters after a prefix of at most 253"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 2048)",message="annotation values must be at most 2048 characters"
 	Annotations map[string]string `json:"annotations,omitempty"`
 
 	// Taints every node of the pool carries for its whole life. Unset: none.
@@ -205,6 +212,7 @@ type Standby struct {
 	// +optional
 	// +kubebuilder:validation:MaxProperties=8
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'pods', 'ephemeral-storage'] || k.contains('/'))",message="resources may name cpu, memory, pods, ephemeral-storage or an extended resource (a name with a domain)"
+	// +kubebuilder:validation:XValidation:rule="self.all(k, !string(self[k]).startsWith('-'))",message="standby resources must not be negative"
 	Resources corev1.ResourceList `json:"resources,omitempty"`
 }
 

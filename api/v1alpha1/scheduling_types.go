@@ -68,6 +68,7 @@ type Taint struct {
 	// +kubebuilder:validation:MinLength=1
 	// +kubebuilder:validation:MaxLength=316
 	// +kubebuilder:validation:XValidation:rule="self.matches('^([a-z0-9]([-a-z0-9]*[a-z0-9])?([.][a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$')",message="taint key must be a qualified name such as example.com/dedicated"
+	// +kubebuilder:validation:XValidation:rule="self.contains('/') ? (self.indexOf('/') <= 253 && size(self) - self.indexOf('/') - 1 <= 63) : size(self) <= 63",message="taint key must have a name of at most 63 characters after a prefix of at most 253"
 	Key string `json:"key"`
 
 	// Value of the taint; empty by default.

@@ -146,6 +146,30 @@ func (t *InstanceType) Allocatable() corev1.ResourceList {
 	return allocatable
 }
 
+// LeavesRoomForPods reports whether a node of the type has CPU and memory left for pods
+// once its overhead is kept back. The kubelet starts with reservations and eviction
+// thresholds as large as the machine and reports an allocatable of zero, and a node
+// like that runs no pod, so such a type is never chosen, not even for a standby claim
+// that asks for no room. A resource the capacity does not list is not judged here
+// (Fits judges requests for it).
+func (t *InstanceType) LeavesRoomForPods() bool {
+	allocatable := t.Allocatable()
+	for _, name := range []corev1.ResourceName{corev1.ResourceCPU, corev1.ResourceMemory} {
+		if _, listed := t.Capacity[name]; listed && allocatable.Name(name, resource.DecimalSI).Sign() <= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// HasRoomFor reports whether a node of type t whose kubelet runs with configuration k
+// leaves CPU and memory for pods and has room for requests: the test every choice of
+// an instance type to launch passes.
+func HasRoomFor(t *InstanceType, k *v1alpha1.KubeletConfiguration, requests corev1.ResourceList) bool {
+	shaped := t.WithKubelet(k)
+	return shaped.LeavesRoomForPods() && Fits(shaped.Allocatable(), requests)
+}
+
 // Cheapest returns the cheapest available offering that keep accepts, if any.
 func (t *InstanceType) Cheapest(keep func(Offering) bool) (Offering, bool) {
 	var best Offering

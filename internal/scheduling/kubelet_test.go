@@ -70,3 +70,25 @@ func TestPoolKubeletConfigurationSizesNewNodes(t *testing.T) {
 		}
 	})
 }
+
+// A type whose kubelet keeps all its CPU or memory back runs no pod, so it is never
+// launched, not even for a pod that asks for nothing; a pool whose kubelet leaves no
+// type room launches nothing.
+func TestATypeTheKubeletLeavesNoRoomIsNeverLaunched(t *testing.T) {
+	pool := poolOf("p", smallCatalog())
+	// small has 2 CPUs, all kept back; medium and large keep 2 of 4 and 8.
+	pool.Pool.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
+	r := solve(t, Input{Pods: pods(1, "best-effort", "0", "0"), Pools: []Pool{pool}})
+	if len(r.Unschedulable) > 0 || len(r.Launches) != 1 {
+		t.Fatalf("launches %+v (unschedulable %d), want one", r.Launches, len(r.Unschedulable))
+	}
+	if got := r.Launches[0].InstanceTypes; slices.Contains(got, "small") || got[0] != "medium" {
+		t.Fatalf("launch may be %v, want medium first and never small", got)
+	}
+
+	pool.Pool.Spec.Template.Kubelet.KubeReserved[corev1.ResourceCPU] = resource.MustParse("8")
+	r = solve(t, Input{Pods: pods(1, "best-effort", "0", "0"), Pools: []Pool{pool}})
+	if len(r.Launches) != 0 || len(r.Unschedulable) != 1 {
+		t.Fatalf("launches %+v (unschedulable %d), want none and the pod unschedulable", r.Launches, len(r.Unschedulable))
+	}
+}

@@ -87,6 +87,9 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 	sort.SliceStable(types, func(a, b int) bool { return cheapestPrice(types[a]) < cheapestPrice(types[b]) })
 	for _, it := range types {
 		shaped := it.WithKubelet(tmpl.Kubelet)
+		if !shaped.LeavesRoomForPods() {
+			continue // the template's kubelet keeps all of its CPU or memory back
+		}
 		ti := instanceType{name: it.Name, allocatable: fromList(shaped.Allocatable()), capacity: fromList(shaped.Capacity), attachLimits: it.AttachLimits, first: len(ps.offerings)}
 		for _, o := range it.Offerings {
 			if !o.Available || o.Zone == "" {

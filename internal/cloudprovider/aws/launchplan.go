@@ -73,7 +73,7 @@ func planLaunch(class *v1alpha1.AWSNodeClass, req *cloudprovider.CreateRequest, 
 	satisfying, avoided := 0, 0
 	for _, t := range instanceTypes {
 		ami, ok := amis[t.Architecture]
-		if !ok || !cloudprovider.Fits(t.WithKubelet(req.Kubelet).Allocatable(), req.Requests) {
+		if !ok || !cloudprovider.HasRoomFor(t, req.Kubelet, req.Requests) {
 			continue
 		}
 		for _, o := range t.Offerings {

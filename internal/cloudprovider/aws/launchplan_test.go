@@ -72,6 +72,16 @@ func TestPlanLaunch(t *testing.T) {
 			want:         []string{"ami-amd: m5.xlarge subnet-a", "ami-amd: m5.xlarge subnet-b"},
 		},
 		{
+			// A claim that asks for nothing, as a standby claim does, is still not
+			// launched as a type whose kubelet keeps back all its memory.
+			name: "no request, and types the kubelet configuration leaves no memory are left out",
+			req: cloudprovider.CreateRequest{
+				Kubelet: &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")}},
+			},
+			wantCapacity: "spot",
+			want:         []string{"ami-amd: m5.xlarge subnet-a", "ami-amd: m5.xlarge subnet-b"},
+		},
+		{
 			name: "requirements on zone and architecture",
 			req: cloudprovider.CreateRequest{Requirements: []corev1.NodeSelectorRequirement{
 				{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zoneB}},

@@ -101,7 +101,7 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 		excluded[key] = true
 	}
 	for _, t := range c.instanceTypes(class) {
-		if !cloudprovider.Fits(t.WithKubelet(req.Kubelet).Allocatable(), req.Requests) {
+		if !cloudprovider.HasRoomFor(t, req.Kubelet, req.Requests) {
 			continue
 		}
 		for _, o := range t.Offerings {

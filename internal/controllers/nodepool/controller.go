@@ -263,6 +263,12 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 			return fmt.Errorf("listing instance types: %w", err)
 		}
 	}
+	if types != nil {
+		var err error
+		if obs.noTypeFits, err = kubeletLeavesNoType(pool, types); err != nil {
+			return err
+		}
+	}
 	estimate, perNode, err := sizing(pool, types)
 	if err != nil {
 		return err
@@ -337,6 +343,9 @@ func (r *Reconciler) createStandby(ctx context.Context, pool *v1alpha1.NodePool,
 	if n <= 0 {
 		return 0, nil
 	}
+	if obs.noTypeFits != "" {
+		return 0, nil // no type the kubelet configuration leaves room on: writeStatus says so
+	}
 	zones, err := zonesForStandby(pool, types)
 	if err != nil {
 		return 0, err
@@ -408,9 +417,10 @@ func pointers(claims []v1alpha1.NodeClaim) []*v1alpha1.NodeClaim {
 }
 
 // needsTypes reports whether a pass over the pool needs the instance types: the pool has
-// limits on cpu or memory, keeps a warm pool, or has standby claims.
+// limits on cpu or memory, keeps a warm pool, has standby claims, or configures its
+// kubelet, which may leave no type room for pods (the pool says so).
 func needsTypes(pool *v1alpha1.NodePool, obs *observation) bool {
-	if limitsResources(pool) || obs.target > 0 {
+	if limitsResources(pool) || obs.target > 0 || pool.Spec.Template.Kubelet != nil {
 		return true
 	}
 	for i := range obs.claims {

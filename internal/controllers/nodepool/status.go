@@ -28,6 +28,9 @@ type observation struct {
 	classNotReady string
 	// noStandby says why no standby claim could be made, or is "".
 	noStandby string
+	// noTypeFits says why the template's kubelet configuration leaves no instance type
+	// room for pods, or is "" (see kubeletLeavesNoType).
+	noTypeFits string
 	// held counts the standby claims whose offering is marked unavailable.
 	held int
 	// nextExpiry is when the first claim of the pool expires, zero when none will.
@@ -124,6 +127,8 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)
 	case obs.classNotReady != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotReady, "no node launches until the node class is ready: "+obs.classNotReady
+	case obs.noTypeFits != "":
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoInstanceTypeFits, "no node is made: "+obs.noTypeFits
 	case obs.noStandby != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoStandbyOffering, fmt.Sprintf("the warm pool cannot be kept: %s", obs.noStandby)
 	case obs.limited != "":

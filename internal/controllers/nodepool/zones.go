@@ -26,8 +26,8 @@ type standbyZones map[string]float64
 
 // zonesForStandby lists the zones where the pool's standby nodes can go: an available
 // offering of a capacity type that can stand by, within the template's and the warm
-// pool's requirements, of a type with room for spec.standby.resources under the
-// template's kubelet configuration; and, for each requirement with minValues, types of
+// pool's requirements, of a type that under the template's kubelet configuration
+// leaves CPU and memory for pods and has room for spec.standby.resources; and, for each requirement with minValues, types of
 // at least that many values of its key in the zone.
 func zonesForStandby(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (standbyZones, error) {
 	all := append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...)
@@ -42,7 +42,7 @@ func zonesForStandby(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceTyp
 	// values holds, per zone, the values of each floor's key among the types there.
 	values := map[string][]map[string]bool{}
 	for _, t := range types {
-		if !cloudprovider.Fits(t.WithKubelet(pool.Spec.Template.Kubelet).Allocatable(), pool.Spec.Standby.Resources) {
+		if !cloudprovider.HasRoomFor(t, pool.Spec.Template.Kubelet, pool.Spec.Standby.Resources) {
 			continue
 		}
 		for _, o := range t.Offerings {

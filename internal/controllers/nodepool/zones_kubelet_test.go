@@ -33,3 +33,42 @@ func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
 	}
 }
+
+// A warm pool that asks for no room still never stands by on a type its kubelet
+// leaves no memory: with 20Gi kept back the 16Gi medium is out, and with 40Gi every
+// type is, which the pool reports instead of choosing the cheapest.
+func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
+	offer := func(zone string, price float64) []cloudprovider.Offering {
+		return []cloudprovider.Offering{{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
+	}
+	types := []*cloudprovider.InstanceType{
+		{Name: "medium", Architecture: "amd64", Capacity: size("4", "16Gi"), Offerings: offer("zone-a", 0.2)},
+		{Name: "large", Architecture: "amd64", Capacity: size("8", "32Gi"), Offerings: offer("zone-b", 0.4)},
+	}
+	pool := &v1alpha1.NodePool{}
+	pool.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
+	zones, err := zonesForStandby(pool, types)
+	if err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
+		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
+	}
+	if msg, err := kubeletLeavesNoType(pool, types); err != nil || msg != "" {
+		t.Fatalf("kubeletLeavesNoType = %q (%v) while large has room", msg, err)
+	}
+
+	pool.Spec.Template.Kubelet.KubeReserved[corev1.ResourceMemory] = resource.MustParse("40Gi")
+	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 0 {
+		t.Fatalf("zones %v (%v), want none", zones, err)
+	}
+	msg, err := kubeletLeavesNoType(pool, types)
+	want := "spec.template.kubelet leaves no CPU or memory for pods on any of the 2 instance types the pool's requirements allow: " +
+		"its reservations and eviction thresholds keep back cpu 0 and memory 40Gi of the largest, large, which has cpu 8 and memory 32Gi"
+	if err != nil || msg != want {
+		t.Fatalf("kubeletLeavesNoType = %q (%v), want %q", msg, err, want)
+	}
+
+	// Types the requirements rule out do not count: the pool says nothing of them.
+	pool.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+	if msg, err := kubeletLeavesNoType(pool, types); err != nil || msg != "" {
+		t.Fatalf("kubeletLeavesNoType = %q (%v) with no type allowed at all", msg, err)
+	}
+}

@@ -19,6 +19,7 @@ var validKubelets = []struct{ name, kubelet string }{
 	{"soft thresholds with their grace periods", `{evictionSoft: {memory.available: 1Gi, nodefs.available: "20%"}, evictionSoftGracePeriod: {memory.available: 1m30s, nodefs.available: 2m}}`},
 	{"image GC thresholds", `{imageGCHighThresholdPercent: 90, imageGCLowThresholdPercent: 80}`},
 	{"image GC thresholds alone", `{imageGCLowThresholdPercent: 0}`},
+	{"zero reservations", `{kubeReserved: {cpu: "0", pid: 0}, systemReserved: {memory: 0Mi}}`},
 	{"empty", `{}`},
 }
 
@@ -28,6 +29,10 @@ var invalidKubelets = []struct{ name, kubelet, want string }{
 	{"max pods above 1000", `{maxPods: 1001}`, `should be less than or equal to 1000`},
 	{"kube-reserved GPUs", `{kubeReserved: {nvidia.com/gpu: "1"}}`, `kubeReserved takes cpu, memory, ephemeral-storage and pid`},
 	{"system-reserved pods", `{systemReserved: {pods: "2"}}`, `systemReserved takes cpu, memory, ephemeral-storage and pid`},
+	{"negative kube-reserved memory", `{kubeReserved: {memory: -1Gi}}`, `kubeReserved quantities must not be negative: the kubelet refuses to start with them`},
+	{"negative kube-reserved pids as a number", `{kubeReserved: {pid: -5}}`, `kubeReserved quantities must not be negative`},
+	{"negative system-reserved cpu", `{systemReserved: {cpu: -100m}}`, `systemReserved quantities must not be negative: the kubelet refuses to start with them`},
+	{"negative system-reserved ephemeral storage", `{systemReserved: {ephemeral-storage: -1e9}}`, `systemReserved quantities must not be negative`},
 	{"unknown hard eviction signal", `{evictionHard: {memory.free: 100Mi}}`, `eviction signals are memory.available, nodefs.available`},
 	{"unknown soft eviction signal", `{evictionSoft: {cpu.available: "5%"}, evictionSoftGracePeriod: {cpu.available: 1m}}`, `eviction signals are memory.available, nodefs.available`},
 	{"threshold in words", `{evictionHard: {memory.available: lots}}`, `eviction thresholds are positive quantities such as 100Mi or percentages`},

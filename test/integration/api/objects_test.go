@@ -2,6 +2,7 @@ package api_test
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"testing"
 
@@ -32,7 +33,8 @@ func decodeFile(t *testing.T, path string) []*unstructured.Unstructured {
 	return decodeAll(t, data)
 }
 
-// patched returns base with a JSON merge patch, written in YAML, applied, and renamed.
+// patched returns base with a JSON merge patch, written in YAML, applied, and renamed
+// to name unless the patch names the object itself.
 func patched(t *testing.T, base, patchYAML, name string) *unstructured.Unstructured {
 	t.Helper()
 	baseJSON, err := yaml.YAMLToJSON([]byte(base))
@@ -51,6 +53,18 @@ func patched(t *testing.T, base, patchYAML, name string) *unstructured.Unstructu
 	if err := obj.UnmarshalJSON(merged); err != nil {
 		t.Fatal(err)
 	}
-	obj.SetName(name)
+	if named, _, _ := unstructured.NestedString(patchObject(t, patchJSON), "metadata", "name"); named == "" {
+		obj.SetName(name)
+	}
 	return obj
+}
+
+// patchObject decodes a JSON merge patch.
+func patchObject(t *testing.T, patchJSON []byte) map[string]any {
+	t.Helper()
+	patch := map[string]any{}
+	if err := json.Unmarshal(patchJSON, &patch); err != nil {
+		t.Fatalf("patch %s: %v", patchJSON, err)
+	}
+	return patch
 }

@@ -1,5 +1,10 @@
 package api_test
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Minimal valid objects; each invalid case is one of them with a JSON merge patch.
 const (
 	basePool = `
@@ -36,6 +41,22 @@ spec: {}
 `
 )
 
+// Names one character past the 63 a label value, or the name part of a qualified name,
+// may hold; a prefix one past the 253 of a DNS subdomain.
+var (
+	name64    = strings.Repeat("n", 64)
+	prefix254 = strings.Repeat("p", 254)
+)
+
+// manyTags is a YAML map of n distinct tags.
+func manyTags(n int) string {
+	tags := make([]string, n)
+	for i := range tags {
+		tags[i] = fmt.Sprintf("tag-%d: x", i)
+	}
+	return "{" + strings.Join(tags, ", ") + "}"
+}
+
 // invalidCase is an object the API server must reject with a message containing want.
 type invalidCase struct {
 	name  string
@@ -45,6 +66,8 @@ type invalidCase struct {
 }
 
 var invalidCases = []invalidCase{
+	// NodePool: its name is the value of its nodes' stratos.sh/nodepool label.
+	{"pool name of 64 characters", basePool, "metadata: {name: " + name64 + "}", `a NodePool's name must be at most 63 characters: it is the value of its nodes' stratos.sh/nodepool label`},
 	// NodePool: template and node class reference.
 	{"pool without template", basePool, `spec: {template: null}`, `spec.template: Required value`},
 	{"pool without nodeClassRef", basePool, `spec: {template: {nodeClassRef: null}}`, `spec.template.nodeClassRef: Required value`},
@@ -81,6 +104,13 @@ var invalidCases = []invalidCase{
 	{"taint under stratos.sh", basePool, `spec: {template: {taints: [{key: stratos.sh/standby, effect: NoSchedule}]}}`, `taint keys under stratos.sh/ are reserved`},
 	{"taint key not a qualified name", basePool, `spec: {template: {taints: [{key: "a b", effect: NoSchedule}]}}`, `taint key must be a qualified name`},
 	{"taint both startup and permanent", basePool, `spec: {template: {taints: [{key: cni, effect: NoSchedule}], startupTaints: [{key: cni, effect: NoSchedule}]}}`, `a taint cannot be both in taints and in startupTaints`},
+	{"label name of 64 characters", basePool, "spec: {template: {labels: {example.com/" + name64 + ": x}}}", `label keys must have a name of at most 63 characters`},
+	{"label prefix of 254 characters", basePool, "spec: {template: {labels: {" + prefix254 + "/team: x}}}", `label keys must have a name of at most 63 characters after a prefix of at most 253`},
+	{"annotation key not a qualified name", basePool, `spec: {template: {annotations: {"owner team": x}}}`, `annotation keys must be qualified names`},
+	{"annotation name of 64 characters", basePool, "spec: {template: {annotations: {example.com/" + name64 + ": x}}}", `annotation keys must have a name of at most 63 characters`},
+	{"annotation value of 2049 characters", basePool, "spec: {template: {annotations: {example.com/owner: " + strings.Repeat("v", 2049) + "}}}", `annotation values must be at most 2048 characters`},
+	{"taint name of 64 characters", basePool, "spec: {template: {taints: [{key: " + name64 + ", effect: NoSchedule}]}}", `taint key must have a name of at most 63 characters`},
+	{"startup taint prefix of 254 characters", basePool, "spec: {template: {startupTaints: [{key: " + prefix254 + "/cni, effect: NoSchedule}]}}", `taint key must have a name of at most 63 characters after a prefix of at most 253`},
 	// NodePool: sizes and limits.
 	{"weight above 100", basePool, `spec: {weight: 101}`, `spec.weight: Invalid value: 101: spec.weight in body should be less than or equal to 100`},
 	{"negative node limit", basePool, `spec: {limits: {nodes: -1}}`, `spec.limits.nodes in body should be greater than or equal to 0`},
@@ -97,10 +127,13 @@ var invalidCases = []invalidCase{
 	{"standby requirement Lt on the category", basePool, `spec: {standby: {requirements: [{key: stratos.sh/instance-category, operator: Lt, values: ["3"]}]}}`, `Gt and Lt apply only to the numeric keys`},
 	{"standby resources of an unknown name", basePool, `spec: {standby: {resources: {cpus: "2"}}}`, `resources may name cpu, memory, pods, ephemeral-storage`},
 	{"standby resources not a quantity", basePool, `spec: {standby: {resources: {cpu: two}}}`, `spec.standby.resources.cpu in body should match`},
+	{"negative standby resources", basePool, `spec: {standby: {resources: {memory: -1Gi}}}`, `standby resources must not be negative`},
 	{"unknown consolidation policy", basePool, `spec: {disruption: {consolidationPolicy: Always}}`, `Unsupported value: "Always"`},
 	{"negative consolidateAfter", basePool, `spec: {disruption: {consolidateAfter: -30s}}`, `must be a duration such as 30s, 10m or 1h30m`},
 	{"consolidateAfter beyond what Go can hold", basePool, `spec: {disruption: {consolidateAfter: 9999999999h}}`, `must be a duration such as 30s, 10m or 1h30m`},
 	{"expireAfter neither duration nor Never", basePool, `spec: {disruption: {expireAfter: forever}}`, `must be a duration such as 720h, or Never`},
+	{"zero drainTimeout", basePool, `spec: {disruption: {drainTimeout: 0s}}`, `drainTimeout must be longer than zero; leave it unset`},
+	{"zero drainTimeout in minutes", basePool, `spec: {disruption: {drainTimeout: 0m0s}}`, `drainTimeout must be longer than zero`},
 	{"budget above 100 percent", basePool, `spec: {disruption: {budgets: [{nodes: "110%"}]}}`, `nodes must be a count such as 3 or a percentage from 0% to 100%`},
 	{"budget schedule without duration", basePool, `spec: {disruption: {budgets: [{nodes: "1", schedule: "@daily"}]}}`, `schedule and duration must be set together`},
 	{"budget schedule not cron", basePool, `spec: {disruption: {budgets: [{nodes: "1", schedule: every day, duration: 1h}]}}`, `schedule must be a cron expression with five fields`},
@@ -117,13 +150,18 @@ var invalidCases = []invalidCase{
 	{"window name with spaces", basePool, `spec: {windows: [{name: Office Hours, minStandby: 1}]}`, `window name must be lowercase letters, digits and '-'`},
 	{"duplicate window names", basePool, `spec: {windows: [{name: w, minStandby: 1}, {name: w, maxNodes: 0}]}`, `spec.windows[1]: Duplicate value: {"name":"w"}`},
 	// NodeClaim.
+	{"claim name of 64 characters", baseClaim, "metadata: {name: " + name64 + "}", `a NodeClaim's name must be at most 63 characters`},
 	{"claim without pool", baseClaim, `spec: {nodePool: null}`, `spec.nodePool: Required value`},
 	{"claim pool not a DNS name", baseClaim, `spec: {nodePool: General_Pool}`, `nodePool must be the name of a NodePool`},
+	{"claim pool name of 64 characters", baseClaim, "spec: {nodePool: " + name64 + "}", `spec.nodePool: Too long: may not be more than 63 bytes`},
 	{"claim with unknown desired state", baseClaim, `spec: {desiredState: Paused}`, `Unsupported value: "Paused"`},
 	{"claim requirement Gt with a word", baseClaim, `spec: {requirements: [{key: stratos.sh/instance-network-bandwidth, operator: Gt, values: [fast]}]}`, `are whole numbers such as 4`},
 	// AWSNodeClass.
 	{"both role and instance profile", baseAWSClass, `spec: {instanceProfile: NodeProfile}`, `set exactly one of role and instanceProfile`},
 	{"neither role nor instance profile", baseAWSClass, `spec: {role: null}`, `set exactly one of role and instanceProfile`},
+	{"role given as an ARN", baseAWSClass, `spec: {role: "arn:aws:iam::123456789012:role/NodeRole"}`, `role must be an IAM role name such as StratosNodeRole, not an ARN`},
+	{"role name of 65 characters", baseAWSClass, "spec: {role: " + name64 + "a}", `spec.role: Too long: may not be more than 64 bytes`},
+	{"instance profile given as an ARN", baseAWSClass, `spec: {role: null, instanceProfile: "arn:aws:iam::123456789012:instance-profile/Nodes"}`, `instanceProfile must be an IAM instance profile name, not an ARN`},
 	{"no AMI selector terms", baseAWSClass, `spec: {amiSelectorTerms: []}`, `spec.amiSelectorTerms in body should have at least 1 items`},
 	{"AMI term with alias and id", baseAWSClass, `spec: {amiSelectorTerms: [{alias: al2023@latest, id: ami-0123456789abcdef0}]}`, `an AMI selector term needs exactly one of alias, id, or name and tags`},
 	{"AMI alias beside another term", baseAWSClass, `spec: {amiSelectorTerms: [{alias: al2023@latest}, {id: ami-0123456789abcdef0}]}`, `an AMI alias must be the only AMI selector term`},
@@ -134,8 +172,19 @@ var invalidCases = []invalidCase{
 	{"iops on gp2", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeType: gp2, iops: 3000}}]}`, `iops applies only to io1, io2 and gp3 volumes`},
 	{"throughput on io2", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeType: io2, throughput: 500}}]}`, `throughput applies only to gp3 volumes`},
 	{"volume of 100Ti", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: 100Ti}}]}`, `volumeSize must be from 1Gi to 64Ti`},
+	{"gp3 below its baseline iops", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeType: gp3, iops: 1000}}]}`, `gp3 volumes take from 3000 to 80000 iops`},
+	{"gp3 above its most iops", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {iops: 100000}}]}`, `gp3 volumes take from 3000 to 80000 iops`},
+	{"io1 above its most iops", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeType: io1, iops: 100000}}]}`, `io1 volumes take at most 64000 iops`},
+	{"volume of 0", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, ebs: {volumeSize: "0"}}]}`, `volumeSize must be from 1Gi to 64Ti`},
+	{"user data above EC2's 16 KiB", baseAWSClass, "spec: {userData: " + strings.Repeat("x", 16385) + "}", `spec.userData: Too long: may not be more than 16384 bytes`},
 	{"two root volumes", baseAWSClass, `spec: {blockDeviceMappings: [{deviceName: /dev/xvda, rootVolume: true, ebs: {}}, {deviceName: /dev/xvdb, rootVolume: true, ebs: {}}]}`, `at most one block device may be the root volume`},
 	{"reserved instance tag", baseAWSClass, `spec: {tags: {stratos.sh/cluster: mine}}`, `tag keys under stratos.sh/ and kubernetes.io/cluster/ are reserved`},
+	{"cluster tag of another cluster", baseAWSClass, `spec: {tags: {kubernetes.io/cluster/other: owned}}`, `tag keys under stratos.sh/ and kubernetes.io/cluster/ are reserved`},
+	{"tag under aws:", baseAWSClass, `spec: {tags: {"aws:cloudformation:stack-name": nodes}}`, `tag keys starting with aws: are reserved for AWS`},
+	{"tag under AWS: in capitals", baseAWSClass, `spec: {tags: {"AWS:owner": me}}`, `tag keys starting with aws: are reserved for AWS`},
+	{"tag key of 129 characters", baseAWSClass, "spec: {tags: {" + strings.Repeat("k", 129) + ": x}}", `tag keys must be 1 to 128 characters and values at most 256`},
+	{"tag value of 257 characters", baseAWSClass, "spec: {tags: {team: " + strings.Repeat("v", 257) + "}}", `tag keys must be 1 to 128 characters and values at most 256`},
+	{"46 tags, past EC2's 50 with Stratos's own", baseAWSClass, "spec: {tags: " + manyTags(46) + "}", `spec.tags: Too many: 46: must have at most 45 items`},
 	{"IMDS hop limit of 0", baseAWSClass, `spec: {metadataOptions: {httpPutResponseHopLimit: 0}}`, `should be greater than or equal to 1`},
 	{"unknown IMDS token mode", baseAWSClass, `spec: {metadataOptions: {httpTokens: sometimes}}`, `Unsupported value: "sometimes"`},
 	// FakeNodeClass.
