@@ -24,10 +24,37 @@ import (
 // class's images are Bottlerocket's, else the MIME document of nodeadm's NodeConfig
 // (AL2023 and custom images).
 func nodeUserData(class *v1alpha1.AWSNodeClass, join nodeJoin) (string, error) {
+	var doc string
+	var err error
 	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == FamilyBottlerocket {
-		return bottlerocketUserData(join, class.Spec.UserData)
+		doc, err = bottlerocketUserData(join, class.Spec.UserData)
+	} else {
+		doc, err = userData(join, class.Spec.UserData)
 	}
-	return userData(join, class.Spec.UserData)
+	if err != nil {
+		return "", err
+	}
+	return doc, fitsEC2(doc, class.Spec.UserData)
+}
+
+// maxUserData is EC2's limit on an instance's user data, in bytes before base64.
+const maxUserData = 16 * 1024
+
+// fitsEC2 refuses user data over EC2's limit before a launch is tried. The schema bounds
+// the class's own part alone; what Stratos adds (the cluster's certificate, the Node's
+// labels and taints, the kubelet configuration) depends on the pool, so only the whole
+// document, here, can tell.
+func fitsEC2(doc string, classUserData *string) error {
+	if len(doc) <= maxUserData {
+		return nil
+	}
+	own := 0
+	if classUserData != nil {
+		own = len(*classUserData)
+	}
+	return fmt.Errorf("the node's user data is %d bytes, over EC2's limit of %d: spec.userData is %d of them, "+
+		"and Stratos adds the cluster's coordinates, the pool's labels, taints and kubelet configuration; make spec.userData smaller",
+		len(doc), maxUserData, own)
 }
 
 // bottlerocketUserData is the user data of a Bottlerocket node: the class's own settings

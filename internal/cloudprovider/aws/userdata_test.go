@@ -2,6 +2,7 @@ package aws
 
 import (
 	"flag"
+	"fmt"
 	"io"
 	"maps"
 	"mime"
@@ -299,5 +300,22 @@ func TestNodeUserDataFollowsTheImageFamily(t *testing.T) {
 	doc, err = nodeUserData(class, testJoin())
 	if err != nil || !strings.HasPrefix(doc, "MIME-Version:") {
 		t.Fatalf("AL2023 user data %q, %v; want a MIME document", doc, err)
+	}
+}
+
+// User data that Stratos's own part takes over EC2's 16 KiB is refused before a launch,
+// with a message that says which part is the user's, though the class's part alone fits
+// the schema's bound.
+func TestNodeUserDataOverEC2sLimitIsRefused(t *testing.T) {
+	own := "#!/bin/bash\n# " + strings.Repeat("x", maxUserData-200) + "\n"
+	class := &v1alpha1.AWSNodeClass{Spec: v1alpha1.AWSNodeClassSpec{UserData: &own}}
+	_, err := nodeUserData(class, testJoin())
+	if err == nil || !strings.Contains(err.Error(), "over EC2's limit of 16384") || !strings.Contains(err.Error(), fmt.Sprintf("spec.userData is %d", len(own))) {
+		t.Fatalf("user data over 16 KiB gave %v; want an error naming the limit and the class's part", err)
+	}
+	small := "#!/bin/bash\necho hi\n"
+	class.Spec.UserData = &small
+	if _, err := nodeUserData(class, testJoin()); err != nil {
+		t.Fatalf("small user data refused: %v", err)
 	}
 }
