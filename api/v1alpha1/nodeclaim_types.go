@@ -21,7 +21,7 @@ import (
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
 // +kubebuilder:printcolumn:name="Instance",type=string,JSONPath=`.status.instanceID`,priority=1
 // +kubebuilder:printcolumn:name="Capacity",type=string,JSONPath=`.status.capacityType`,priority=1
-// +kubebuilder:validation:XValidation:rule="size(self.metadata.name) <= 63",message="a NodeClaim's name must be at most 63 characters: it is the value of its Node's stratos.sh/nodeclaim label"
+// +kubebuilder:validation:XValidation:rule="oldSelf.hasValue() || size(self.metadata.name) <= 63",optionalOldSelf=true,message="a NodeClaim's name must be at most 63 characters: it is the value of its Node's stratos.sh/nodeclaim label"
 type NodeClaim struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
