@@ -94,9 +94,11 @@ func applyObjects(ctx context.Context, t testing.TB, c client.Client, objects []
 // starts it for a pending pod and, once the pod is gone, stops it back to standby, with
 // no request refused. The fake cloud runs in another process's stead (its kubelets
 // impersonate an identity bound to the chart's stratos-fake-kubelets roles), so the
-// operator's own permissions are all it has.
+// operator's own permissions are all it has. The API server enforces owner references'
+// permissions (OwnerReferencesPermissionEnforcement) as some clusters do: the claims the
+// pool creates block its deletion.
 func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
-	env := harness.StartWithoutCRDsT(t)
+	env := harness.StartWithT(t, harness.Options{WithoutCRDs: true, AdmissionPlugins: []string{ownerReferencesPlugin}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	admin := adminClient(t, env)
