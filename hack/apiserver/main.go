@@ -4,6 +4,7 @@
 // `make apiserver` use it.
 //
 //	go run ./hack/apiserver [-write-kubeconfig .work/kubeconfig] [-operator dist/stratos]
+//	    [-enable-admission-plugins OwnerReferencesPermissionEnforcement]
 package main
 
 import (
@@ -14,6 +15,7 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,19 +25,24 @@ import (
 func main() {
 	kubeconfig := flag.String("write-kubeconfig", ".work/kubeconfig", "where to write the administrator kubeconfig")
 	operator := flag.String("operator", "", "path of a stratos binary to run against the API server with the fake cloud (empty: none)")
+	plugins := flag.String("enable-admission-plugins", "", "admission plugins to enable beside kube-apiserver's defaults, comma-separated (OwnerReferencesPermissionEnforcement, say)")
 	flag.Parse()
-	if err := run(*kubeconfig, *operator); err != nil {
+	var opts harness.Options
+	if *plugins != "" {
+		opts.AdmissionPlugins = strings.Split(*plugins, ",")
+	}
+	if err := run(*kubeconfig, *operator, opts); err != nil {
 		fmt.Fprintln(os.Stderr, "apiserver:", err)
 		os.Exit(1)
 	}
 }
 
-func run(kubeconfig, operator string) error {
+func run(kubeconfig, operator string, opts harness.Options) error {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
 	fmt.Fprintln(os.Stderr, "starting etcd and kube-apiserver (the first run builds them, a few minutes)...")
-	env, err := harness.Start()
+	env, err := harness.StartWith(opts)
 	if err != nil {
 		return err
 	}

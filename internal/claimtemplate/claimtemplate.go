@@ -25,6 +25,12 @@ import (
 // and the hash of the template it copies (AnnotationTemplateHash): the claim's labels,
 // taints, requirements and kubelet configuration are the template's now, however long
 // its launch waits.
+//
+// The pool owns the claim (ownerReferences, with blockOwnerDeletion), so that a pool
+// deleted with foreground propagation waits for its claims, and claims of a pool deleted
+// while the operator is away are collected. Setting blockOwnerDeletion needs the update
+// permission on nodepools/finalizers where the OwnerReferencesPermissionEnforcement
+// admission plugin is on.
 func NewClaim(pool *v1alpha1.NodePool, desired v1alpha1.DesiredState) *v1alpha1.NodeClaim {
 	t := pool.Spec.Template
 	labels := map[string]string{}
@@ -39,10 +45,11 @@ func NewClaim(pool *v1alpha1.NodePool, desired v1alpha1.DesiredState) *v1alpha1.
 	annotations[v1alpha1.AnnotationTemplateHash] = TemplateHash(pool)
 	return &v1alpha1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
-			GenerateName: pool.Name + "-",
-			Finalizers:   []string{v1alpha1.TerminationFinalizer},
-			Labels:       labels,
-			Annotations:  annotations,
+			GenerateName:    pool.Name + "-",
+			Finalizers:      []string{v1alpha1.TerminationFinalizer},
+			Labels:          labels,
+			Annotations:     annotations,
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(pool, v1alpha1.GroupVersion.WithKind("NodePool"))},
 		},
 		Spec: v1alpha1.NodeClaimSpec{
 			NodePool:      pool.Name,

@@ -192,3 +192,21 @@ func TestKubeletConfigurationChangesDrift(t *testing.T) {
 		}
 	}
 }
+
+// The pool owns its claims, as their controller, and blocks its foreground deletion on
+// them: what OwnerReferencesPermissionEnforcement checks against nodepools/finalizers.
+func TestNewClaimIsOwnedByItsPoolAndBlocksItsDeletion(t *testing.T) {
+	p := pool()
+	p.UID = "pool-uid"
+	owners := NewClaim(p, v1alpha1.DesiredRunning).OwnerReferences
+	if len(owners) != 1 {
+		t.Fatalf("owner references %+v, want the pool's alone", owners)
+	}
+	o := owners[0]
+	if o.APIVersion != "stratos.sh/v1alpha1" || o.Kind != "NodePool" || o.Name != "web" || o.UID != "pool-uid" {
+		t.Errorf("owner %+v is not pool web", o)
+	}
+	if o.Controller == nil || !*o.Controller || o.BlockOwnerDeletion == nil || !*o.BlockOwnerDeletion {
+		t.Errorf("owner %+v: want controller and blockOwnerDeletion", o)
+	}
+}

@@ -38,7 +38,8 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	}
 	recorder := mgr.GetEventRecorder("stratos")
 	clk := clock.RealClock{}
-	cluster := state.New(clk)
+	opts := controllerOpts.NodeClaim.WithDefaults()
+	cluster := state.New(clk, opts.PrePullNamespace)
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		return fmt.Errorf("watching the cluster: %w", err)
 	}
@@ -52,7 +53,6 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := (&podstartup.Reconciler{Client: mgr.GetClient(), Tracker: startup}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	opts := controllerOpts.NodeClaim.WithDefaults()
 	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged}).SetupWithManager(mgr); err != nil {
 		return err
 	}

@@ -42,6 +42,10 @@ import (
 // The pools: read, finalizer patched, status updated (nodepool controller).
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodepools,verbs=get;list;watch;patch
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodepools/status,verbs=update
+// A claim's ownerReference to its pool blocks the pool's foreground deletion
+// (blockOwnerDeletion), which OwnerReferencesPermissionEnforcement allows only to who
+// may update the pool's finalizers.
+// +kubebuilder:rbac:groups=stratos.sh,resources=nodepools/finalizers,verbs=update
 // The claims: made by provisioning, the pool and disruption, patched and deleted.
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims/status,verbs=patch

@@ -6,6 +6,7 @@ package podutil
 import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime/schema"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 )
@@ -30,11 +31,22 @@ func Mirror(pod *corev1.Pod) bool {
 }
 
 // PrePull reports whether the pod is the pod Stratos runs on a warming node to pull its
-// pool's warmup images (labelled stratos.sh/prepull). It is part of the node's warmup,
-// gone before the node stops or takes pods: never workload, never room taken.
-func PrePull(pod *corev1.Pod) bool {
-	_, ok := pod.Labels[v1alpha1.LabelPrePull]
-	return ok
+// pool's warmup images: one in namespace, the namespace Stratos creates them in
+// (--prepull-namespace), controlled by a NodeClaim. It is part of the node's warmup,
+// gone before the node stops or takes pods: never workload, never room taken. Its
+// stratos.sh/prepull label does not tell it: any pod can carry that label, and a pod
+// taken for a pre-pull pod would make its node look empty. Only who may create pods in
+// the operator's namespace can make a pod that passes for one.
+func PrePull(pod *corev1.Pod, namespace string) bool {
+	if pod.Namespace != namespace {
+		return false
+	}
+	owner := metav1.GetControllerOf(pod)
+	if owner == nil || owner.Kind != "NodeClaim" {
+		return false
+	}
+	gv, err := schema.ParseGroupVersion(owner.APIVersion)
+	return err == nil && gv.Group == v1alpha1.Group
 }
 
 // Condition returns the pod's condition of type t, or nil.

@@ -49,9 +49,31 @@ func TestMirror(t *testing.T) {
 }
 
 func TestPrePull(t *testing.T) {
-	prePull := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelPrePull: "pool-abc"}}}
-	other := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{"app": "web"}}}
-	if !PrePull(prePull) || PrePull(other) || PrePull(&corev1.Pod{}) {
-		t.Error("PrePull must tell the pre-pull pod by its label, and only it")
+	claim := metav1.OwnerReference{APIVersion: "stratos.sh/v1alpha1", Kind: "NodeClaim", Name: "pool-abc", UID: "c", Controller: ptr.To(true)}
+	pod := func(namespace string, labels map[string]string, owners ...metav1.OwnerReference) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Labels: labels, OwnerReferences: owners}}
+	}
+	label := map[string]string{v1alpha1.LabelPrePull: "pool-abc"}
+	notController := claim
+	notController.Controller = nil
+	otherGroup := claim
+	otherGroup.APIVersion = "example.com/v1"
+	cases := map[string]struct {
+		pod  *corev1.Pod
+		want bool
+	}{
+		"Stratos's pre-pull pod":                        {pod("stratos", label, claim), true},
+		"owned by a claim without the label":            {pod("stratos", nil, claim), true},
+		"a user's pod with the label":                   {pod("shop", label), false},
+		"a user's pod with the label in the namespace":  {pod("stratos", label), false},
+		"owned by a claim in another namespace":         {pod("shop", label, claim), false},
+		"a claim that is an owner but not a controller": {pod("stratos", label, notController), false},
+		"a NodeClaim of another group":                  {pod("stratos", label, otherGroup), false},
+		"a bare pod":                                    {pod("stratos", nil), false},
+	}
+	for name, tc := range cases {
+		if got := PrePull(tc.pod, "stratos"); got != tc.want {
+			t.Errorf("%s: PrePull = %v, want %v", name, got, tc.want)
+		}
 	}
 }

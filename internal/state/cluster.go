@@ -27,6 +27,8 @@ import (
 // Cluster is the picture. It is safe for concurrent use.
 type Cluster struct {
 	clock clock.PassiveClock
+	// prePullNamespace is where Stratos creates its pre-pull pods (podutil.PrePull).
+	prePullNamespace string
 
 	mu         sync.RWMutex
 	nodes      map[string]*corev1.Node
@@ -61,19 +63,21 @@ type nomination struct {
 	expires time.Time
 }
 
-// New returns an empty picture; Watch fills it.
-func New(clk clock.PassiveClock) *Cluster {
+// New returns an empty picture; Watch fills it. prePullNamespace is the namespace of
+// Stratos's pre-pull pods (--prepull-namespace), which the picture leaves out.
+func New(clk clock.PassiveClock, prePullNamespace string) *Cluster {
 	return &Cluster{
-		clock:       clk,
-		nodes:       map[string]*corev1.Node{},
-		podsByNode:  map[string]map[types.UID]*corev1.Pod{},
-		podNode:     map[types.UID]string{},
-		pending:     map[types.UID]*corev1.Pod{},
-		claims:      map[string]*v1alpha1.NodeClaim{},
-		writes:      map[string]observedWrite{},
-		daemonSets:  map[types.NamespacedName]*appsv1.DaemonSet{},
-		pdbs:        map[types.NamespacedName]*policyv1.PodDisruptionBudget{},
-		nominations: map[types.UID]nomination{},
+		clock:            clk,
+		prePullNamespace: prePullNamespace,
+		nodes:            map[string]*corev1.Node{},
+		podsByNode:       map[string]map[types.UID]*corev1.Pod{},
+		podNode:          map[types.UID]string{},
+		pending:          map[types.UID]*corev1.Pod{},
+		claims:           map[string]*v1alpha1.NodeClaim{},
+		writes:           map[string]observedWrite{},
+		daemonSets:       map[types.NamespacedName]*appsv1.DaemonSet{},
+		pdbs:             map[types.NamespacedName]*policyv1.PodDisruptionBudget{},
+		nominations:      map[types.UID]nomination{},
 	}
 }
 
@@ -249,10 +253,11 @@ func (c *Cluster) updatePod(obj any, deleted bool) {
 	}
 	var notify func()
 	switch {
-	case deleted || podutil.Finished(pod) || podutil.PrePull(pod):
+	case deleted || podutil.Finished(pod) || podutil.PrePull(pod, c.prePullNamespace):
 		// A pre-pull pod takes no room: it asks for no resources, and the lifecycle
 		// controller removes it before its Node runs pods or stops. Counted on its
-		// Node, it would take a pod slot from a warming claim's simulated room.
+		// Node, it would take a pod slot from a warming claim's simulated room. Left out
+		// here, it is in no snapshot: what reads them need not ask again.
 		delete(c.nominations, pod.UID)
 	case pod.Spec.NodeName != "":
 		if c.podsByNode[pod.Spec.NodeName] == nil {

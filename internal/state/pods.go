@@ -24,8 +24,11 @@ func Provisionable(pod *corev1.Pod) bool {
 
 // Workload reports whether a pod is workload that a Node must lose before it is empty or
 // drained: anything but a DaemonSet's pod (its controller would only put it back), a
-// mirror pod (the kubelet's), a pod that finished, or Stratos's pre-pull pod (the
-// lifecycle controller removes it itself before the node stops or runs).
+// mirror pod (the kubelet's) or a pod that finished. Stratos's pre-pull pods are not
+// workload either (the lifecycle controller removes them itself before the node stops
+// or runs), but telling them needs the namespace they are made in: the cluster state
+// leaves them out of its snapshots, and the drain, which lists pods itself, asks
+// podutil.PrePull.
 func Workload(pod *corev1.Pod) bool {
-	return !podutil.Mirror(pod) && !podutil.OwnedByDaemonSet(pod) && !podutil.Finished(pod) && !podutil.PrePull(pod)
+	return !podutil.Mirror(pod) && !podutil.OwnedByDaemonSet(pod) && !podutil.Finished(pod)
 }

@@ -51,7 +51,7 @@ func TestProvisionable(t *testing.T) {
 }
 
 func TestPodsMoveFromPendingToTheirNode(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	triggered := 0
 	c.OnPending(func() { triggered++ })
 	pod := unschedulable("web")
@@ -73,20 +73,34 @@ func TestPodsMoveFromPendingToTheirNode(t *testing.T) {
 	}
 }
 
+// prePullNamespace is where the tests' pre-pull pods are made.
+const prePullNamespace = "stratos"
+
+// Stratos's pre-pull pod (controlled by its claim, in the pre-pull namespace) takes no
+// room on its Node; a pod that only carries its label, in another namespace or with no
+// claim for owner, counts as any pod does.
 func TestAPrePullPodTakesNoRoomOnItsNode(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
-	prePull := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "prepull-c", Namespace: "kube-system", UID: "p",
-		Labels: map[string]string{v1alpha1.LabelPrePull: "c"}}, Spec: corev1.PodSpec{NodeName: "n1"}}
-	c.updatePod(prePull, false)
+	owner := metav1.OwnerReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "NodeClaim", Name: "c", UID: "c", Controller: ptr.To(true)}
+	labelled := func(uid types.UID, namespace string, owners ...metav1.OwnerReference) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "prepull-c", Namespace: namespace, UID: uid, OwnerReferences: owners,
+			Labels: map[string]string{v1alpha1.LabelPrePull: "c"}}, Spec: corev1.PodSpec{NodeName: "n1"}}
+	}
+	c.updatePod(labelled("p", prePullNamespace, owner), false)
 	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Nodes[0].Pods) != 0 {
 		t.Fatalf("the pre-pull pod counts on its Node: %+v", s.Nodes)
+	}
+	c.updatePod(labelled("u1", "shop", owner), false)
+	c.updatePod(labelled("u2", prePullNamespace), false)
+	if s := c.Snapshot(); len(s.Nodes[0].Pods) != 2 {
+		t.Fatalf("pods that only carry the pre-pull label: %d counted on their Node, want 2", len(s.Nodes[0].Pods))
 	}
 }
 
 func TestNominationsHoldUntilBoundExpiredOrClaimGone(t *testing.T) {
 	clk := testingclock.NewFakeClock(epoch)
-	c := New(clk)
+	c := New(clk, prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
 	claim := runningClaim("c1", v1alpha1.PhaseLaunching)
@@ -112,7 +126,7 @@ func TestNominationsHoldUntilBoundExpiredOrClaimGone(t *testing.T) {
 
 func TestANominationToARunningClaimLapsesAfterTheBindGrace(t *testing.T) {
 	clk := testingclock.NewFakeClock(epoch)
-	c := New(clk)
+	c := New(clk, prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
 	claim := runningClaim("c1", v1alpha1.PhaseRunning)
@@ -138,7 +152,7 @@ func TestANominationToARunningClaimLapsesAfterTheBindGrace(t *testing.T) {
 }
 
 func TestANominationEndsWhenItsClaimGoesBackToStandby(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
 	claim := runningClaim("c1", v1alpha1.PhaseStopping)
@@ -175,7 +189,7 @@ func runningClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClai
 }
 
 func TestObserveWriteDoesNotUndoANewerInformerCopy(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	informer := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1", ResourceVersion: "7"}}
 	c.updateClaim(informer, false)
 	mine := informer.DeepCopy()
@@ -197,7 +211,7 @@ func TestObserveWriteDoesNotUndoANewerInformerCopy(t *testing.T) {
 // wait for capacity again, and provisioning is told when.
 func TestAWriteTheInformerNeverShowsIsForgotten(t *testing.T) {
 	clk := testingclock.NewFakeClock(epoch)
-	c := New(clk)
+	c := New(clk, prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
 	c.ObserveWrite(runningClaim("phantom", v1alpha1.PhaseLaunching), "")
@@ -224,7 +238,7 @@ func TestAWriteTheInformerNeverShowsIsForgotten(t *testing.T) {
 // A write the informer shows is the informer's from then on: the bound does not apply.
 func TestAConfirmedWriteOutlivesTheBound(t *testing.T) {
 	clk := testingclock.NewFakeClock(epoch)
-	c := New(clk)
+	c := New(clk, prePullNamespace)
 	claim := runningClaim("c1", v1alpha1.PhaseLaunching)
 	c.ObserveWrite(claim, "")
 	c.updateClaim(claim, false)
@@ -237,7 +251,7 @@ func TestAConfirmedWriteOutlivesTheBound(t *testing.T) {
 // A patch the informer has not shown yet wins over the informer's older copy, and a
 // deletion this process made counts as a deletion at once.
 func TestWritesOnTopOfTheInformerShowAtOnce(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	claim := runningClaim("c1", v1alpha1.PhaseRunning)
 	withNodeAndPod(c, claim)
 	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Leaving) != 0 {
@@ -268,7 +282,7 @@ func TestWritesOnTopOfTheInformerShowAtOnce(t *testing.T) {
 // Provisioning is told when a claim that pods are nominated to is asked back to standby
 // or deleted, so that they are planned again in the next batch.
 func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
 	claim := runningClaim("c1", v1alpha1.PhaseStandby)
@@ -296,7 +310,7 @@ func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
 // A claim asked to be terminated drains its Node like one given back: the Node is no
 // room, and its pods are leaving.
 func TestANodeAskedToBeTerminatedIsLeaving(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	claim := runningClaim("c1", v1alpha1.PhaseRunning)
 	claim.Spec.DesiredState = v1alpha1.DesiredTerminated
 	withNodeAndPod(c, claim)
@@ -307,7 +321,7 @@ func TestANodeAskedToBeTerminatedIsLeaving(t *testing.T) {
 
 // The picture keeps the PodDisruptionBudgets as the informer shows them.
 func TestThePictureKeepsPodDisruptionBudgets(t *testing.T) {
-	c := New(testingclock.NewFakeClock(epoch))
+	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	pdb := &policyv1.PodDisruptionBudget{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}}
 	c.updatePDB(pdb, false)
 	changed := pdb.DeepCopy()

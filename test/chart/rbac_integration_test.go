@@ -94,9 +94,11 @@ func applyObjects(ctx context.Context, t testing.TB, c client.Client, objects []
 // starts it for a pending pod and, once the pod is gone, stops it back to standby, with
 // no request refused. The fake cloud runs in another process's stead (its kubelets
 // impersonate an identity bound to the chart's stratos-fake-kubelets roles), so the
-// operator's own permissions are all it has.
+// operator's own permissions are all it has, under the chart's pod-patch policy. The
+// API server enforces owner references' permissions (OwnerReferencesPermissionEnforcement)
+// as some clusters do: the claims the pool creates block its deletion.
 func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
-	env := harness.StartWithoutCRDsT(t)
+	env := harness.StartWithT(t, harness.Options{WithoutCRDs: true, AdmissionPlugins: []string{ownerReferencesPlugin}})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	admin := adminClient(t, env)
@@ -117,7 +119,8 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rbac []*unstructured.Unstructured
-	for _, kind := range []string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"} {
+	// The roles, and the policy that holds the operator's pod patches to reservations.
+	for _, kind := range append([]string{"ServiceAccount", "ClusterRole", "ClusterRoleBinding", "Role", "RoleBinding"}, podPatchPolicyKinds...) {
 		rbac = append(rbac, ofKind(objects, kind)...)
 	}
 	applyObjects(ctx, t, admin, rbac)
@@ -225,6 +228,7 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 		"the leader-election Lease":                 `^(POST|PUT) /apis/coordination\.k8s\.io/v1/namespaces/stratos/leases.* 20[01]$`,
 		"a pre-pull pod in the release's namespace": `^POST /api/v1/namespaces/stratos/pods 201$`,
 		"a NodeClaim":              `^POST /apis/stratos\.sh/v1alpha1/nodeclaims 201$`,
+		"the pod's reservation":    `^PATCH /api/v1/namespaces/default/pods/app 200$`,
 		"a Node patch":             `^PATCH /api/v1/nodes/[^/]+ 200$`,
 		"a NodeClaim status patch": `^PATCH /apis/stratos\.sh/v1alpha1/nodeclaims/[^/]+/status 200$`,
 		"the NodePool status":      `^PUT /apis/stratos\.sh/v1alpha1/nodepools/web/status 200$`,

@@ -44,7 +44,8 @@ func kinds(objects []*unstructured.Unstructured) []string {
 }
 
 // The default values install the CRDs, the operator with two replicas and everything it
-// needs to run on EKS, and nothing optional.
+// needs to run on EKS, the policy that holds its pod patches to reservations, and nothing
+// optional.
 func TestDefaultValuesRenderTheOperatorForEKS(t *testing.T) {
 	objects := render(t, minimal(t))
 	want := []string{
@@ -54,6 +55,7 @@ func TestDefaultValuesRenderTheOperatorForEKS(t *testing.T) {
 		"Deployment stratos -n stratos", "PodDisruptionBudget stratos -n stratos",
 		"Role stratos -n stratos", "RoleBinding stratos -n stratos",
 		"Service stratos-metrics -n stratos", "ServiceAccount stratos -n stratos",
+		"ValidatingAdmissionPolicy stratos-pod-patches", "ValidatingAdmissionPolicyBinding stratos-pod-patches",
 	}
 	if got := kinds(objects); !slices.Equal(got, want) {
 		t.Fatalf("rendered objects:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

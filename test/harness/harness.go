@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -39,15 +40,29 @@ type Env struct {
 	env *envtest.Environment
 }
 
+// Options say how to start the API server beyond the defaults.
+type Options struct {
+	// WithoutCRDs leaves the Stratos CRDs out, for tests that install them the way a
+	// user does.
+	WithoutCRDs bool
+	// AdmissionPlugins are enabled beside kube-apiserver's default ones, for tests of
+	// what clusters that enable more of them refuse (OwnerReferencesPermissionEnforcement,
+	// say). The API server authorises by RBAC, so a client impersonating a user is held
+	// to that user's roles.
+	AdmissionPlugins []string
+}
+
 // Start builds the binaries if they are missing, starts etcd and kube-apiserver on
 // loopback and installs the CRDs from config/crd/bases.
-func Start() (*Env, error) { return start(true) }
+func Start() (*Env, error) { return StartWith(Options{}) }
 
 // StartWithoutCRDs starts etcd and kube-apiserver with no Stratos CRDs, for tests that
 // install them the way a user does.
-func StartWithoutCRDs() (*Env, error) { return start(false) }
+func StartWithoutCRDs() (*Env, error) { return StartWith(Options{WithoutCRDs: true}) }
 
-func start(installCRDs bool) (*Env, error) {
+// StartWith starts etcd and kube-apiserver as opts say.
+func StartWith(opts Options) (*Env, error) {
+	installCRDs := !opts.WithoutCRDs
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -62,6 +77,9 @@ func start(installCRDs bool) (*Env, error) {
 	// cannot swap in other versions.
 	env.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
 	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	if len(opts.AdmissionPlugins) > 0 {
+		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
+	}
 	if installCRDs {
 		env.CRDDirectoryPaths = []string{filepath.Join(root, "config", "crd", "bases")}
 		env.ErrorIfCRDPathMissing = true
@@ -88,6 +106,12 @@ func StartT(t testing.TB) *Env {
 func StartWithoutCRDsT(t testing.TB) *Env {
 	t.Helper()
 	return stopAtCleanup(t, StartWithoutCRDs)
+}
+
+// StartWithT is StartWith for one test.
+func StartWithT(t testing.TB, opts Options) *Env {
+	t.Helper()
+	return stopAtCleanup(t, func() (*Env, error) { return StartWith(opts) })
 }
 
 func stopAtCleanup(t testing.TB, start func() (*Env, error)) *Env {

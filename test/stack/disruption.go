@@ -92,7 +92,7 @@ func newDisruption(t testing.TB, env *harness.Env, cfg *rest.Config, cloud cloud
 	if err := indexes.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		t.Fatal(err)
 	}
-	cluster := state.New(clk)
+	cluster := state.New(clk, PrePullNamespace)
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		t.Fatal(err)
 	}

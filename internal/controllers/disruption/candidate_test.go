@@ -107,15 +107,12 @@ func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 	}
 }
 
-// A node whose only pod is a pre-pull pod is empty: the pod is Stratos's own, part of
-// a warmup, and the lifecycle controller removes it.
-func TestAPrePullPodLeavesTheNodeEmpty(t *testing.T) {
-	prePull := corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "p", Name: "prepull-c1", Namespace: "kube-system", Labels: map[string]string{v1alpha1.LabelPrePull: "c1"}}}
-	cand := nodeWith(prePull, daemonPod)
-	if !cand.empty() || cand.unmovable() != "" {
-		t.Fatalf("a node with a pre-pull pod: empty %v, unmovable %q; want empty", cand.empty(), cand.unmovable())
-	}
-	if nodeWith(prePull, workload("a")).empty() {
-		t.Fatal("a node with workload beside a pre-pull pod counted as empty")
+// A pod that carries the pre-pull label is workload like any other: Stratos's own
+// pre-pull pods never reach a candidate (the cluster state leaves them out by owner and
+// namespace), and a label any pod can carry must not make a node look empty.
+func TestAPodLabelledAsPrePullKeepsTheNodeBusy(t *testing.T) {
+	labelled := corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "p", Name: "impostor", Namespace: "shop", Labels: map[string]string{v1alpha1.LabelPrePull: "c1"}}}
+	if nodeWith(labelled, daemonPod).empty() {
+		t.Fatal("a node whose pod carries the pre-pull label counted as empty")
 	}
 }

@@ -76,7 +76,7 @@ func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 		For(&v1alpha1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.nodeToClaim), builder.WithPredicates(nodeChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToClaim), builder.WithPredicates(podLeaving)).
-		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(prePullToClaim), builder.WithPredicates(isPrePull)).
+		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(prePullToClaim), builder.WithPredicates(isPrePull(r.Options.PrePullNamespace))).
 		Watches(&v1alpha1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.poolToClaims), builder.WithPredicates(poolResumed)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles})
 	if r.Recheck != nil {

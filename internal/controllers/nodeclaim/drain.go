@@ -16,6 +16,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -49,7 +50,7 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1alpha1.NodeClaim, node *
 	remaining, blocked := 0, 0
 	for i := range pods.Items {
 		pod := &pods.Items[i]
-		if !state.Workload(pod) {
+		if !state.Workload(pod) || podutil.PrePull(pod, r.Options.PrePullNamespace) {
 			continue
 		}
 		remaining++

@@ -115,17 +115,20 @@ func isRefused(err error) bool {
 	return apierrors.IsForbidden(err) || apierrors.IsInvalid(err) || apierrors.IsNotFound(err) || apierrors.IsBadRequest(err)
 }
 
-// prePullToClaim maps a pre-pull pod to its claim, named by its label.
+// prePullToClaim maps a pre-pull pod to the claim that controls it.
 func prePullToClaim(_ context.Context, obj client.Object) []ctrl.Request {
-	if name := obj.GetLabels()[v1alpha1.LabelPrePull]; name != "" {
-		return []ctrl.Request{{NamespacedName: client.ObjectKey{Name: name}}}
+	if owner := metav1.GetControllerOfNoCopy(obj); owner != nil {
+		return []ctrl.Request{{NamespacedName: client.ObjectKey{Name: owner.Name}}}
 	}
 	return nil
 }
 
-// isPrePull passes the events of pre-pull pods: their creation, each status the
-// kubelet reports, and their deletion all move a warmup on.
-var isPrePull = predicate.NewPredicateFuncs(func(obj client.Object) bool {
-	pod, ok := obj.(*corev1.Pod)
-	return ok && podutil.PrePull(pod)
-})
+// isPrePull passes the events of pre-pull pods — by owner and namespace, not a label
+// any pod can carry: their creation, each status the kubelet reports, and their
+// deletion all move a warmup on.
+func isPrePull(namespace string) predicate.Predicate {
+	return predicate.NewPredicateFuncs(func(obj client.Object) bool {
+		pod, ok := obj.(*corev1.Pod)
+		return ok && podutil.PrePull(pod, namespace)
+	})
+}

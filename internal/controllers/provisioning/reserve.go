@@ -70,7 +70,7 @@ func (p *Provisioner) reserve(ctx context.Context, byClaim map[string][]*corev1.
 	}
 	var writes []write
 	for claim, pods := range byClaim {
-		toleration := corev1.Toleration{Key: v1alpha1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule}
+		toleration := ReservationToleration(claim)
 		for _, pod := range pods {
 			if !slices.Contains(pod.Spec.Tolerations, toleration) {
 				writes = append(writes, write{pod: pod, toleration: toleration})
@@ -79,12 +79,26 @@ func (p *Provisioner) reserve(ctx context.Context, byClaim map[string][]*corev1.
 	}
 	workqueue.ParallelizeUntil(ctx, reservers, len(writes), func(i int) {
 		w := writes[i]
-		updated := w.pod.DeepCopy()
-		updated.Spec.Tolerations = append(updated.Spec.Tolerations, w.toleration)
-		// No optimistic lock: kube-scheduler rewrites the pod's status all along, and
-		// tolerations only grow, so the list written is the one to keep.
-		if err := p.Client.Patch(ctx, updated, client.MergeFrom(w.pod)); err != nil {
+		updated, patch := Reservation(w.pod, w.toleration.Value)
+		if err := p.Client.Patch(ctx, updated, patch); err != nil {
 			log.FromContext(ctx).V(1).Info("Could not reserve room for a pod on its claim", "pod", client.ObjectKeyFromObject(w.pod), "nodeclaim", w.toleration.Value, "error", err.Error())
 		}
 	})
+}
+
+// ReservationToleration is the toleration of claim's reservation taint.
+func ReservationToleration(claim string) corev1.Toleration {
+	return corev1.Toleration{Key: v1alpha1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule}
+}
+
+// Reservation is the one change Stratos makes to a pod: pod with the toleration of
+// claim's reservation added, and the patch that writes it. It is all the chart's
+// admission policy (templates/podpatchpolicy.yaml) lets the operator do to a pod, and
+// its test patches pods with it.
+func Reservation(pod *corev1.Pod, claim string) (*corev1.Pod, client.Patch) {
+	updated := pod.DeepCopy()
+	updated.Spec.Tolerations = append(updated.Spec.Tolerations, ReservationToleration(claim))
+	// No optimistic lock: kube-scheduler rewrites the pod's status all along, and
+	// tolerations only grow, so the list written is the one to keep.
+	return updated, client.MergeFrom(pod)
 }
