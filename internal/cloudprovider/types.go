@@ -34,10 +34,14 @@ type Instance struct {
 	// InstanceProfile is the IAM instance profile the instance was launched with (EC2);
 	// empty where the cloud has none or does not say.
 	InstanceProfile string
-	Zone            string
-	CapacityType    string
-	Architecture    string
-	State           InstanceState
+	// EndedAtLaunch says why the cloud ended the instance right after accepting its
+	// launch, for a reason that a relaunch with the same settings meets again (on EC2,
+	// an encrypted volume whose KMS key the instance cannot use); empty otherwise.
+	EndedAtLaunch string
+	Zone          string
+	CapacityType  string
+	Architecture  string
+	State         InstanceState
 	// Tags include the ownership tags (cluster, pool, claim) Stratos sets at launch.
 	Tags       map[string]string
 	LaunchTime time.Time

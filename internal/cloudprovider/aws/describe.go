@@ -155,6 +155,7 @@ func toInstance(inst types.Instance) *cloudprovider.Instance {
 		Type:            string(inst.InstanceType),
 		ImageID:         aws.ToString(inst.ImageId),
 		InstanceProfile: profile,
+		EndedAtLaunch:   endedAtLaunch(inst),
 		Zone:            zone,
 		CapacityType:    capacityType(inst.InstanceLifecycle),
 		Architecture:    kubernetesArchitecture(inst.Architecture),
