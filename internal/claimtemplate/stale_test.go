@@ -102,8 +102,9 @@ func TestANodeOnAnImageItsClassNoLongerResolvesHasDrifted(t *testing.T) {
 // spec.role changed) has drifted, with the template unchanged; a node whose profile is
 // not recorded, or a class without a profile now (a role that does not resolve), is not.
 //
-// On main before the change, claims recorded no profile and Current had none: the
-// first case ("another profile") was not drifted.
+// On main before the change, claims recorded no profile and Current had none (the test
+// does not compile there): a node on another profile with its class's template hash,
+// the first case, was not drifted.
 func TestANodeOnAnOldInstanceProfileHasDrifted(t *testing.T) {
 	pool := &v1alpha1.NodePool{}
 	claim := func(profile string) *v1alpha1.NodeClaim {

@@ -23,8 +23,9 @@ import (
 // Client.InternalError, message "Client.InternalError: Client error on launch"): the
 // SDK still parses the XML, and the provider reads it as it reads EC2's.
 //
-// On main before the change, instances carried no such reason: this test failed at
-// "EndedAtLaunch = \"\"".
+// On main before the change there was no EndedAtLaunch (the test does not compile
+// there): the terminated instance was described with nothing to tell it from one a
+// user terminated, and the nodeclaim controller removed its claim as InstanceGone.
 func TestAnInstanceEndedAtLaunchSaysWhy(t *testing.T) {
 	e := newEC2Env(t)
 	ctx := context.Background()

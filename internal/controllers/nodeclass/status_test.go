@@ -164,7 +164,7 @@ func TestNoticesTellChangesOnly(t *testing.T) {
 // spec.instanceProfile that is gone is emptied, as before.
 //
 // On main before the change, the managed profile was emptied too: this test failed at
-// "status.instanceProfile = \"\"".
+// "status.instanceProfile = \"\"; want the last one, profile".
 func TestAFailedRoleKeepsTheLastManagedProfile(t *testing.T) {
 	class := resolvedClass()
 	class.Spec.Role = "no-such-role"

@@ -22,8 +22,9 @@ import (
 // once that claim is gone.
 //
 // On main before the change, the role was taken off the class's one profile before the
-// new one was added: this test failed at "after a role that does not exist, the old
-// profile holds []; want [nodes]".
+// new one was added: this test, its names adapted (InstanceProfileName without the role),
+// failed at "after a role that does not exist, the old profile holds []; want [nodes]"
+// and "status.instanceProfile = \"\"; want the old".
 func TestARoleChangeLeavesTheProfileNodesHoldUntilNoClaimHoldsIt(t *testing.T) {
 	f := newFixture(t, nodeclass.Options{}, nil)
 	f.create(class("default"))
