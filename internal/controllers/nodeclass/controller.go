@@ -156,7 +156,9 @@ func (r *AWSReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	if err := r.writeStatus(ctx, before, class); err != nil {
 		return requeueOnConflict(err)
 	}
-	if class.Spec.Role != "" && res.Failure(aws.PartInstanceProfile) == nil {
+	if controllerutil.ContainsFinalizer(class, Finalizer) && res.Failure(aws.PartInstanceProfile) == nil {
+		// A class that names a role, or named one once: its profiles of earlier roles go
+		// once no claim holds them.
 		r.retire(ctx, class)
 	}
 	if len(res.Failures) > 0 && transientOnly(res.Failures) {

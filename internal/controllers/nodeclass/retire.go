@@ -4,6 +4,7 @@ import (
 	"context"
 
 	corev1 "k8s.io/api/core/v1"
+	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
@@ -13,8 +14,9 @@ import (
 // a role it no longer names) was removed once no claim held it.
 const ReasonInstanceProfileRetired = "InstanceProfileRetired"
 
-// retire removes the instance profiles Stratos made for class's earlier roles once no
-// claim's instance holds them: an instance keeps its profile for life, and a stopped
+// retire removes the instance profiles Stratos made for class's earlier roles (all of
+// them, once the class names its own profile instead) once no claim's instance holds
+// them: an instance keeps its profile for life, and a stopped
 // standby instance needs it again at its next start. A claim that does not record its
 // profile (launched before Stratos recorded it, or not launched yet: its launch may
 // have read the class before its profile changed) may hold any of them, and keeps them
@@ -50,5 +52,5 @@ func (r *AWSReconciler) retire(ctx context.Context, class *v1alpha1.AWSNodeClass
 // the class's old instance profiles: its profile is not the class's current one, or it
 // does not record one.
 func mayHoldRetiredProfile(claim *v1alpha1.NodeClaim, class *v1alpha1.AWSNodeClass) bool {
-	return class.Spec.Role != "" && claim.Status.InstanceProfile != class.Status.InstanceProfile
+	return controllerutil.ContainsFinalizer(class, Finalizer) && claim.Status.InstanceProfile != class.Status.InstanceProfile
 }
