@@ -138,6 +138,12 @@ type NodeClaimStatus struct {
 	// +optional
 	ImageID string `json:"imageID,omitempty"`
 
+	// InstanceProfile is the IAM instance profile the instance was launched with, where
+	// the cloud has them (EC2); a node class whose profile is now another one (its
+	// spec.role changed) has drifted, and the old profile is kept while a claim records it.
+	// +optional
+	InstanceProfile string `json:"instanceProfile,omitempty"`
+
 	// InstanceType the instance was launched as.
 	// +optional
 	InstanceType string `json:"instanceType,omitempty"`

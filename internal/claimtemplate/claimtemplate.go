@@ -83,6 +83,9 @@ type Current struct {
 	// Images the node class resolved to; none for a class that resolves no images (a
 	// FakeNodeClass) or resolves none now, and then no node drifts by its image.
 	Images []string
+	// InstanceProfile the node class's nodes launch with now; "" for a class without
+	// one (a FakeNodeClass) or none resolved now, and then no node drifts by its profile.
+	InstanceProfile string
 }
 
 // CurrentOf is what pool's nodes should be made of now, with nodeClass.
@@ -91,7 +94,7 @@ func CurrentOf(pool *v1alpha1.NodePool, nodeClass client.Object) (Current, error
 	if err != nil {
 		return Current{}, err
 	}
-	return Current{Hash: hash, Images: nodeclass.Images(nodeClass)}, nil
+	return Current{Hash: hash, Images: nodeclass.Images(nodeClass), InstanceProfile: nodeclass.InstanceProfile(nodeClass)}, nil
 }
 
 // ClaimHash is the hash of what a claim was made from: the template it was created

@@ -23,6 +23,17 @@ func ImageDrifted(claim *v1alpha1.NodeClaim, images []string) bool {
 	return claim.Status.ImageID != "" && len(images) > 0 && !slices.Contains(images, claim.Status.ImageID)
 }
 
+// ProfileDrifted reports whether a claim's instance was launched with another instance
+// profile than its node class's nodes launch with now: a changed spec.role gets a
+// profile of its own, and the nodes holding the old one are replaced like any drifted
+// node, within the pool's budgets, rather than have their role changed under them. A
+// claim that does not record its profile (launched before Stratos recorded it, or on a
+// cloud without profiles), or a class without a profile now (a role that does not
+// resolve), is not drifted by it: a broken setting must not replace every node.
+func ProfileDrifted(claim *v1alpha1.NodeClaim, profile string) bool {
+	return claim.Status.InstanceProfile != "" && profile != "" && claim.Status.InstanceProfile != profile
+}
+
 // ShapeDrifted reports whether a claim standing by was made for another shape than the
 // pool's spec.standby asks for now. A claim asked to run is not: the standby shape is the
 // warm pool's, and a running node serves whatever pods it got.
@@ -44,7 +55,7 @@ func ExpiresAt(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) time.Time {
 // Stale says why a claim should be replaced at now, given what its pool's nodes should
 // be made of, Drifted before Expired, or "" when it should not.
 func Stale(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, current Current, now time.Time) v1alpha1.DisruptionReason {
-	if Drifted(claim, current.Hash) || ImageDrifted(claim, current.Images) || ShapeDrifted(pool, claim) {
+	if Drifted(claim, current.Hash) || ImageDrifted(claim, current.Images) || ProfileDrifted(claim, current.InstanceProfile) || ShapeDrifted(pool, claim) {
 		return v1alpha1.DisruptionDrifted
 	}
 	if at := ExpiresAt(pool, claim); !at.IsZero() && !now.Before(at) {

@@ -97,3 +97,31 @@ func TestANodeOnAnImageItsClassNoLongerResolvesHasDrifted(t *testing.T) {
 		}
 	}
 }
+
+// A node launched with another instance profile than its class launches with now (its
+// spec.role changed) has drifted, with the template unchanged; a node whose profile is
+// not recorded, or a class without a profile now (a role that does not resolve), is not.
+//
+// On main before the change, claims recorded no profile and Current had none (the test
+// does not compile there): a node on another profile with its class's template hash,
+// the first case, was not drifted.
+func TestANodeOnAnOldInstanceProfileHasDrifted(t *testing.T) {
+	pool := &v1alpha1.NodePool{}
+	claim := func(profile string) *v1alpha1.NodeClaim {
+		return &v1alpha1.NodeClaim{Status: v1alpha1.NodeClaimStatus{TemplateHash: "a", InstanceProfile: profile}}
+	}
+	cases := []struct {
+		name, claimed, current string
+		want                   v1alpha1.DisruptionReason
+	}{
+		{"another profile", "stratos_prod_old", "stratos_prod_new", v1alpha1.DisruptionDrifted},
+		{"the current profile", "stratos_prod_new", "stratos_prod_new", ""},
+		{"profile not recorded", "", "stratos_prod_new", ""},
+		{"class without a profile now", "stratos_prod_old", "", ""},
+	}
+	for _, c := range cases {
+		if got := Stale(pool, claim(c.claimed), Current{Hash: "a", InstanceProfile: c.current}, time.Now()); got != c.want {
+			t.Errorf("%s: Stale = %q, want %q", c.name, got, c.want)
+		}
+	}
+}

@@ -30,11 +30,18 @@ type Instance struct {
 	Type string
 	// ImageID is the machine image the instance was launched from; empty where the
 	// cloud has none.
-	ImageID      string
-	Zone         string
-	CapacityType string
-	Architecture string
-	State        InstanceState
+	ImageID string
+	// InstanceProfile is the IAM instance profile the instance was launched with (EC2);
+	// empty where the cloud has none or does not say.
+	InstanceProfile string
+	// EndedAtLaunch says why the cloud ended the instance right after accepting its
+	// launch, for a reason that a relaunch with the same settings meets again (on EC2,
+	// an encrypted volume whose KMS key the instance cannot use); empty otherwise.
+	EndedAtLaunch string
+	Zone          string
+	CapacityType  string
+	Architecture  string
+	State         InstanceState
 	// Tags include the ownership tags (cluster, pool, claim) Stratos sets at launch.
 	Tags       map[string]string
 	LaunchTime time.Time

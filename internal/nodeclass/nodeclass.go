@@ -5,6 +5,7 @@ package nodeclass
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -85,4 +86,30 @@ func Images(obj client.Object) []string {
 		ids = append(ids, ami.ID)
 	}
 	return ids
+}
+
+// InstanceProfile is the instance profile an AWSNodeClass's nodes launch with now, as
+// its status says; "" for other classes or before it resolved one.
+func InstanceProfile(obj client.Object) string {
+	if class, ok := obj.(*v1alpha1.AWSNodeClass); ok {
+		return class.Status.InstanceProfile
+	}
+	return ""
+}
+
+// EncryptionKeys are the KMS keys an AWSNodeClass's volumes are encrypted with, as its
+// block device mappings name them; none for other classes, or for volumes EBS encrypts
+// with the account's default key.
+func EncryptionKeys(obj client.Object) []string {
+	class, ok := obj.(*v1alpha1.AWSNodeClass)
+	if !ok {
+		return nil
+	}
+	var keys []string
+	for _, m := range class.Spec.BlockDeviceMappings {
+		if key := m.EBS.KMSKeyID; key != "" && !slices.Contains(keys, key) {
+			keys = append(keys, key)
+		}
+	}
+	return keys
 }

@@ -68,3 +68,22 @@ func TestImages(t *testing.T) {
 		t.Errorf("Images of a fake class = %v; want none", got)
 	}
 }
+
+// The KMS keys a class's volumes use, each once, for the message of a launch EC2 ended
+// because one cannot be used; none for volumes on the account's default key, or for a
+// class of another cloud.
+func TestEncryptionKeys(t *testing.T) {
+	class := &v1alpha1.AWSNodeClass{}
+	class.Spec.BlockDeviceMappings = []v1alpha1.BlockDeviceMapping{
+		{DeviceName: "/dev/xvda", EBS: v1alpha1.BlockDevice{KMSKeyID: "arn:aws:kms:us-east-1:123456789012:key/root"}},
+		{DeviceName: "/dev/xvdb", EBS: v1alpha1.BlockDevice{}},
+		{DeviceName: "/dev/xvdc", EBS: v1alpha1.BlockDevice{KMSKeyID: "arn:aws:kms:us-east-1:123456789012:key/root"}},
+		{DeviceName: "/dev/xvdd", EBS: v1alpha1.BlockDevice{KMSKeyID: "alias/data"}},
+	}
+	if got, want := EncryptionKeys(class), []string{"arn:aws:kms:us-east-1:123456789012:key/root", "alias/data"}; !slices.Equal(got, want) {
+		t.Errorf("EncryptionKeys = %v; want %v", got, want)
+	}
+	if got := EncryptionKeys(&v1alpha1.FakeNodeClass{}); got != nil {
+		t.Errorf("a FakeNodeClass's keys are %v; want none", got)
+	}
+}

@@ -143,17 +143,25 @@ func toInstance(inst types.Instance) *cloudprovider.Instance {
 	if inst.State != nil {
 		state = cloudprovider.InstanceState(inst.State.Name)
 	}
+	var profile string
+	if inst.IamInstanceProfile != nil {
+		// arn:aws:iam::ACCOUNT:instance-profile/PATH/NAME: the name is the last part.
+		arn := aws.ToString(inst.IamInstanceProfile.Arn)
+		profile = arn[strings.LastIndex(arn, "/")+1:]
+	}
 	return &cloudprovider.Instance{
-		ID:           id,
-		ProviderID:   providerID(zone, id),
-		Type:         string(inst.InstanceType),
-		ImageID:      aws.ToString(inst.ImageId),
-		Zone:         zone,
-		CapacityType: capacityType(inst.InstanceLifecycle),
-		Architecture: kubernetesArchitecture(inst.Architecture),
-		State:        state,
-		Tags:         tagMap(inst.Tags),
-		LaunchTime:   aws.ToTime(inst.LaunchTime),
+		ID:              id,
+		ProviderID:      providerID(zone, id),
+		Type:            string(inst.InstanceType),
+		ImageID:         aws.ToString(inst.ImageId),
+		InstanceProfile: profile,
+		EndedAtLaunch:   endedAtLaunch(inst),
+		Zone:            zone,
+		CapacityType:    capacityType(inst.InstanceLifecycle),
+		Architecture:    kubernetesArchitecture(inst.Architecture),
+		State:           state,
+		Tags:            tagMap(inst.Tags),
+		LaunchTime:      aws.ToTime(inst.LaunchTime),
 	}
 }
 

@@ -184,6 +184,9 @@ type ec2Proxy struct {
 	mu       sync.Mutex
 	requests []url.Values
 	fault    func(form url.Values) *ec2Fault
+	// rewrite, when set, changes moto's answer to a request before the client reads it,
+	// for what moto answers differently from EC2 (see rewriteAnswers).
+	rewrite func(form url.Values, body string) string
 }
 
 // ec2Fault is an error answer: an HTTP status and an EC2 error code and message, or a
@@ -210,7 +213,7 @@ func newEC2Proxy(t *testing.T, server *moto.Server) *ec2Proxy {
 		form, _ := url.ParseQuery(string(body))
 		p.mu.Lock()
 		p.requests = append(p.requests, form)
-		fault := p.fault
+		fault, rewrite := p.fault, p.rewrite
 		p.mu.Unlock()
 		if fault != nil {
 			if f := fault(form); f != nil {
@@ -224,7 +227,19 @@ func newEC2Proxy(t *testing.T, server *moto.Server) *ec2Proxy {
 			}
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		forward.ServeHTTP(w, r)
+		if rewrite == nil {
+			forward.ServeHTTP(w, r)
+			return
+		}
+		answer := httptest.NewRecorder()
+		forward.ServeHTTP(answer, r)
+		for k, v := range answer.Header() {
+			if k != "Content-Length" {
+				w.Header()[k] = v
+			}
+		}
+		w.WriteHeader(answer.Code)
+		_, _ = io.WriteString(w, rewrite(form, answer.Body.String()))
 	}))
 	t.Cleanup(p.Close)
 	return p
@@ -240,6 +255,18 @@ func (p *ec2Proxy) setFault(t *testing.T, fault func(form url.Values) *ec2Fault)
 		p.mu.Lock()
 		defer p.mu.Unlock()
 		p.fault = nil
+	})
+}
+
+// rewriteAnswers passes moto's answers through rewrite until the test ends.
+func (p *ec2Proxy) rewriteAnswers(t *testing.T, rewrite func(form url.Values, body string) string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.rewrite = rewrite
+	t.Cleanup(func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		p.rewrite = nil
 	})
 }
 

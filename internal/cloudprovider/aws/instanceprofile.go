@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"regexp"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
@@ -22,13 +23,26 @@ const maxInstanceProfileName = 128
 // notIAMName matches the characters IAM does not allow in names ([\w+=,.@-] it does).
 var notIAMName = regexp.MustCompile(`[^\w+=,.@-]`)
 
-// InstanceProfileName is the name of the instance profile Stratos manages for the
+// InstanceProfileName is the name of the instance profile Stratos manages for one
 // spec.role of an AWSNodeClass: stratos_<cluster>_<hash>, the hash taken of the
-// cluster, the region and the class, as IAM names are global to the account while a
-// cluster is in one region. At most 128 characters, whatever the cluster's name.
-func InstanceProfileName(cluster, region, class string) string {
+// cluster, the region, the class and the role, as IAM names are global to the account
+// while a cluster is in one region. Each role gets a profile of its own, so that a
+// change of role never touches the profile running nodes hold: they keep theirs until
+// drift replaces them. At most 128 characters, whatever the cluster's name.
+func InstanceProfileName(cluster, region, class, role string) string {
+	return profileName(cluster, cluster+"/"+region+"/"+class+"/"+role)
+}
+
+// legacyInstanceProfileName is the name of the one profile per class that Stratos made
+// before each role had its own, and changed the role of in place. A class made then
+// keeps it for the nodes launched with it until they are gone.
+func legacyInstanceProfileName(cluster, region, class string) string {
+	return profileName(cluster, cluster+"/"+region+"/"+class)
+}
+
+func profileName(cluster, hashed string) string {
 	h := fnv.New64a()
-	_, _ = h.Write([]byte(cluster + "/" + region + "/" + class))
+	_, _ = h.Write([]byte(hashed))
 	suffix := fmt.Sprintf("_%016x", h.Sum64())
 	prefix := "stratos_" + notIAMName.ReplaceAllString(cluster, "-")
 	if len(prefix)+len(suffix) > maxInstanceProfileName {
@@ -37,10 +51,17 @@ func InstanceProfileName(cluster, region, class string) string {
 	return prefix + suffix
 }
 
-// InstanceProfilePath is the IAM path of every instance profile Stratos makes for a
-// cluster, so that they can be listed without the others of the account.
+// InstanceProfilePath is the IAM path under which Stratos makes every instance profile
+// of a cluster, so that they can be listed without the others of the account.
 func InstanceProfilePath(cluster string) string {
 	return "/stratos/" + notIAMName.ReplaceAllString(cluster, "-") + "/"
+}
+
+// InstanceProfileClassPath is the IAM path of the profiles of one class, under the
+// cluster's: listing the cluster's profiles tells a class's apart without reading each.
+// Class names are DNS subdomains, which IAM paths allow as they are.
+func InstanceProfileClassPath(cluster, class string) string {
+	return InstanceProfilePath(cluster) + class + "/"
 }
 
 // resolveInstanceProfile is spec.instanceProfile, which must exist, or the profile
@@ -59,11 +80,12 @@ func (r *Resolver) resolveInstanceProfile(ctx context.Context, class *v1alpha1.A
 	return r.ensureInstanceProfile(ctx, class.Name, class.Spec.Role)
 }
 
-// ensureInstanceProfile makes the managed instance profile of a class, tagged with the
-// cluster and the class, and gives it role alone: a role the spec no longer names is
-// taken off first, as a profile holds one role.
+// ensureInstanceProfile makes the managed instance profile of a class's role, tagged
+// with the cluster and the class, and puts the role in it. It never takes a role off a
+// profile: nodes may hold it. A profile of that name holding another role was changed
+// outside Stratos and is refused, not repaired.
 func (r *Resolver) ensureInstanceProfile(ctx context.Context, class, role string) (string, *Failure) {
-	name := InstanceProfileName(r.opts.ClusterName, r.clients.Region, class)
+	name := InstanceProfileName(r.opts.ClusterName, r.clients.Region, class, role)
 	profile, err := r.instanceProfile(ctx, name)
 	if err != nil {
 		return "", awsFailure(PartInstanceProfile, "reading instance profile "+name, err)
@@ -71,39 +93,45 @@ func (r *Resolver) ensureInstanceProfile(ctx context.Context, class, role string
 	if profile == nil {
 		out, err := r.clients.IAM.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{
 			InstanceProfileName: aws.String(name),
-			Path:                aws.String(InstanceProfilePath(r.opts.ClusterName)),
+			Path:                aws.String(InstanceProfileClassPath(r.opts.ClusterName, class)),
 			Tags:                r.instanceProfileTags(class),
 		})
 		if err != nil {
 			return "", iamFailure("creating instance profile "+name, err)
 		}
 		profile = out.InstanceProfile
-	} else if owner := tagValue(profile.Tags, TagNodeClass); owner != class || tagValue(profile.Tags, v1alpha1.TagCluster) != r.opts.ClusterName {
+	} else if !r.madeFor(profile, class) {
 		return "", &Failure{Part: PartInstanceProfile, Reason: ReasonInstanceProfileError,
 			Message: fmt.Sprintf("instance profile %s exists and is not the one Stratos made for this class in cluster %s", name, r.opts.ClusterName)}
 	}
-	has := false
-	for _, current := range profile.Roles {
-		if aws.ToString(current.RoleName) == role {
-			has = true
-			continue
-		}
-		if _, err := r.clients.IAM.RemoveRoleFromInstanceProfile(ctx, &iam.RemoveRoleFromInstanceProfileInput{
-			InstanceProfileName: aws.String(name), RoleName: current.RoleName}); err != nil && !isNoSuchEntity(err) {
-			return "", iamFailure(fmt.Sprintf("taking role %s off instance profile %s", aws.ToString(current.RoleName), name), err)
+	for _, held := range profile.Roles {
+		if aws.ToString(held.RoleName) != role {
+			return "", &Failure{Part: PartInstanceProfile, Reason: ReasonInstanceProfileError,
+				Message: fmt.Sprintf("instance profile %s holds role %s, not %s: it was changed outside Stratos", name, aws.ToString(held.RoleName), role)}
 		}
 	}
-	if !has {
-		_, err := r.clients.IAM.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String(name), RoleName: aws.String(role)})
-		if isNoSuchEntity(err) {
-			return "", &Failure{Part: PartInstanceProfile, Reason: ReasonRoleNotFound,
-				Message: fmt.Sprintf("adding role %s to instance profile %s: %s", role, name, errorMessage(err))}
-		}
-		if err != nil {
-			return "", iamFailure(fmt.Sprintf("adding role %s to instance profile %s", role, name), err)
-		}
+	if len(profile.Roles) > 0 {
+		return name, nil
+	}
+	_, err = r.clients.IAM.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String(name), RoleName: aws.String(role)})
+	switch {
+	case isNoSuchEntity(err):
+		return "", &Failure{Part: PartInstanceProfile, Reason: ReasonRoleNotFound,
+			Message: fmt.Sprintf("role %s does not exist (adding it to instance profile %s: %s); the nodes keep the instance profile they have", role, name, errorMessage(err))}
+	case errorCode(err) == "AccessDenied":
+		f := awsFailure(PartInstanceProfile, fmt.Sprintf("adding role %s to instance profile %s", role, name), err)
+		f.Message += fmt.Sprintf("; grant iam:PassRole on role %s in the controller's IAM policy (docs/aws.md); the nodes keep the instance profile they have", role)
+		return "", f
+	case err != nil:
+		return "", iamFailure(fmt.Sprintf("adding role %s to instance profile %s", role, name), err)
 	}
 	return name, nil
+}
+
+// madeFor reports whether profile carries the tags Stratos puts on the profiles it
+// makes for class in this cluster.
+func (r *Resolver) madeFor(profile *iamtypes.InstanceProfile, class string) bool {
+	return tagValue(profile.Tags, TagNodeClass) == class && tagValue(profile.Tags, v1alpha1.TagCluster) == r.opts.ClusterName
 }
 
 // instanceProfileTags mark a managed profile as the cluster's, for the class.
@@ -115,19 +143,43 @@ func (r *Resolver) instanceProfileTags(class string) []iamtypes.Tag {
 	}
 }
 
-// DeleteInstanceProfile removes the instance profile Stratos made for class, if there
-// is one: its role is taken off, then the profile deleted. A profile of that name that
-// is not the one Stratos made for the class is left alone.
+// DeleteInstanceProfile removes every instance profile Stratos made for class, of any
+// role: its roles are taken off, then the profile deleted. A profile of such a name
+// that is not the one Stratos made for the class is left alone.
 func (r *Resolver) DeleteInstanceProfile(ctx context.Context, class string) error {
-	name := InstanceProfileName(r.opts.ClusterName, r.clients.Region, class)
-	profile, err := r.instanceProfile(ctx, name)
-	if err != nil || profile == nil {
-		return err
-	}
-	if tagValue(profile.Tags, TagNodeClass) != class || tagValue(profile.Tags, v1alpha1.TagCluster) != r.opts.ClusterName {
+	_, err := r.RetireInstanceProfiles(ctx, class, func(string) bool { return false })
+	return err
+}
+
+// RetireInstanceProfiles removes the instance profiles Stratos made for class that
+// keep does not want kept (the class's current profile, and those a claim's instance
+// was launched with), and returns their names. They are the profiles under the class's
+// path, and the one profile per class Stratos made before each role had its own.
+func (r *Resolver) RetireInstanceProfiles(ctx context.Context, class string, keep func(name string) bool) ([]string, error) {
+	classPath := InstanceProfileClassPath(r.opts.ClusterName, class)
+	legacy := legacyInstanceProfileName(r.opts.ClusterName, r.clients.Region, class)
+	var removed []string
+	err := r.listInstanceProfiles(ctx, func(listed iamtypes.InstanceProfile) error {
+		name := aws.ToString(listed.InstanceProfileName)
+		path := aws.ToString(listed.Path)
+		ofClass := path == classPath || (path == InstanceProfilePath(r.opts.ClusterName) && name == legacy)
+		if !ofClass || keep(name) {
+			return nil
+		}
+		profile, err := r.instanceProfile(ctx, name)
+		if err != nil {
+			return fmt.Errorf("reading instance profile %s: %w", name, err)
+		}
+		if profile == nil || !r.madeFor(profile, class) {
+			return nil
+		}
+		if err := r.deleteInstanceProfile(ctx, profile); err != nil {
+			return err
+		}
+		removed = append(removed, name)
 		return nil
-	}
-	return r.deleteInstanceProfile(ctx, profile)
+	})
+	return removed, err
 }
 
 // SweepInstanceProfiles removes the instance profiles Stratos made for this cluster
@@ -135,37 +187,49 @@ func (r *Resolver) DeleteInstanceProfile(ctx context.Context, class string) erro
 // finalizer was taken off by hand, and returns their names. IAM lists profiles without
 // their tags, so each profile under the cluster's path is read once.
 func (r *Resolver) SweepInstanceProfiles(ctx context.Context, keep func(class string) bool) ([]string, error) {
-	path := InstanceProfilePath(r.opts.ClusterName)
 	var removed []string
+	err := r.listInstanceProfiles(ctx, func(listed iamtypes.InstanceProfile) error {
+		profile, err := r.instanceProfile(ctx, aws.ToString(listed.InstanceProfileName))
+		if err != nil {
+			return fmt.Errorf("reading instance profile %s: %w", aws.ToString(listed.InstanceProfileName), err)
+		}
+		if profile == nil || tagValue(profile.Tags, v1alpha1.TagCluster) != r.opts.ClusterName {
+			return nil
+		}
+		class := tagValue(profile.Tags, TagNodeClass)
+		if class == "" || keep(class) {
+			return nil
+		}
+		if err := r.deleteInstanceProfile(ctx, profile); err != nil {
+			return err
+		}
+		removed = append(removed, aws.ToString(profile.InstanceProfileName))
+		return nil
+	})
+	return removed, err
+}
+
+// listInstanceProfiles calls each for every instance profile under the cluster's path
+// (its classes' paths included), page by page, until each fails.
+func (r *Resolver) listInstanceProfiles(ctx context.Context, each func(iamtypes.InstanceProfile) error) error {
+	path := InstanceProfilePath(r.opts.ClusterName)
 	pages := iam.NewListInstanceProfilesPaginator(r.clients.IAM, &iam.ListInstanceProfilesInput{PathPrefix: aws.String(path)})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(ctx)
 		if err != nil {
-			return removed, fmt.Errorf("listing instance profiles under %s: %w", path, err)
+			return fmt.Errorf("listing instance profiles under %s: %w", path, err)
 		}
 		for _, listed := range page.InstanceProfiles {
 			// The path prefix is matched again: not every IAM endpoint filters by it.
-			if aws.ToString(listed.Path) != path {
+			if !strings.HasPrefix(aws.ToString(listed.Path), path) {
 				continue
 			}
-			profile, err := r.instanceProfile(ctx, aws.ToString(listed.InstanceProfileName))
-			if err != nil {
-				return removed, fmt.Errorf("reading instance profile %s: %w", aws.ToString(listed.InstanceProfileName), err)
+			if err := each(listed); err != nil {
+				return err
 			}
-			if profile == nil || tagValue(profile.Tags, v1alpha1.TagCluster) != r.opts.ClusterName {
-				continue
-			}
-			class := tagValue(profile.Tags, TagNodeClass)
-			if class == "" || keep(class) {
-				continue
-			}
-			if err := r.deleteInstanceProfile(ctx, profile); err != nil {
-				return removed, err
-			}
-			removed = append(removed, aws.ToString(profile.InstanceProfileName))
 		}
 	}
-	return removed, nil
+	return nil
 }
 
 // instanceProfile reads a profile, or returns nil when it does not exist.

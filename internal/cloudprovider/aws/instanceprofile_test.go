@@ -17,29 +17,33 @@ func TestInstanceProfileNamesAreValidAndDistinct(t *testing.T) {
 	valid := regexp.MustCompile(`^[\w+=,.@-]{1,128}$`)
 	long := strings.Repeat("c", 200)
 	names := map[string]bool{}
-	for _, in := range [][3]string{
-		{"prod", "us-east-1", "default"},
-		{"prod", "us-west-2", "default"},
-		{"prod", "us-east-1", "gpu"},
-		{"staging", "us-east-1", "default"},
-		{long, "us-east-1", "default"},
-		{long + "x", "us-east-1", "default"},
-		{"we/ird name", "us-east-1", "default"},
+	for _, in := range [][4]string{
+		{"prod", "us-east-1", "default", "nodes"},
+		{"prod", "us-west-2", "default", "nodes"},
+		{"prod", "us-east-1", "gpu", "nodes"},
+		{"prod", "us-east-1", "default", "nodes-v2"},
+		{"staging", "us-east-1", "default", "nodes"},
+		{long, "us-east-1", "default", "nodes"},
+		{long + "x", "us-east-1", "default", "nodes"},
+		{"we/ird name", "us-east-1", "default", "nodes"},
 	} {
-		name := InstanceProfileName(in[0], in[1], in[2])
+		name := InstanceProfileName(in[0], in[1], in[2], in[3])
 		if !valid.MatchString(name) {
 			t.Errorf("InstanceProfileName%v = %q; IAM refuses it", in, name)
 		}
 		if names[name] {
-			t.Errorf("InstanceProfileName%v = %q, the name of another cluster, region or class", in, name)
+			t.Errorf("InstanceProfileName%v = %q, the name of another cluster, region, class or role", in, name)
 		}
 		names[name] = true
-		if again := InstanceProfileName(in[0], in[1], in[2]); again != name {
+		if again := InstanceProfileName(in[0], in[1], in[2], in[3]); again != name {
 			t.Errorf("InstanceProfileName%v changed from %q to %q", in, name, again)
 		}
 	}
 	if path := InstanceProfilePath("we/ird name"); path != "/stratos/we-ird-name/" {
 		t.Errorf("InstanceProfilePath = %q", path)
+	}
+	if path := InstanceProfileClassPath("we/ird name", "gpu.a"); path != "/stratos/we-ird-name/gpu.a/" {
+		t.Errorf("InstanceProfileClassPath = %q", path)
 	}
 }
 
@@ -82,23 +86,22 @@ func roleClass(name, role string) *v1alpha1.AWSNodeClass {
 }
 
 // A class with a role gets an instance profile Stratos makes, tagged and under the
-// cluster's path, that holds the role; a changed role replaces it; deleting the class's
-// profile removes it, and a missing role says so.
-func TestManagedInstanceProfileFollowsTheRole(t *testing.T) {
+// class's path, that holds the role; resolving again changes nothing; deleting the
+// class's profiles removes it.
+func TestManagedInstanceProfileHoldsTheRole(t *testing.T) {
 	r, clients := newTestResolver(t)
 	ctx := context.Background()
 	createRole(t, clients, "nodes")
-	createRole(t, clients, "nodes-v2")
 
 	name, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes"))
-	if failure != nil || name != InstanceProfileName(testCluster, clients.Region, "default") {
+	if failure != nil || name != InstanceProfileName(testCluster, clients.Region, "default", "nodes") {
 		t.Fatalf("resolved to %q, %v; want the managed profile's name", name, failure)
 	}
 	profile := profileOf(t, clients, name)
 	if profile == nil {
 		t.Fatalf("instance profile %s was not made", name)
 	}
-	if got := aws.ToString(profile.InstanceProfile.Path); got != "/stratos/"+testCluster+"/" {
+	if got := aws.ToString(profile.InstanceProfile.Path); got != "/stratos/"+testCluster+"/default/" {
 		t.Errorf("path = %q", got)
 	}
 	tags := profile.InstanceProfile.Tags
@@ -109,24 +112,11 @@ func TestManagedInstanceProfileFollowsTheRole(t *testing.T) {
 		t.Errorf("roles = %v; want [nodes]", got)
 	}
 
-	// Resolving again changes nothing.
 	if again, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes")); failure != nil || again != name {
 		t.Fatalf("resolving again gave %q, %v", again, failure)
 	}
 	if got := roleNames(profileOf(t, clients, name)); !slices.Equal(got, []string{"nodes"}) {
 		t.Errorf("after resolving again, roles = %v; want [nodes]", got)
-	}
-
-	if _, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes-v2")); failure != nil {
-		t.Fatalf("changing the role: %v", failure)
-	}
-	if got := roleNames(profileOf(t, clients, name)); !slices.Equal(got, []string{"nodes-v2"}) {
-		t.Errorf("after the role changed, roles = %v; want [nodes-v2]", got)
-	}
-
-	_, failure = r.resolveInstanceProfile(ctx, roleClass("default", "no-such-role"))
-	if failure == nil || failure.Reason != ReasonRoleNotFound || !strings.Contains(failure.Message, "no-such-role") {
-		t.Errorf("a missing role failed with %+v; want RoleNotFound naming it", failure)
 	}
 
 	if err := r.DeleteInstanceProfile(ctx, "default"); err != nil {
@@ -140,13 +130,99 @@ func TestManagedInstanceProfileFollowsTheRole(t *testing.T) {
 	}
 }
 
+// A changed role gets a profile of its own and the old profile keeps the old role, so
+// that running and standby nodes keep their credentials; a role that does not exist
+// fails with RoleNotFound and touches neither. The old profile goes when retired, the
+// current one and any profile kept are left.
+//
+// On main before the change, the role was swapped inside the one profile of the class:
+// this test (its calls adapted to the old names) failed at "after a missing role, the
+// old profile holds []; want [nodes]", then "the new role resolved to the old profile"
+// and "the old profile holds [nodes-v2]; want [nodes]".
+func TestAChangedRoleGetsItsOwnProfileAndLeavesTheOldOneAlone(t *testing.T) {
+	r, clients := newTestResolver(t)
+	ctx := context.Background()
+	createRole(t, clients, "nodes")
+	createRole(t, clients, "nodes-v2")
+
+	old, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes"))
+	if failure != nil {
+		t.Fatal(failure)
+	}
+	_, failure = r.resolveInstanceProfile(ctx, roleClass("default", "no-such-role"))
+	if failure == nil || failure.Reason != ReasonRoleNotFound || !strings.Contains(failure.Message, "no-such-role") {
+		t.Errorf("a missing role failed with %+v; want RoleNotFound naming it", failure)
+	}
+	if got := roleNames(profileOf(t, clients, old)); !slices.Equal(got, []string{"nodes"}) {
+		t.Errorf("after a missing role, the old profile holds %v; want [nodes]", got)
+	}
+
+	current, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes-v2"))
+	if failure != nil {
+		t.Fatalf("changing the role: %v", failure)
+	}
+	if current == old {
+		t.Fatalf("the new role resolved to the old profile %s", old)
+	}
+	if got := roleNames(profileOf(t, clients, old)); !slices.Equal(got, []string{"nodes"}) {
+		t.Errorf("the old profile holds %v; want [nodes]", got)
+	}
+	if got := roleNames(profileOf(t, clients, current)); !slices.Equal(got, []string{"nodes-v2"}) {
+		t.Errorf("the new profile holds %v; want [nodes-v2]", got)
+	}
+
+	// A claim still holds the old profile: it stays. The missing role's profile, made
+	// before its add failed, holds nothing and goes.
+	failed := InstanceProfileName(testCluster, clients.Region, "default", "no-such-role")
+	removed, err := r.RetireInstanceProfiles(ctx, "default", func(name string) bool { return name == current || name == old })
+	if err != nil || !slices.Equal(removed, []string{failed}) {
+		t.Fatalf("retiring while the old profile is held removed %v, %v; want [%s]", removed, err, failed)
+	}
+	if profileOf(t, clients, old) == nil {
+		t.Fatalf("the old profile went while a claim held it")
+	}
+	removed, err = r.RetireInstanceProfiles(ctx, "default", func(name string) bool { return name == current })
+	if err != nil || !slices.Equal(removed, []string{old}) {
+		t.Errorf("retired %v, %v; want [%s]", removed, err, old)
+	}
+	if profileOf(t, clients, old) != nil || profileOf(t, clients, current) == nil {
+		t.Errorf("after retiring, the old profile exists: %v, the current one: %v; want false, true",
+			profileOf(t, clients, old) != nil, profileOf(t, clients, current) != nil)
+	}
+}
+
+// A profile made before each role had its own (one per class, under the cluster's
+// path) is retired with the class's other old profiles, and deleted with the class.
+func TestTheProfileOfAnEarlierVersionIsRetired(t *testing.T) {
+	r, clients := newTestResolver(t)
+	ctx := context.Background()
+	createRole(t, clients, "nodes")
+	legacy := legacyInstanceProfileName(testCluster, clients.Region, "default")
+	if _, err := clients.IAM.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{
+		InstanceProfileName: aws.String(legacy), Path: aws.String(InstanceProfilePath(testCluster)), Tags: r.instanceProfileTags("default"),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := clients.IAM.AddRoleToInstanceProfile(ctx, &iam.AddRoleToInstanceProfileInput{InstanceProfileName: aws.String(legacy), RoleName: aws.String("nodes")}); err != nil {
+		t.Fatal(err)
+	}
+	current, failure := r.resolveInstanceProfile(ctx, roleClass("default", "nodes"))
+	if failure != nil {
+		t.Fatal(failure)
+	}
+	removed, err := r.RetireInstanceProfiles(ctx, "default", func(name string) bool { return name == current })
+	if err != nil || !slices.Equal(removed, []string{legacy}) {
+		t.Errorf("retired %v, %v; want [%s]", removed, err, legacy)
+	}
+}
+
 // A profile that has the managed name but not Stratos's tags for the class is neither
 // used nor deleted.
 func TestAProfileStratosDidNotMakeIsLeftAlone(t *testing.T) {
 	r, clients := newTestResolver(t)
 	ctx := context.Background()
 	createRole(t, clients, "nodes")
-	name := InstanceProfileName(testCluster, clients.Region, "default")
+	name := InstanceProfileName(testCluster, clients.Region, "default", "nodes")
 	if _, err := clients.IAM.CreateInstanceProfile(ctx, &iam.CreateInstanceProfileInput{InstanceProfileName: aws.String(name)}); err != nil {
 		t.Fatal(err)
 	}
@@ -201,14 +277,14 @@ func TestSweepRemovesTheProfilesOfGoneClasses(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gone := InstanceProfileName(testCluster, clients.Region, "gone")
+	gone := InstanceProfileName(testCluster, clients.Region, "gone", "nodes")
 	if !slices.Equal(removed, []string{gone}) {
 		t.Errorf("removed %v; want [%s]", removed, gone)
 	}
 	for name, want := range map[string]bool{
-		InstanceProfileName(testCluster, clients.Region, "kept"): true,
+		InstanceProfileName(testCluster, clients.Region, "kept", "nodes"): true,
 		gone: false,
-		InstanceProfileName("other-cluster", clients.Region, "gone"): true,
+		InstanceProfileName("other-cluster", clients.Region, "gone", "nodes"): true,
 		"someone-elses": true,
 	} {
 		if exists := profileOf(t, clients, name) != nil; exists != want {

@@ -56,6 +56,11 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 		return nil, err
 	}
 	if earlier, err := c.launchedFor(ctx, req); err != nil || earlier != nil {
+		if earlier != nil && earlier.InstanceProfile == "" {
+			// EC2 names the profile; an emulator may not, and the class's is the one the
+			// earlier attempt launched with unless its role changed in between.
+			earlier.InstanceProfile = class.Status.InstanceProfile
+		}
 		return earlier, err
 	}
 	plan, err := planLaunch(class, req, instanceTypes)
@@ -88,6 +93,9 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 	for _, fi := range out.Instances {
 		if len(fi.InstanceIds) > 0 {
 			instance := fleetInstance(fi, plan, instanceTypes, tags, c.opts.Clock.Now())
+			// The launch template names the class's profile; the claim records it, so that
+			// the profile outlives the instance and a new one makes the node drift.
+			instance.InstanceProfile = class.Status.InstanceProfile
 			// Overrides EC2 tried first and found out of capacity are avoided too.
 			instance.RefusedOfferings = capacityRefusals(out.Errors, plan)
 			return instance, nil

@@ -124,9 +124,10 @@ func launchTagsInstanceVolumeAndNetworkInterface(t *testing.T, e *ec2Env) {
 		t.Fatal(err)
 	}
 	// The cheapest on-demand offering is m6g.large, an arm64 type, and moto launches the
-	// first override, the cheapest zone's by name.
+	// first override, the cheapest zone's by name. The instance holds the class's
+	// instance profile, which its claim records.
 	want := cloudprovider.Instance{
-		ID: inst.ID, ProviderID: "aws:///us-east-1a/" + inst.ID, Type: "m6g.large", ImageID: e.amis["arm64"], Zone: zoneA,
+		ID: inst.ID, ProviderID: "aws:///us-east-1a/" + inst.ID, Type: "m6g.large", ImageID: e.amis["arm64"], InstanceProfile: e.class.Status.InstanceProfile, Zone: zoneA,
 		CapacityType: v1alpha1.CapacityTypeOnDemand, Architecture: "arm64", State: cloudprovider.StatePending, Tags: wantTags("tags-1"),
 	}
 	got := *inst

@@ -238,6 +238,19 @@ func (c *Cloud) TerminateExternally(id string) error {
 	return c.external(cloudprovider.OpTerminate, id, allowed((*instance).terminate))
 }
 
+// EndAtLaunch terminates an instance as a cloud does that accepted its launch and then
+// could not boot it (on EC2, an encrypted volume whose KMS key cannot be used), with
+// why as the instance's EndedAtLaunch, as the cloud's describe reports it.
+func (c *Cloud) EndAtLaunch(id, why string) error {
+	return c.external(cloudprovider.OpTerminate, id, func(i *instance, now time.Time, d draw) error {
+		if !i.terminate(now, d) {
+			return errWrongState
+		}
+		i.EndedAtLaunch = why
+		return nil
+	})
+}
+
 // external applies a transition without counting a call or injecting faults.
 func (c *Cloud) external(op, id string, do transition) error {
 	c.mu.Lock()

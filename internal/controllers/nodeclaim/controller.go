@@ -132,6 +132,7 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 func (r *Lifecycle) settle(ctx context.Context, claim *v1alpha1.NodeClaim, result ctrl.Result, err error) (ctrl.Result, error) {
 	var held *heldError
 	var lostErr *lostError
+	var ended *endedAtLaunchError
 	switch {
 	case errors.As(err, &held):
 		r.notePaused(claim, held)
@@ -141,6 +142,8 @@ func (r *Lifecycle) settle(ctx context.Context, claim *v1alpha1.NodeClaim, resul
 		return r.poll(), nil
 	case errors.As(err, &lostErr):
 		return r.requeueWithin(lostErr.wait), nil
+	case errors.As(err, &ended):
+		return r.requeueWithin(ended.wait), nil
 	case errors.Is(err, cloudprovider.ErrNotOwned):
 		// A start, stop or termination refused for an instance that is not the
 		// cluster's: the next observation says so on the claim.

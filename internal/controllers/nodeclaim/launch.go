@@ -63,6 +63,7 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	claim.Status.Zone = instance.Zone
 	claim.Status.CapacityType = instance.CapacityType
 	claim.Status.ImageID = instance.ImageID
+	claim.Status.InstanceProfile = instance.InstanceProfile
 	claim.Status.TemplateHash = req.templateHash
 	message := fmt.Sprintf("Launched %s, a %s %s instance in %s", instance.ID, instance.Type, instance.CapacityType, instance.Zone)
 	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, message)

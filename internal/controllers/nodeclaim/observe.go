@@ -33,7 +33,7 @@ func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (
 
 // observe asks the cloud about the claim's instance and the cache about its Node; ok is
 // false when the claim cannot go on now. A claim whose instance is terminated is
-// removed. One the cloud does not find is judged with its pool (see vanished): removed,
+// removed, unless the cloud ended it at its launch (see endedAtLaunch). One the cloud does not find is judged with its pool (see vanished): removed,
 // or left waiting with a *lostError, as is one whose instance is not the cluster's. A
 // freshly launched instance the cloud does not know yet is not gone: err is
 // errNotVisibleYet.
@@ -49,6 +49,8 @@ func (r *Lifecycle) observe(ctx context.Context, claim *v1alpha1.NodeClaim) (ins
 		return nil, nil, false, errNotVisibleYet
 	case gone && instance == nil:
 		return nil, nil, false, r.vanished(ctx, claim)
+	case gone && instance.EndedAtLaunch != "":
+		return nil, nil, false, r.endedAtLaunch(ctx, claim, instance)
 	case gone:
 		return nil, nil, false, r.removeClaim(ctx, claim, ReasonInstanceGone, fmt.Sprintf("Instance %s was terminated outside Stratos", claim.Status.InstanceID))
 	}

@@ -50,6 +50,7 @@ const conflictRetry = 100 * time.Millisecond
 type Resolver interface {
 	Resolve(ctx context.Context, class *v1alpha1.AWSNodeClass) aws.Resolution
 	DeleteInstanceProfile(ctx context.Context, class string) error
+	RetireInstanceProfiles(ctx context.Context, class string, keep func(name string) bool) ([]string, error)
 	SweepInstanceProfiles(ctx context.Context, keep func(class string) bool) ([]string, error)
 }
 
@@ -112,15 +113,19 @@ var specOrDeletionChanged = predicate.Funcs{
 	},
 }
 
-// claimGone brings a class that is being deleted back when a claim that used it goes:
-// the class may be waiting for it. Classes not being deleted are not disturbed.
+// claimGone brings a class back when a claim that used it goes and the class may be
+// waiting for it: a class being deleted, or one whose old instance profile the claim
+// may have held (see retire). Other classes are not disturbed.
 func (r *AWSReconciler) claimGone(ctx context.Context, e event.DeleteEvent, queue workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 	claim, ok := e.Object.(*v1alpha1.NodeClaim)
 	if !ok || claim.Spec.NodeClassRef.Kind != "AWSNodeClass" {
 		return
 	}
 	class := &v1alpha1.AWSNodeClass{}
-	if err := r.Client.Get(ctx, client.ObjectKey{Name: claim.Spec.NodeClassRef.Name}, class); err != nil || class.DeletionTimestamp.IsZero() {
+	if err := r.Client.Get(ctx, client.ObjectKey{Name: claim.Spec.NodeClassRef.Name}, class); err != nil {
+		return
+	}
+	if class.DeletionTimestamp.IsZero() && !mayHoldRetiredProfile(claim, class) {
 		return
 	}
 	queue.Add(ctrl.Request{NamespacedName: client.ObjectKeyFromObject(class)})
@@ -150,6 +155,11 @@ func (r *AWSReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	apply(class, res)
 	if err := r.writeStatus(ctx, before, class); err != nil {
 		return requeueOnConflict(err)
+	}
+	if controllerutil.ContainsFinalizer(class, Finalizer) && res.Failure(aws.PartInstanceProfile) == nil {
+		// A class that names a role, or named one once: its profiles of earlier roles go
+		// once no claim holds them.
+		r.retire(ctx, class)
 	}
 	if len(res.Failures) > 0 && transientOnly(res.Failures) {
 		// The controller's backoff spaces the retries; the status says what was last good.

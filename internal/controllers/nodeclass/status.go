@@ -27,7 +27,8 @@ const (
 
 // apply writes a resolution into class's status. A part that resolved takes the new
 // values; a part that does not resolve because what it selects is not there (an image,
-// a subnet, a profile, a role) is emptied; a part whose AWS calls failed keeps what it
+// a subnet, a profile named in spec.instanceProfile) is emptied, except the profile
+// Stratos manages for spec.role, which keeps the last one; a part whose AWS calls failed keeps what it
 // had, the last good values, so that an outage neither drifts nodes nor loses what
 // launches use. Ready is True when every part resolved. Transient failures only
 // (throttling, server errors, which the SDK retried already) leave a Ready condition
@@ -49,7 +50,10 @@ func apply(class *v1alpha1.AWSNodeClass, res aws.Resolution) {
 	if !keep(aws.PartSecurityGroups) {
 		st.SecurityGroups = res.SecurityGroups
 	}
-	if !keep(aws.PartInstanceProfile) {
+	// A managed profile that fails (a role that does not exist, or that Stratos may not
+	// pass) keeps the last one: it still exists, it is what the nodes hold, and a launch
+	// waits for Ready anyway.
+	if !keep(aws.PartInstanceProfile) && (class.Spec.Role == "" || res.Failure(aws.PartInstanceProfile) == nil) {
 		st.InstanceProfile = res.InstanceProfile
 	}
 

@@ -158,3 +158,28 @@ func TestNoticesTellChangesOnly(t *testing.T) {
 		}
 	}
 }
+
+// A role that does not resolve keeps the profile Stratos made for the class's last
+// role in the status: the nodes hold it, and it still exists. A profile named in
+// spec.instanceProfile that is gone is emptied, as before.
+//
+// On main before the change, the managed profile was emptied too: this test failed at
+// "status.instanceProfile = \"\"; want the last one, profile".
+func TestAFailedRoleKeepsTheLastManagedProfile(t *testing.T) {
+	class := resolvedClass()
+	class.Spec.Role = "no-such-role"
+	apply(class, withFailures(resolved, &aws.Failure{Part: aws.PartInstanceProfile, Reason: aws.ReasonRoleNotFound, Message: "role no-such-role does not exist"}))
+	if got := class.Status.InstanceProfile; got != "profile" {
+		t.Errorf("status.instanceProfile = %q; want the last one, profile", got)
+	}
+	if c := ready(class); c.Status != metav1.ConditionFalse || c.Reason != aws.ReasonRoleNotFound {
+		t.Errorf("Ready %+v; want False, RoleNotFound", c)
+	}
+
+	named := resolvedClass()
+	named.Spec.InstanceProfile = "mine"
+	apply(named, withFailures(resolved, &aws.Failure{Part: aws.PartInstanceProfile, Reason: aws.ReasonInstanceProfileNotFound, Message: "instance profile mine does not exist"}))
+	if got := named.Status.InstanceProfile; got != "" {
+		t.Errorf("a named profile that is gone left status.instanceProfile = %q; want it emptied", got)
+	}
+}

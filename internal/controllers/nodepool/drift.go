@@ -21,6 +21,9 @@ const (
 	ReasonTemplateCurrent = "TemplateCurrent"
 	// ReasonImageChanged: the node runs an image its node class no longer resolves to.
 	ReasonImageChanged = "ImageChanged"
+	// ReasonInstanceProfileChanged: the node holds an instance profile its node class no
+	// longer launches with (its spec.role changed).
+	ReasonInstanceProfileChanged = "InstanceProfileChanged"
 	// ReasonStandbyShapeChanged: a standby node of another shape than spec.standby asks for.
 	ReasonStandbyShapeChanged = "StandbyShapeChanged"
 )
@@ -38,6 +41,11 @@ func (r *Reconciler) markDrift(ctx context.Context, pool *v1alpha1.NodePool, cla
 		condition := metav1.Condition{Type: v1alpha1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
 			Message: "The node was launched from the pool's current template and node class"}
 		switch {
+		case claimtemplate.ProfileDrifted(claim, current.InstanceProfile):
+			// Before the template: a changed role changes both, and the profile says more.
+			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonInstanceProfileChanged
+			condition.Message = fmt.Sprintf("The node holds instance profile %s, and its node class now launches with %s (its role changed); it will be replaced",
+				claim.Status.InstanceProfile, current.InstanceProfile)
 		case claimtemplate.Drifted(claim, current.Hash):
 			condition.Status, condition.Reason = metav1.ConditionTrue, ReasonTemplateChanged
 			condition.Message = "The pool's template or node class changed since the node was launched; it will be replaced"

@@ -25,11 +25,13 @@ import (
 
 // imageCloud is the fake cloud, whose kubelets register Nodes, launching for
 // AWSNodeClasses: each instance runs the image its class resolved to for the
-// instance's architecture, as on EC2, and the fake's whole catalogue is offered.
+// instance's architecture and holds its class's instance profile, as on EC2, and the
+// fake's whole catalogue is offered.
 type imageCloud struct {
 	*fake.Cloud
-	mu     sync.Mutex
-	images map[string]string // by instance ID
+	mu       sync.Mutex
+	images   map[string]string // by instance ID
+	profiles map[string]string // by instance ID
 }
 
 func (c *imageCloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
@@ -51,8 +53,13 @@ func (c *imageCloud) Create(ctx context.Context, req *cloudprovider.CreateReques
 				c.images[instance.ID] = ami.ID
 			}
 		}
+		if c.profiles == nil {
+			c.profiles = map[string]string{}
+		}
+		c.profiles[instance.ID] = class.Status.InstanceProfile
 	}
 	instance.ImageID = c.images[instance.ID]
+	instance.InstanceProfile = c.profiles[instance.ID]
 	return instance, nil
 }
 
@@ -62,6 +69,7 @@ func (c *imageCloud) DescribeInstances(ctx context.Context, ids []string) (map[s
 	defer c.mu.Unlock()
 	for id, instance := range instances {
 		instance.ImageID = c.images[id]
+		instance.InstanceProfile = c.profiles[id]
 	}
 	return instances, err
 }

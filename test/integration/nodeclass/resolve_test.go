@@ -30,7 +30,7 @@ func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
 		return c != nil && c.Status == metav1.ConditionTrue
 	})
 	got := f.get("default")
-	profile := aws.InstanceProfileName(clusterName, f.clients.Region, "default")
+	profile := aws.InstanceProfileName(clusterName, f.clients.Region, "default", "nodes")
 	want := v1alpha1.AWSNodeClassStatus{
 		ObservedGeneration: got.Generation,
 		Conditions:         got.Status.Conditions,
@@ -108,11 +108,11 @@ func TestDeletingAClassRemovesItsInstanceProfileOnceNoClaimUsesIt(t *testing.T) 
 	if res := f.resolver.Resolver.Resolve(f.ctx, class("ghost")); res.Failure(aws.PartInstanceProfile) != nil {
 		t.Fatal(res.Failure(aws.PartInstanceProfile))
 	}
-	ghost := aws.InstanceProfileName(clusterName, f.clients.Region, "ghost")
+	ghost := aws.InstanceProfileName(clusterName, f.clients.Region, "ghost", "nodes")
 	f.eventually("the sweep removes the ghost's profile", func() bool { return !f.profileExists(ghost) })
 
 	f.create(class("default"))
-	profile := aws.InstanceProfileName(clusterName, f.clients.Region, "default")
+	profile := aws.InstanceProfileName(clusterName, f.clients.Region, "default", "nodes")
 	f.eventually("default is Ready", func() bool {
 		c := f.ready("default")
 		return c != nil && c.Status == metav1.ConditionTrue
