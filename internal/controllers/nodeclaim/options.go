@@ -10,6 +10,15 @@ type Options struct {
 	// LaunchTimeout deletes a claim whose instance could not be launched for this long
 	// after the claim was created. Defaults to 5m, as Karpenter's.
 	LaunchTimeout time.Duration
+	// LaunchBackoffBase is how long a claim whose launch failed for a reason that may pass
+	// by itself (throttling, a cloud error) waits before it tries again; each further
+	// failure doubles the wait, up to LaunchBackoffMax, with up to 20% added at random.
+	// A launch that succeeds, or the claim's removal, starts the schedule again.
+	// Defaults to 2s.
+	LaunchBackoffBase time.Duration
+	// LaunchBackoffMax caps the wait between retries of a failing launch. Defaults to 1m:
+	// a claim retries about ten times within the default launch timeout instead of 150.
+	LaunchBackoffMax time.Duration
 	// RegistrationTimeout deletes a claim whose Node has not registered this long after
 	// the launch. Defaults to 15m, as Karpenter's.
 	RegistrationTimeout time.Duration
@@ -61,6 +70,8 @@ func (o Options) WithDefaults() Options {
 		}
 	}
 	set(&o.LaunchTimeout, 5*time.Minute)
+	set(&o.LaunchBackoffBase, 2*time.Second)
+	set(&o.LaunchBackoffMax, time.Minute)
 	set(&o.RegistrationTimeout, 15*time.Minute)
 	set(&o.InitializationTimeout, 10*time.Minute)
 	set(&o.StartTimeout, 3*time.Minute)
