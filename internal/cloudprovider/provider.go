@@ -21,10 +21,11 @@ type provider struct {
 	api         API
 	unavailable *UnavailableOfferings
 	start       *batcher[string, struct{}]
-	// stop and hibernate are separate batchers because one StopInstances call carries
-	// one mode.
+	// stop, hibernate and forceStop are separate batchers because one StopInstances
+	// call carries one mode.
 	stop      *batcher[string, struct{}]
 	hibernate *batcher[string, struct{}]
+	forceStop *batcher[string, struct{}]
 	terminate *batcher[string, struct{}]
 	describe  *batcher[string, *Instance]
 }
@@ -44,6 +45,7 @@ func New(api API, opts BatchOptions, unavailable *UnavailableOfferings) CloudPro
 	p.hibernate = newBatcher(opts, p.actionExec(OpStop, func(ctx context.Context, ids []string) (map[string]error, error) {
 		return api.StopInstances(ctx, ids, true)
 	}))
+	p.forceStop = newBatcher(opts, p.actionExec(OpStop, api.ForceStopInstances))
 	p.terminate = newBatcher(opts, p.actionExec(OpTerminate, api.TerminateInstances))
 	p.describe = newBatcher(opts, p.describeExec)
 	return p
@@ -86,6 +88,11 @@ func (p *provider) Stop(ctx context.Context, id string, hibernate bool) error {
 		stop = p.hibernate
 	}
 	_, err := stop.do(ctx, id)
+	return err
+}
+
+func (p *provider) ForceStop(ctx context.Context, id string) error {
+	_, err := p.forceStop.do(ctx, id)
 	return err
 }
 

@@ -24,6 +24,9 @@ type Faults struct {
 	// NeverRegister is the probability, from 0 to 1, that a launched instance's kubelet
 	// never registers a Node.
 	NeverRegister float64
+	// StopsHang is the probability, from 0 to 1, that a stop never ends: the instance
+	// stays stopping until a forced stop (ForceStopInstances) ends it.
+	StopsHang float64
 }
 
 // ErrorFault fails calls at random.

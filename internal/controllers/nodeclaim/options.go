@@ -31,6 +31,12 @@ type Options struct {
 	// long after the start: a standby node that cannot come back is broken, and the pool
 	// warms a fresh one. Defaults to 3m, about ten times a start's usual 12-15s.
 	StartTimeout time.Duration
+	// StopTimeout forces the stop of an instance still not stopped this long after its
+	// claim began to stop it (EC2's StopInstances with Force: the operating system is not
+	// waited for), and removes the claim, terminating the instance, if the forced stop
+	// has not ended within as long again. A stop usually takes 20-60s, and a hibernation
+	// writes the instance's memory to its disk first. Defaults to 10m.
+	StopTimeout time.Duration
 	// InstanceVisibilityGrace is how long after its launch a NotFound for an instance
 	// means that the cloud does not show it yet rather than that it is gone: EC2's API is
 	// eventually consistent, and DescribeInstances may not know an instance for a while
@@ -75,6 +81,7 @@ func (o Options) WithDefaults() Options {
 	set(&o.RegistrationTimeout, 15*time.Minute)
 	set(&o.InitializationTimeout, 10*time.Minute)
 	set(&o.StartTimeout, 3*time.Minute)
+	set(&o.StopTimeout, 10*time.Minute)
 	set(&o.InstanceVisibilityGrace, 2*time.Minute)
 	set(&o.VanishConfirmation, 10*time.Minute)
 	set(&o.PollInterval, 2*time.Second)

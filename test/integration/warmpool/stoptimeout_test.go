@@ -1,0 +1,38 @@
+package warmpool_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/test/stack"
+)
+
+// An instance whose stop never ends (the fake cloud's StopsHang: its operating system
+// does not shut down) has its stop forced once the stop timeout has passed, and stands
+// by; the claim says so with a StopTimeout Event and the forced stop is counted.
+//
+// On main before the change, the claim stayed Stopping for ever, polling the instance
+// every poll interval, and the test timed out waiting for Standby.
+func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
+	const timeout = 2 * time.Second
+	f := newFixture(t, func(o *nodeclaim.Options) { o.StopTimeout = timeout })
+	f.Cloud.SetFaults(fake.Faults{StopsHang: 1})
+	f.Pool("hung-stop", 1, nil)
+
+	stopping := f.WaitForPhase("hung-stop", 1, v1alpha1.PhaseStopping)[0]
+	claim := f.WaitForClaim(stopping.Name, v1alpha1.PhaseStandby)
+	if !f.EventSeen(claim.Name, nodeclaim.ReasonStopTimeout) {
+		t.Error("no StopTimeout Event on the claim whose stop was forced")
+	}
+	if stood, began := claim.Status.LastPhaseChangeTime.Time, stopping.Status.LastPhaseChangeTime.Time; stood.Sub(began) < timeout {
+		t.Errorf("the claim stood by %s after its stop began, before the stop timeout of %s: the stop cannot have hung", stood.Sub(began), timeout)
+	}
+	if n := stack.Counter(t, "stratos_nodeclaims_forced_stops_total", map[string]string{"nodepool": "hung-stop"}); n != 1 {
+		t.Errorf("stratos_nodeclaims_forced_stops_total = %v, want 1", n)
+	}
+	f.assertStandby(claim)
+	f.CheckInvariants()
+}
