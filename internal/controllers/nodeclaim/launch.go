@@ -2,6 +2,7 @@ package nodeclaim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -47,7 +48,7 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	if failure == nil {
 		instance, err = r.Cloud.Create(ctx, req.request)
 		if err != nil {
-			failure = &launchFailure{reason: string(cloudprovider.CodeOf(err)), message: err.Error(), retryable: cloudprovider.IsRetryable(err)}
+			failure = launchFailureOf(err)
 		}
 	}
 	if failure != nil && failure.reason == string(cloudprovider.CodeInsufficientCapacity) && claim.Spec.DesiredState == v1alpha1.DesiredStandby {
@@ -78,9 +79,23 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 // launchFailure says why a launch did not happen.
 type launchFailure struct {
 	reason, message string
-	// retryable failures (throttling, cloud errors) back off, claim by claim; the
-	// others poll slowly, as only a change elsewhere ends them.
+	// retryable failures (throttling, cloud errors, account limits) back off, claim by
+	// claim; the others poll slowly, as only a change elsewhere ends them.
 	retryable bool
+}
+
+// launchFailureOf is the failure of a launch the cloud refused. An account limit is
+// named, and retried on the backoff: the offerings it covers are marked unavailable, so
+// the next attempt falls through to those outside it if the claim may use any, and
+// otherwise waits for the marks to expire (an instance of the account terminated, or
+// the limit raised) before asking the cloud again.
+func launchFailureOf(err error) *launchFailure {
+	var cloudErr *cloudprovider.Error
+	if errors.As(err, &cloudErr) && cloudErr.Code == cloudprovider.CodeQuotaExceeded && cloudErr.Limit != "" {
+		return &launchFailure{reason: v1alpha1.ReasonAccountLimitExceeded, retryable: true,
+			message: fmt.Sprintf("The account limit %s covers the offerings tried; launching outside it where the claim allows, else waiting: %s", cloudErr.Limit, err.Error())}
+	}
+	return &launchFailure{reason: string(cloudprovider.CodeOf(err)), message: err.Error(), retryable: cloudprovider.IsRetryable(err)}
 }
 
 // launchFailed records a failed launch on the claim, and removes the claim once the
