@@ -1,6 +1,8 @@
 package warmpool_test
 
 import (
+	"fmt"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -9,6 +11,9 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
 )
+
+// hungStopRuns numbers the runs of the test below, for their pools' names.
+var hungStopRuns atomic.Int32
 
 // An instance whose stop never ends (the fake cloud's StopsHang: its operating system
 // does not shut down) has its stop forced once the stop timeout has passed, and stands
@@ -20,9 +25,12 @@ func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
 	const timeout = 2 * time.Second
 	f := newFixture(t, func(o *nodeclaim.Options) { o.StopTimeout = timeout })
 	f.Cloud.SetFaults(fake.Faults{StopsHang: 1})
-	f.Pool("hung-stop", 1, nil)
+	// The forced stops are counted per pool, in the process's registry: a pool of its
+	// own per run, so that runs with -count or beside each other count apart.
+	pool := fmt.Sprintf("hung-stop-%d", hungStopRuns.Add(1))
+	f.Pool(pool, 1, nil)
 
-	stopping := f.WaitForPhase("hung-stop", 1, v1alpha1.PhaseStopping)[0]
+	stopping := f.WaitForPhase(pool, 1, v1alpha1.PhaseStopping)[0]
 	claim := f.WaitForClaim(stopping.Name, v1alpha1.PhaseStandby)
 	if !f.EventSeen(claim.Name, nodeclaim.ReasonStopTimeout) {
 		t.Error("no StopTimeout Event on the claim whose stop was forced")
@@ -30,7 +38,7 @@ func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
 	if stood, began := claim.Status.LastPhaseChangeTime.Time, stopping.Status.LastPhaseChangeTime.Time; stood.Sub(began) < timeout {
 		t.Errorf("the claim stood by %s after its stop began, before the stop timeout of %s: the stop cannot have hung", stood.Sub(began), timeout)
 	}
-	if n := stack.Counter(t, "stratos_nodeclaims_forced_stops_total", map[string]string{"nodepool": "hung-stop"}); n != 1 {
+	if n := stack.Counter(t, "stratos_nodeclaims_forced_stops_total", map[string]string{"nodepool": pool}); n != 1 {
 		t.Errorf("stratos_nodeclaims_forced_stops_total = %v, want 1", n)
 	}
 	f.assertStandby(claim)
