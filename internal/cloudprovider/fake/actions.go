@@ -75,11 +75,23 @@ func (c *Cloud) hangingStop(stop transition) transition {
 	}
 }
 
+// hangingForcedStop is a forced stop, after which, by the ForcedStopsHang fault, the
+// instance stays stopping until terminated. The caller holds the lock.
+func (c *Cloud) hangingForcedStop(i *instance, now time.Time, d draw) error {
+	if !i.forceStop(now, d) {
+		return errWrongState
+	}
+	if i.State == cloudprovider.StateStopping && c.roll(c.faults.ForcedStopsHang) {
+		i.schedule("", time.Time{})
+	}
+	return nil
+}
+
 // ForceStopInstances stops running and stopping instances without waiting for their
 // operating systems, ending a stop that hangs; stopped ones are left alone.
 func (c *Cloud) ForceStopInstances(ctx context.Context, ids []string) (map[string]error, error) {
 	c.callLatency(ctx)
-	return c.act(cloudprovider.OpStop, ids, allowed((*instance).forceStop))
+	return c.act(cloudprovider.OpStop, ids, c.hangingForcedStop)
 }
 
 // TerminateInstances terminates instances; shutting-down and terminated ones are left alone.

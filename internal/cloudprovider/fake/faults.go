@@ -31,6 +31,9 @@ type Faults struct {
 	// StopsHang is the probability, from 0 to 1, that a stop never ends: the instance
 	// stays stopping until a forced stop (ForceStopInstances) ends it.
 	StopsHang float64
+	// ForcedStopsHang is the probability, from 0 to 1, that even a forced stop never
+	// ends: the instance stays stopping until it is terminated.
+	ForcedStopsHang float64
 }
 
 // AccountLimit is an account limit reached: a launch whose cheapest offering it covers

@@ -2,11 +2,16 @@ package warmpool_test
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -43,4 +48,39 @@ func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
 	}
 	f.assertStandby(claim)
 	f.CheckInvariants()
+}
+
+// An instance that does not stop even when forced is broken: at twice the stop timeout
+// its claim is removed and the instance terminated, and the pool warms a fresh node.
+//
+// On main before the change, the claim stayed Stopping for ever and the test timed out
+// waiting for its removal.
+func TestAStopThatHangsEvenForcedRemovesTheClaim(t *testing.T) {
+	const timeout = time.Second
+	f := newFixture(t, func(o *nodeclaim.Options) { o.StopTimeout = timeout })
+	f.Cloud.SetFaults(fake.Faults{StopsHang: 1, ForcedStopsHang: 1})
+	pool := fmt.Sprintf("stuck-stop-%d", hungStopRuns.Add(1))
+	f.Pool(pool, 1, nil)
+
+	stopping := f.WaitForPhase(pool, 1, v1alpha1.PhaseStopping)[0]
+	f.Eventually("the claim is removed", func() bool {
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: stopping.Name}, &v1alpha1.NodeClaim{}))
+	})
+	if reasons := f.EventReasons(stopping.Name); !slices.Contains(reasons, nodeclaim.ReasonStopTimeout) {
+		t.Errorf("the claim's Events %v have no StopTimeout", reasons)
+	}
+	if i, _ := f.Instance(stopping.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
+		t.Fatalf("the instance that would not stop is %s", i.State)
+	}
+	if n := stack.Counter(t, "stratos_nodeclaims_terminated_total", map[string]string{"nodepool": pool, "reason": nodeclaim.ReasonStopTimeout}); n != 1 {
+		t.Errorf("stratos_nodeclaims_terminated_total{reason=StopTimeout} = %v, want 1", n)
+	}
+	f.Eventually("the pool warms a fresh node", func() bool {
+		for _, c := range f.Claims(pool) {
+			if c.Name != stopping.Name {
+				return true
+			}
+		}
+		return false
+	})
 }
