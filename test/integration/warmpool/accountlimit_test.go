@@ -64,8 +64,15 @@ func TestALaunchUnderAnAccountLimitFallsThroughToOtherFamilies(t *testing.T) {
 	if claim.Status.InstanceType != "g4dn.xlarge" {
 		t.Fatalf("the standby node is a %s; the standard families' vCPU limit leaves only g4dn.xlarge", claim.Status.InstanceType)
 	}
-	if note, ok := f.EventNote(claim.Name, v1alpha1.ReasonAccountLimitExceeded); !ok || !strings.Contains(note, "VcpuLimitExceeded") {
-		t.Errorf("the claim's AccountLimitExceeded Event = %q (seen %v); want one naming VcpuLimitExceeded", note, ok)
+	// Events are written in the background: wait for the claim's.
+	var note string
+	f.Eventually("the claim has an AccountLimitExceeded Event", func() bool {
+		var ok bool
+		note, ok = f.EventNote(claim.Name, v1alpha1.ReasonAccountLimitExceeded)
+		return ok
+	})
+	if !strings.Contains(note, "VcpuLimitExceeded") {
+		t.Errorf("the claim's AccountLimitExceeded Event says %q; want it to name VcpuLimitExceeded", note)
 	}
 	f.CheckInvariants()
 }
@@ -98,9 +105,7 @@ func TestALaunchOnlyAnAccountLimitCoversWaitsNamingIt(t *testing.T) {
 		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == v1alpha1.ReasonAccountLimitExceeded &&
 			strings.Contains(launched.Message, "VcpuLimitExceeded")
 	})
-	if !f.EventSeen(first.Name, v1alpha1.ReasonAccountLimitExceeded) {
-		t.Error("no AccountLimitExceeded Event on the claim")
-	}
+	f.Eventually("the claim has an AccountLimitExceeded Event", func() bool { return f.EventSeen(first.Name, v1alpha1.ReasonAccountLimitExceeded) })
 	f.Eventually("the pool says which limit keeps it from its target", func() bool {
 		got := &v1alpha1.NodePool{}
 		_ = f.Env.Client.Get(f.Ctx, clientKey(pool), got)
@@ -108,6 +113,8 @@ func TestALaunchOnlyAnAccountLimitCoversWaitsNamingIt(t *testing.T) {
 		return degraded != nil && degraded.Status == metav1.ConditionTrue && degraded.Reason == v1alpha1.ReasonAccountLimitExceeded &&
 			strings.Contains(degraded.Message, "VcpuLimitExceeded")
 	})
+	// Events are written in the background: wait for the pool's.
+	f.Eventually("the pool has an AccountLimitExceeded Event", func() bool { return f.EventSeen(pool.Name, v1alpha1.ReasonAccountLimitExceeded) })
 	// Retries run every 0.4 s by now; wait for several more before counting the
 	// refusals by the limit.
 	before := creates.calls()

@@ -37,9 +37,7 @@ func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
 
 	stopping := f.WaitForPhase(pool, 1, v1alpha1.PhaseStopping)[0]
 	claim := f.WaitForClaim(stopping.Name, v1alpha1.PhaseStandby)
-	if !f.EventSeen(claim.Name, nodeclaim.ReasonStopTimeout) {
-		t.Error("no StopTimeout Event on the claim whose stop was forced")
-	}
+	f.Eventually("the claim whose stop was forced has a StopTimeout Event", func() bool { return f.EventSeen(claim.Name, nodeclaim.ReasonStopTimeout) })
 	if stood, began := claim.Status.LastPhaseChangeTime.Time, stopping.Status.LastPhaseChangeTime.Time; stood.Sub(began) < timeout {
 		t.Errorf("the claim stood by %s after its stop began, before the stop timeout of %s: the stop cannot have hung", stood.Sub(began), timeout)
 	}
@@ -66,9 +64,9 @@ func TestAStopThatHangsEvenForcedRemovesTheClaim(t *testing.T) {
 	f.Eventually("the claim is removed", func() bool {
 		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: stopping.Name}, &v1alpha1.NodeClaim{}))
 	})
-	if reasons := f.EventReasons(stopping.Name); !slices.Contains(reasons, nodeclaim.ReasonStopTimeout) {
-		t.Errorf("the claim's Events %v have no StopTimeout", reasons)
-	}
+	f.Eventually("the claim has a StopTimeout Event", func() bool {
+		return slices.Contains(f.EventReasons(stopping.Name), nodeclaim.ReasonStopTimeout)
+	})
 	if i, _ := f.Instance(stopping.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
 		t.Fatalf("the instance that would not stop is %s", i.State)
 	}
