@@ -67,6 +67,12 @@ const (
 	ReasonInstancesVanished = "InstancesVanished"
 )
 
+// ReasonAccountLimitExceeded is the reason of a claim's Launched condition when an
+// account limit of the cloud (on EC2, a vCPU or instance quota) covers every offering
+// the claim may launch now; its message names the limit. The claim's NodePool's
+// Degraded condition repeats it while one of its claims waits so.
+const ReasonAccountLimitExceeded = "AccountLimitExceeded"
+
 // Condition types of a NodePool and of the node classes.
 const (
 	// ConditionReady: the pool meets its target, or the node class resolved.

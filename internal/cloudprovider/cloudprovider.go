@@ -24,6 +24,10 @@ type CloudProvider interface {
 	// the instance hibernates: its memory goes to its root volume and the next start
 	// resumes it. An instance not launched for hibernation refuses with ErrUnsupported.
 	Stop(ctx context.Context, instanceID string, hibernate bool) error
+	// ForceStop stops a running instance, or one whose stop does not end, without
+	// waiting for its operating system to shut down, as EC2's StopInstances with Force;
+	// stopping a stopped one does nothing.
+	ForceStop(ctx context.Context, instanceID string) error
 	// Terminate terminates an instance; terminating a terminated one does nothing.
 	Terminate(ctx context.Context, instanceID string) error
 	// Get describes an instance; ErrNotFound when the cloud has forgotten it, and
@@ -46,6 +50,9 @@ type API interface {
 	StartInstances(ctx context.Context, ids []string) (map[string]error, error)
 	// StopInstances stops the instances, hibernating them if hibernate is set.
 	StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error)
+	// ForceStopInstances stops the running and the stopping instances without waiting
+	// for their operating systems: a stop that hangs ends.
+	ForceStopInstances(ctx context.Context, ids []string) (map[string]error, error)
 	TerminateInstances(ctx context.Context, ids []string) (map[string]error, error)
 	// DescribeInstances returns the instances the cloud knows; an ID it does not know is
 	// absent from the map, and one without the cluster's ownership tag has NotOwned set.

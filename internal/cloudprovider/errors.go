@@ -48,7 +48,16 @@ type Error struct {
 	// InsufficientCapacity error: the compatible offerings of a refused launch (EC2's
 	// CreateFleet reports an error per override), or the offering of an instance whose
 	// start was refused. The CloudProvider marks them unavailable.
+	//
+	// For a QuotaExceeded error of an account limit that covers only some offerings (a
+	// vCPU limit covers a group of instance families and a capacity type), Offerings are
+	// those of the launch the limit covers: the CloudProvider marks them unavailable too,
+	// so that launches and provisioning fall through to offerings outside the limit.
 	Offerings []OfferingKey
+	// Limit names the account limit a QuotaExceeded error ran into, in the cloud's words
+	// (EC2's VcpuLimitExceeded, MaxSpotInstanceCountExceeded, InstanceLimitExceeded...),
+	// when the cloud says which.
+	Limit string
 	// Cause is the underlying error, if any.
 	Cause error
 }

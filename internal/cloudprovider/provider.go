@@ -21,10 +21,11 @@ type provider struct {
 	api         API
 	unavailable *UnavailableOfferings
 	start       *batcher[string, struct{}]
-	// stop and hibernate are separate batchers because one StopInstances call carries
-	// one mode.
+	// stop, hibernate and forceStop are separate batchers because one StopInstances
+	// call carries one mode.
 	stop      *batcher[string, struct{}]
 	hibernate *batcher[string, struct{}]
+	forceStop *batcher[string, struct{}]
 	terminate *batcher[string, struct{}]
 	describe  *batcher[string, *Instance]
 }
@@ -44,6 +45,7 @@ func New(api API, opts BatchOptions, unavailable *UnavailableOfferings) CloudPro
 	p.hibernate = newBatcher(opts, p.actionExec(OpStop, func(ctx context.Context, ids []string) (map[string]error, error) {
 		return api.StopInstances(ctx, ids, true)
 	}))
+	p.forceStop = newBatcher(opts, p.actionExec(OpStop, api.ForceStopInstances))
 	p.terminate = newBatcher(opts, p.actionExec(OpTerminate, api.TerminateInstances))
 	p.describe = newBatcher(opts, p.describeExec)
 	return p
@@ -57,6 +59,7 @@ func (p *provider) Create(ctx context.Context, req *CreateRequest) (*Instance, e
 	instance, err := p.api.Create(ctx, p.withUnavailable(req))
 	done(err)
 	p.markUnavailable(err)
+	err = p.limitInTheWay(ctx, req, err)
 	if instance != nil {
 		p.markOfferings(OpCreate, instance.RefusedOfferings)
 	}
@@ -89,6 +92,11 @@ func (p *provider) Stop(ctx context.Context, id string, hibernate bool) error {
 	return err
 }
 
+func (p *provider) ForceStop(ctx context.Context, id string) error {
+	_, err := p.forceStop.do(ctx, id)
+	return err
+}
+
 func (p *provider) Terminate(ctx context.Context, id string) error {
 	_, err := p.terminate.do(ctx, id)
 	return err
@@ -116,13 +124,21 @@ func (p *provider) InstanceTypes(ctx context.Context, nodeClass client.Object) (
 }
 
 // markUnavailable marks the offerings an insufficient-capacity error names, whatever the
-// operation: a refused launch names those it tried, a refused start its instance's.
+// operation: a refused launch names those it tried, a refused start its instance's; and
+// those an account limit covers, named by a launch refused by it.
 func (p *provider) markUnavailable(err error) {
 	var cloudErr *Error
-	if !errors.As(err, &cloudErr) || cloudErr.Code != CodeInsufficientCapacity {
+	if !errors.As(err, &cloudErr) {
 		return
 	}
-	p.markOfferings(cloudErr.Op, cloudErr.Offerings)
+	switch {
+	case cloudErr.Code == CodeQuotaExceeded && cloudErr.Limit != "":
+		for _, key := range cloudErr.Offerings {
+			p.unavailable.MarkLimited(key, cloudErr.Op, cloudErr.Limit)
+		}
+	case cloudErr.Code == CodeInsufficientCapacity:
+		p.markOfferings(cloudErr.Op, cloudErr.Offerings)
+	}
 }
 
 // markOfferings marks the offerings op found out of capacity.
@@ -197,4 +213,45 @@ func (p *provider) observe(op string, items int) func(error) {
 		metrics.CloudCalls.WithLabelValues(name, op, code).Inc()
 		metrics.CloudCallDuration.WithLabelValues(name, op).Observe(time.Since(started).Seconds())
 	}
+}
+
+// limitInTheWay turns the refusal of a launch left with no offering to try, because
+// every one it may use is marked unavailable, into the account limit behind the marks,
+// if one is: the claim then says which limit it waits for, rather than that it found
+// nothing. Any other error is returned as it is.
+func (p *provider) limitInTheWay(ctx context.Context, req *CreateRequest, err error) error {
+	var cloudErr *Error
+	if !errors.As(err, &cloudErr) || cloudErr.Code != CodeInsufficientCapacity || len(cloudErr.Offerings) > 0 {
+		return err
+	}
+	limited := map[OfferingKey]string{}
+	for _, mark := range p.unavailable.List() {
+		if mark.Limit != "" {
+			limited[mark.OfferingKey] = mark.Limit
+		}
+	}
+	if len(limited) == 0 {
+		return err
+	}
+	types, typesErr := p.api.InstanceTypes(ctx, req.NodeClass)
+	if typesErr != nil {
+		return err
+	}
+	for _, t := range types {
+		if !Fits(t.WithKubelet(req.Kubelet).Allocatable(), req.Requests) {
+			continue
+		}
+		for _, o := range t.Offerings {
+			limit, ok := limited[t.Key(o)]
+			if !ok {
+				continue
+			}
+			if satisfies, _ := Satisfies(t, o, req.Requirements); satisfies {
+				return &Error{Code: CodeQuotaExceeded, Op: OpCreate, Limit: limit, Cause: err, Message: fmt.Sprintf(
+					"%s: the offerings the launch may use that are left are under the account limit %s, such as %s; it is tried again once the mark expires",
+					limit, limit, t.Key(o))}
+			}
+		}
+	}
+	return err
 }

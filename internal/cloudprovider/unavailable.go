@@ -22,12 +22,15 @@ const DefaultUnavailableOfferingTTL = 3 * time.Minute
 type UnavailableOffering struct {
 	OfferingKey
 	// Reason says how the cloud refused it, such as "Start: InsufficientCapacity".
-	Reason  string
+	Reason string
+	// Limit is the account limit that covers it, such as VcpuLimitExceeded, when that
+	// rather than a lack of capacity is why it is avoided.
+	Limit   string
 	Expires time.Time
 }
 
 // UnavailableOfferings remembers, for a TTL, the offerings the cloud refused for lack of
-// capacity. Clouds do not say in advance that a zone ran out of a type (EC2's
+// capacity, or because an account limit covers them. Clouds do not say in advance that a zone ran out of a type (EC2's
 // DescribeInstanceTypeOfferings does not); a refused launch or start is how we learn it.
 // The marks live in memory only: after a restart the first refusal teaches them again.
 //
@@ -68,9 +71,23 @@ func NewUnavailableOfferings(ttl time.Duration, clk clock.WithDelayedExecution) 
 
 // Mark makes key unavailable for the TTL from now, extending an earlier mark.
 func (u *UnavailableOfferings) Mark(key OfferingKey, reason string) {
+	u.mark(UnavailableOffering{OfferingKey: key, Reason: reason})
+}
+
+// MarkLimited makes key unavailable for the TTL from now because op ran into the
+// account limit that covers it: the offering has capacity, but the account may not use
+// more of it. Its TTL is the same: a limit raised, or instances of the account
+// terminated, make room again without Stratos being told.
+func (u *UnavailableOfferings) MarkLimited(key OfferingKey, op, limit string) {
+	u.mark(UnavailableOffering{OfferingKey: key, Reason: op + ": " + limit, Limit: limit})
+}
+
+func (u *UnavailableOfferings) mark(mark UnavailableOffering) {
+	key := mark.OfferingKey
 	u.mu.Lock()
 	defer u.mu.Unlock()
-	u.marks.Set(key, UnavailableOffering{OfferingKey: key, Reason: reason, Expires: u.clock.Now().Add(u.ttl)}, u.ttl)
+	mark.Expires = u.clock.Now().Add(u.ttl)
+	u.marks.Set(key, mark, u.ttl)
 	u.marked[key] = struct{}{}
 	labels := offeringLabels(key)
 	metrics.UnavailableOfferings.WithLabelValues(labels...).Set(1)

@@ -64,8 +64,13 @@ var (
 
 	NodeClaimsTerminated = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_nodeclaims_terminated_total",
-		Help: "NodeClaims deleted by Stratos, by pool and reason (such as RegistrationTimeout, InitializationTimeout, WarmupTimeout, StartTimeout, InstanceGone, Excess, Drifted, Expired, KillSwitch).",
+		Help: "NodeClaims deleted by Stratos, by pool and reason (such as RegistrationTimeout, InitializationTimeout, WarmupTimeout, StartTimeout, StopTimeout, InstanceGone, Excess, Drifted, Expired, KillSwitch).",
 	}, []string{"nodepool", "reason"})
+
+	ForcedStops = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_nodeclaims_forced_stops_total",
+		Help: "Stops of instances forced because they did not end within the stop timeout, by pool.",
+	}, []string{"nodepool"})
 
 	GarbageCollected = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_garbage_collected_total",
@@ -163,7 +168,7 @@ var (
 var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
 	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
-	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, GarbageCollected,
+	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, ForcedStops, GarbageCollected,
 	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods,

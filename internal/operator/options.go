@@ -44,6 +44,7 @@ type Options struct {
 	RegistrationTimeout   time.Duration
 	InitializationTimeout time.Duration
 	StartTimeout          time.Duration
+	StopTimeout           time.Duration
 	GCInterval            time.Duration
 	GCGracePeriod         time.Duration
 	// UnavailableOfferingTTL is how long an offering the cloud refused for lack of
@@ -93,6 +94,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.DurationVar(&opts.RegistrationTimeout, "registration-timeout", 15*time.Minute, "How long after the launch an instance's Node may take to register before the claim and instance are removed.")
 	fs.DurationVar(&opts.InitializationTimeout, "initialization-timeout", 10*time.Minute, "How long after its Node registered a NodeClaim asked to run may take to be initialised (Ready, network up, startup taints gone) before the claim and instance are removed.")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 3*time.Minute, "How long after a standby node's start its Node may take to be Ready again before the claim and instance are removed.")
+	fs.DurationVar(&opts.StopTimeout, "stop-timeout", 10*time.Minute, "How long an instance may take to stop before its stop is forced; a forced stop that has not ended within as long again removes the claim and terminates the instance.")
 	fs.DurationVar(&opts.AbandonBlockedDrainAfter, "abandon-blocked-drain-after", disruption.DefaultAbandonDrainAfter, "How long PodDisruptionBudgets may block the drain of a node given back, removed or replaced, in a pool that sets no drainTimeout, before the drain is abandoned and the node runs again.")
 	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
 	fs.DurationVar(&opts.GCGracePeriod, "gc-grace-period", 2*time.Minute, "How old a leak must be before garbage collection removes it.")
@@ -178,6 +180,7 @@ func (o *Options) ControllerOptions() ControllerOptions {
 			RegistrationTimeout:   o.RegistrationTimeout,
 			InitializationTimeout: o.InitializationTimeout,
 			StartTimeout:          o.StartTimeout,
+			StopTimeout:           o.StopTimeout,
 			GCInterval:            o.GCInterval,
 			GCGracePeriod:         o.GCGracePeriod,
 			PrePullNamespace:      namespaceOr(o.PrePullNamespace),
@@ -215,7 +218,7 @@ func (o *Options) Validate() error {
 		flag  string
 		value time.Duration
 	}{{"--batch-idle-duration", o.BatchIdle}, {"--batch-max-duration", o.BatchMax}, {"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout},
-		{"--initialization-timeout", o.InitializationTimeout}, {"--start-timeout", o.StartTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod},
+		{"--initialization-timeout", o.InitializationTimeout}, {"--start-timeout", o.StartTimeout}, {"--stop-timeout", o.StopTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod},
 		{"--unavailable-offering-ttl", o.UnavailableOfferingTTL}, {"--abandon-blocked-drain-after", o.AbandonBlockedDrainAfter}} {
 		if d.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, not %s", d.flag, d.value))

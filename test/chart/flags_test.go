@@ -42,6 +42,7 @@ var flagValues = []flagValue{
 	{flag: "registration-timeout", path: "settings.registrationTimeout", value: "20m"},
 	{flag: "initialization-timeout", path: "settings.initializationTimeout", value: "12m"},
 	{flag: "start-timeout", path: "settings.startTimeout", value: "4m"},
+	{flag: "stop-timeout", path: "settings.stopTimeout", value: "12m"},
 	{flag: "abandon-blocked-drain-after", path: "settings.abandonBlockedDrainAfter", value: "7m"},
 	{flag: "gc-interval", path: "settings.gcInterval", value: "90s"},
 	{flag: "gc-grace-period", path: "settings.gcGracePeriod", value: "3m"},

@@ -74,9 +74,13 @@ func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.O
 		LaunchTimeout:       30 * time.Second,
 		RegistrationTimeout: 30 * time.Second,
 		PollInterval:        100 * time.Millisecond,
-		ResyncInterval:      time.Second,
-		GCInterval:          500 * time.Millisecond,
-		GCGracePeriod:       time.Second,
+		// Failing launches retry as fast as the fixture polls, doubling to a second, so
+		// that a test clearing a fault sees the launch within about a second.
+		LaunchBackoffBase: 100 * time.Millisecond,
+		LaunchBackoffMax:  time.Second,
+		ResyncInterval:    time.Second,
+		GCInterval:        500 * time.Millisecond,
+		GCGracePeriod:     time.Second,
 	}}
 	if tune != nil {
 		tune(&f.Opts.NodeClaim)

@@ -119,6 +119,7 @@ is empty are left out, so the binary's default (or its STRATOS_ variable) holds.
   (list "registration-timeout" $s.registrationTimeout)
   (list "initialization-timeout" $s.initializationTimeout)
   (list "start-timeout" $s.startTimeout)
+  (list "stop-timeout" $s.stopTimeout)
   (list "abandon-blocked-drain-after" $s.abandonBlockedDrainAfter)
   (list "gc-interval" $s.gcInterval)
   (list "gc-grace-period" $s.gcGracePeriod)

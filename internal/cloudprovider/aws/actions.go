@@ -60,6 +60,16 @@ func (c *Cloud) StopInstances(ctx context.Context, ids []string, hibernate bool)
 	return c.stopInstances(ctx, ids, hibernate)
 }
 
+// ForceStopInstances stops the running and the stopping instances among ids with
+// StopInstances' Force: EC2 stops them without waiting for their operating systems,
+// which ends a stop that hangs. Stopped ones are stopped already.
+func (c *Cloud) ForceStopInstances(ctx context.Context, ids []string) (map[string]error, error) {
+	return c.act(ctx, action{op: cloudprovider.OpStop, decide: forceStopVerdict, call: func(ctx context.Context, _ string, ids []string) error {
+		_, err := c.clients.EC2.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: ids, Force: aws.Bool(true)})
+		return err
+	}}, ids)
+}
+
 // Kinds of stop.
 const (
 	stopPlainly     = "stop"
@@ -112,6 +122,18 @@ func stopVerdict(state types.InstanceStateName) verdict {
 	case types.InstanceStateNameStopping, types.InstanceStateNameStopped:
 		return done
 	case types.InstanceStateNameRunning:
+		return send
+	default:
+		return refuse
+	}
+}
+
+// forceStopVerdict sends a stopping instance too: forcing is what ends a stop that hangs.
+func forceStopVerdict(state types.InstanceStateName) verdict {
+	switch state {
+	case types.InstanceStateNameStopped:
+		return done
+	case types.InstanceStateNameRunning, types.InstanceStateNameStopping:
 		return send
 	default:
 		return refuse

@@ -35,6 +35,7 @@ func TestActions(t *testing.T) {
 		{"StartOutOfCapacityIsSplitByOffering", startOutOfCapacityIsSplitByOffering},
 		{"UnauthorizedStartFailsTheWholeCall", unauthorizedStartFailsTheWholeCall},
 		{"StopHibernatesInstancesLaunchedForIt", stopHibernatesInstancesLaunchedForIt},
+		{"ForcedStopAsksEC2ToForce", forcedStopAsksEC2ToForce},
 		{"ThrottlingIsRetriedByTheSDK", throttlingIsRetriedByTheSDK},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, e) })
@@ -277,6 +278,35 @@ func stopHibernatesInstancesLaunchedForIt(t *testing.T, e *ec2Env) {
 		t.Fatalf("StopInstances asked Hibernate %v, want %v", hibernate, want)
 	}
 	wantStates(t, e, types.InstanceStateNameStopped, slices.Concat(hibernating, plain)...)
+}
+
+// A forced stop sends StopInstances with Force for the running instances (and would for
+// stopping ones: moto stops at once, so none stays stopping here); a stopped one is
+// stopped already and is not sent.
+func forcedStopAsksEC2ToForce(t *testing.T, e *ec2Env) {
+	ctx := context.Background()
+	running := e.runInstances(t, 1, "m5.large", zoneA, ours("a"))
+	stopped := e.runInstances(t, 1, "m5.large", zoneA, ours("a"))
+	if _, err := e.clients.EC2.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: stopped}); err != nil {
+		t.Fatal(err)
+	}
+	mark := e.proxy.mark()
+	results, err := e.cloud.ForceStopInstances(ctx, slices.Concat(running, stopped))
+	if err != nil || len(results) != 0 {
+		t.Fatalf("ForceStopInstances = %v, %v", results, err)
+	}
+	force := map[string]string{}
+	for _, form := range e.proxy.since(mark) {
+		if form.Get("Action") == "StopInstances" {
+			for _, id := range formIDs(form) {
+				force[id] = form.Get("Force")
+			}
+		}
+	}
+	if want := map[string]string{running[0]: "true"}; !maps.Equal(force, want) {
+		t.Fatalf("StopInstances asked Force %v, want %v", force, want)
+	}
+	wantStates(t, e, types.InstanceStateNameStopped, slices.Concat(running, stopped)...)
 }
 
 // Throttling is the SDK retryer's: a call answered RequestLimitExceeded twice succeeds

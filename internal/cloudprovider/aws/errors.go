@@ -28,7 +28,7 @@ var (
 	capacityCodes = []string{
 		"InsufficientInstanceCapacity", "InsufficientHostCapacity", "InsufficientReservedInstanceCapacity",
 		"InsufficientCapacity", "InsufficientFreeAddressesInSubnet", "UnfulfillableCapacity",
-		"MaxSpotInstanceCountExceeded", "SpotMaxPriceTooLow", "Unsupported",
+		"SpotMaxPriceTooLow", "Unsupported",
 	}
 	// throttleCodes: too many requests. The SDK's retryer retries these before they reach
 	// us; one that does is a throttled call.
@@ -44,7 +44,8 @@ var (
 	}
 )
 
-// classifyCode maps an AWS error code to a cloudprovider code. Beyond the lists above:
+// classifyCode maps an AWS error code to a cloudprovider code. Account limits
+// (accountlimits.go) are quotas. Beyond the lists above:
 // a code ending in LimitExceeded is a quota (RequestLimitExceeded, throttling, is listed
 // first); a code starting with Invalid, Missing or Unsupported, or naming an operation
 // not permitted, is a request EC2 refuses as made; anything else (InternalError,
@@ -61,7 +62,7 @@ func classifyCode(code string) cloudprovider.ErrorCode {
 		return cloudprovider.CodeThrottled
 	case slices.Contains(unauthorizedCodes, code):
 		return cloudprovider.CodeUnauthorized
-	case strings.HasSuffix(code, "LimitExceeded"):
+	case isAccountLimit(code), strings.HasSuffix(code, "LimitExceeded"):
 		return cloudprovider.CodeQuotaExceeded
 	case strings.HasPrefix(code, "Invalid"), strings.HasPrefix(code, "Missing"), strings.HasPrefix(code, "Unsupported"),
 		strings.HasPrefix(code, "Unknown"), code == "OperationNotPermitted", code == "IdempotentParameterMismatch":

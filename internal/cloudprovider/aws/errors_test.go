@@ -27,7 +27,7 @@ func TestClassifyMapsEC2ErrorCodes(t *testing.T) {
 		"InsufficientHostCapacity":                    cloudprovider.CodeInsufficientCapacity,
 		"InsufficientCapacity":                        cloudprovider.CodeInsufficientCapacity,
 		"UnfulfillableCapacity":                       cloudprovider.CodeInsufficientCapacity,
-		"MaxSpotInstanceCountExceeded":                cloudprovider.CodeInsufficientCapacity,
+		"MaxSpotInstanceCountExceeded":                cloudprovider.CodeQuotaExceeded,
 		"InsufficientFreeAddressesInSubnet":           cloudprovider.CodeInsufficientCapacity,
 		"RequestLimitExceeded":                        cloudprovider.CodeThrottled,
 		"Throttling":                                  cloudprovider.CodeThrottled,

@@ -69,7 +69,38 @@ func fleetError(errs []types.CreateFleetError, plan *launchPlan) error {
 	if code == cloudprovider.CodeInsufficientCapacity {
 		err.Offerings = capacityRefusals(errs, plan)
 	}
+	if limit, refusedTypes := accountLimitOf(errs); limit != "" {
+		// The offerings the limit covers are avoided too, so that the next launch falls
+		// through to the others; the error names the limit when it is why nothing launched.
+		err.Limit = limit
+		for _, key := range limitCovers(limit, refusedTypes, plan) {
+			if !slices.Contains(err.Offerings, key) {
+				err.Offerings = append(err.Offerings, key)
+			}
+		}
+		if code == cloudprovider.CodeQuotaExceeded {
+			err.Message = fmt.Sprintf("%s (%s): %s", limit, describeLimit(limit, plan.capacityType, refusedTypes), err.Message)
+		}
+	}
 	return err
+}
+
+// accountLimitOf is the first account limit a fleet's errors name, with the instance
+// types of the overrides it refused (none when EC2 named no override).
+func accountLimitOf(errs []types.CreateFleetError) (string, []string) {
+	var limit string
+	var refusedTypes []string
+	for _, e := range errs {
+		code := aws.ToString(e.ErrorCode)
+		if !isAccountLimit(code) || (limit != "" && code != limit) {
+			continue
+		}
+		limit = code
+		if o := e.LaunchTemplateAndOverrides; o != nil && o.Overrides != nil && o.Overrides.InstanceType != "" {
+			refusedTypes = append(refusedTypes, string(o.Overrides.InstanceType))
+		}
+	}
+	return limit, refusedTypes
 }
 
 // capacityRefusals are the offerings a fleet's errors say had no capacity, once each.

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -88,7 +89,13 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 		if isTemplateNotFound(awsErrorCode(err)) {
 			return nil, c.templateGone(lt)
 		}
-		return nil, classify(cloudprovider.OpCreate, "", err)
+		refused := classify(cloudprovider.OpCreate, "", err)
+		if code := awsErrorCode(err); isAccountLimit(code) {
+			// EC2 refused the whole fleet: every type of the plan ran into the limit.
+			refused.Limit, refused.Offerings = code, limitCovers(code, nil, plan)
+			refused.Message = fmt.Sprintf("%s (%s): %s", code, describeLimit(code, plan.capacityType, nil), refused.Message)
+		}
+		return nil, refused
 	}
 	for _, fi := range out.Instances {
 		if len(fi.InstanceIds) > 0 {

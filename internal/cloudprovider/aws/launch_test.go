@@ -37,6 +37,7 @@ func TestLaunch(t *testing.T) {
 		{"SpotWhenAllowed", launchSpotWhenAllowed},
 		{"RequirementsPickTheZone", launchRequirementsPickTheZone},
 		{"CapacityErrorsNameTheOfferings", launchCapacityErrorsNameTheOfferings},
+		{"SpotLimitFallsThroughToOnDemand", launchSpotLimitFallsThroughToOnDemand},
 		{"UnauthorizedIsReadable", launchUnauthorizedIsReadable},
 		{"RefusesAnUnresolvedNodeClass", launchRefusesAnUnresolvedNodeClass},
 		{"TemplateDeletedOutsideIsMadeAgain", launchTemplateDeletedOutsideIsMadeAgain},

@@ -54,9 +54,44 @@ func (c *Cloud) StartInstances(ctx context.Context, ids []string) (map[string]er
 func (c *Cloud) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
 	c.callLatency(ctx)
 	if hibernate {
-		return c.act(cloudprovider.OpStop, ids, hibernation)
+		return c.act(cloudprovider.OpStop, ids, c.hangingStop(hibernation))
 	}
-	return c.act(cloudprovider.OpStop, ids, allowed((*instance).stop))
+	return c.act(cloudprovider.OpStop, ids, c.hangingStop(allowed((*instance).stop)))
+}
+
+// hangingStop is stop, after which, by the StopsHang fault, an instance that began to
+// stop stays stopping until a forced stop ends it, as an EC2 instance whose operating
+// system does not shut down does. The caller holds the lock.
+func (c *Cloud) hangingStop(stop transition) transition {
+	return func(i *instance, now time.Time, d draw) error {
+		running := i.State == cloudprovider.StateRunning
+		if err := stop(i, now, d); err != nil {
+			return err
+		}
+		if running && i.State == cloudprovider.StateStopping && c.roll(c.faults.StopsHang) {
+			i.schedule("", time.Time{})
+		}
+		return nil
+	}
+}
+
+// hangingForcedStop is a forced stop, after which, by the ForcedStopsHang fault, the
+// instance stays stopping until terminated. The caller holds the lock.
+func (c *Cloud) hangingForcedStop(i *instance, now time.Time, d draw) error {
+	if !i.forceStop(now, d) {
+		return errWrongState
+	}
+	if i.State == cloudprovider.StateStopping && c.roll(c.faults.ForcedStopsHang) {
+		i.schedule("", time.Time{})
+	}
+	return nil
+}
+
+// ForceStopInstances stops running and stopping instances without waiting for their
+// operating systems, ending a stop that hangs; stopped ones are left alone.
+func (c *Cloud) ForceStopInstances(ctx context.Context, ids []string) (map[string]error, error) {
+	c.callLatency(ctx)
+	return c.act(cloudprovider.OpStop, ids, c.hangingForcedStop)
 }
 
 // TerminateInstances terminates instances; shutting-down and terminated ones are left alone.

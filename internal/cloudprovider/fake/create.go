@@ -95,6 +95,8 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 		refused []cloudprovider.OfferingKey
 		// avoided counts those skipped because the request says they are unavailable.
 		avoided int
+		// candidates are the offerings the launch may use.
+		candidates []cloudprovider.OfferingKey
 	)
 	excluded := make(map[cloudprovider.OfferingKey]bool, len(req.Unavailable))
 	for _, key := range req.Unavailable {
@@ -120,6 +122,7 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 			case c.outOfCapacity(class.faults(), t.Name, o.Zone):
 				refused = append(refused, key)
 			default:
+				candidates = append(candidates, key)
 				if bestType == nil || cheaper(t, o, bestType, best) {
 					bestType, best = t, o
 				}
@@ -130,6 +133,9 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 	}
 	switch {
 	case bestType != nil:
+		if limit, ok := c.accountLimitOn(bestType.Key(best)); ok {
+			return nil, best, limitError(limit, candidates)
+		}
 		return bestType, best, nil
 	case len(unavailable) == 0:
 		return nil, best, cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
@@ -227,4 +233,17 @@ func (nc *fakeNodeClass) physics() *v1alpha1.FakePhysics {
 		return nil
 	}
 	return nc.Spec.Physics
+}
+
+// limitError is the refusal of a launch by an account limit: it names the limit and
+// the offerings of the launch the limit covers.
+func limitError(limit AccountLimit, candidates []cloudprovider.OfferingKey) *cloudprovider.Error {
+	err := cloudprovider.NewError(cloudprovider.CodeQuotaExceeded, cloudprovider.OpCreate, "", "%s: the account may launch no more of these offerings (injected)", limit.Limit)
+	err.Limit = limit.Limit
+	for _, key := range candidates {
+		if limit.covers(key) {
+			err.Offerings = append(err.Offerings, key)
+		}
+	}
+	return err
 }

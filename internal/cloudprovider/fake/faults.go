@@ -3,6 +3,7 @@ package fake
 import (
 	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	"golang.org/x/time/rate"
@@ -24,6 +25,47 @@ type Faults struct {
 	// NeverRegister is the probability, from 0 to 1, that a launched instance's kubelet
 	// never registers a Node.
 	NeverRegister float64
+	// AccountLimits refuse launches of the offerings they cover, as EC2's account
+	// limits do.
+	AccountLimits []AccountLimit
+	// StopsHang is the probability, from 0 to 1, that a stop never ends: the instance
+	// stays stopping until a forced stop (ForceStopInstances) ends it.
+	StopsHang float64
+	// ForcedStopsHang is the probability, from 0 to 1, that even a forced stop never
+	// ends: the instance stays stopping until it is terminated.
+	ForcedStopsHang float64
+}
+
+// AccountLimit is an account limit reached: a launch whose cheapest offering it covers
+// fails with QuotaExceeded naming the limit, and names every offering of the launch it
+// covers, as EC2's answer to a fleet does (one error per override), so that the caller
+// can launch outside the limit next time.
+type AccountLimit struct {
+	// Limit is the limit's name in the error, such as VcpuLimitExceeded.
+	Limit string
+	// TypePrefixes are the instance types it covers, by the start of their names (c, m
+	// and r for those of EC2's standard vCPU group here); none covers every type.
+	TypePrefixes []string
+	// CapacityType it covers; empty covers both.
+	CapacityType string
+}
+
+func (l AccountLimit) covers(key cloudprovider.OfferingKey) bool {
+	if l.CapacityType != "" && l.CapacityType != key.CapacityType {
+		return false
+	}
+	return len(l.TypePrefixes) == 0 || slices.ContainsFunc(l.TypePrefixes, func(p string) bool { return strings.HasPrefix(key.InstanceType, p) })
+}
+
+// accountLimitOn is the first account limit that covers the offering, if any. The
+// caller holds the lock.
+func (c *Cloud) accountLimitOn(key cloudprovider.OfferingKey) (AccountLimit, bool) {
+	for _, l := range c.faults.AccountLimits {
+		if l.covers(key) {
+			return l, true
+		}
+	}
+	return AccountLimit{}, false
 }
 
 // ErrorFault fails calls at random.
@@ -54,6 +96,7 @@ func (f Faults) clone() Faults {
 	f.Errors = maps.Clone(f.Errors)
 	f.RateLimits = maps.Clone(f.RateLimits)
 	f.InsufficientCapacity = slices.Clone(f.InsufficientCapacity)
+	f.AccountLimits = slices.Clone(f.AccountLimits)
 	return f
 }
 

@@ -189,3 +189,27 @@ func TestStartOfAStoppedInstanceOutOfCapacityIsRefused(t *testing.T) {
 		t.Errorf("counted %d start calls, want 2", got)
 	}
 }
+
+// With StopsHang, a stop never ends: the instance stays stopping however long the clock
+// runs, until a forced stop ends it after the usual stop delay. A forced stop of a
+// stopped instance does nothing.
+func TestStopsHangUntilForced(t *testing.T) {
+	c, clk := newCloud(t, Options{})
+	inst := running(t, c, clk, request("a"))
+	c.SetFaults(Faults{StopsHang: 1})
+	if err := act(t, plainStop(c), inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(100 * c.physics.StopDelay)
+	wantState(t, c, inst.ID, cloudprovider.StateStopping)
+
+	if err := act(t, c.ForceStopInstances, inst.ID); err != nil {
+		t.Fatal(err)
+	}
+	clk.Step(c.physics.StopDelay)
+	wantState(t, c, inst.ID, cloudprovider.StateStopped)
+	if err := act(t, c.ForceStopInstances, inst.ID); err != nil {
+		t.Errorf("forcing the stop of a stopped instance: %v", err)
+	}
+	wantState(t, c, inst.ID, cloudprovider.StateStopped)
+}

@@ -123,6 +123,24 @@ func (i *instance) stopAfter(now time.Time, delay time.Duration, hibernate bool)
 	return true
 }
 
+// forceStop stops a running or stopping instance, however its stop went: a forced stop
+// does not wait for the operating system, so a stop that hangs ends and a hibernation
+// under way is lost. It reports false when the state does not allow it.
+func (i *instance) forceStop(now time.Time, d draw) bool {
+	switch i.State {
+	case cloudprovider.StateStopped:
+		return true
+	case cloudprovider.StateRunning, cloudprovider.StateStopping:
+	default:
+		return false
+	}
+	i.State = cloudprovider.StateStopping
+	i.schedule(cloudprovider.StateStopped, now.Add(d(i.physics.StopDelay)))
+	i.shutdown(now)
+	i.boot.Hibernated = false
+	return true
+}
+
 // terminate terminates an instance in any state but terminated; it always succeeds.
 func (i *instance) terminate(now time.Time, d draw) bool {
 	switch i.State {

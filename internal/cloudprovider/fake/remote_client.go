@@ -88,6 +88,10 @@ func (r *Remote) StopInstances(ctx context.Context, ids []string, hibernate bool
 	return r.batch(ctx, cloudprovider.OpStop, pathStopInstances, idsRequest{IDs: ids, Hibernate: hibernate})
 }
 
+func (r *Remote) ForceStopInstances(ctx context.Context, ids []string) (map[string]error, error) {
+	return r.batch(ctx, cloudprovider.OpStop, pathStopInstances, idsRequest{IDs: ids, Force: true})
+}
+
 func (r *Remote) TerminateInstances(ctx context.Context, ids []string) (map[string]error, error) {
 	return r.batch(ctx, cloudprovider.OpTerminate, pathTerminateInstances, idsRequest{IDs: ids})
 }

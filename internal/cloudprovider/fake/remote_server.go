@@ -52,6 +52,8 @@ type idsRequest struct {
 	IDs []string `json:"ids"`
 	// Hibernate asks StopInstances to hibernate the instances.
 	Hibernate bool `json:"hibernate,omitempty"`
+	// Force asks StopInstances to force the stop.
+	Force bool `json:"force,omitempty"`
 }
 
 // batchResponse holds the per-instance errors of a batch call; an absent ID succeeded.
@@ -146,6 +148,9 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 		return cloud.StartInstances(ctx, req.IDs)
 	}))
 	mux.Handle("POST "+pathStopInstances, handleBatch(cloudprovider.OpStop, func(ctx context.Context, req *idsRequest) (map[string]error, error) {
+		if req.Force {
+			return cloud.ForceStopInstances(ctx, req.IDs)
+		}
 		return cloud.StopInstances(ctx, req.IDs, req.Hibernate)
 	}))
 	mux.Handle("POST "+pathTerminateInstances, handleBatch(cloudprovider.OpTerminate, func(ctx context.Context, req *idsRequest) (map[string]error, error) {

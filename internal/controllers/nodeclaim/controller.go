@@ -64,6 +64,22 @@ type Lifecycle struct {
 	// warmupNotes remembers, by claim UID, the warmup failure last told in a Warning
 	// Event, so that a pull the kubelet keeps retrying is told once.
 	warmupNotes sync.Map
+	// forcedStops remembers, by claim UID, the claims whose stop timed out and was
+	// forced, so that the stop is forced once, and said once.
+	forcedStops sync.Map
+	// launchBackoff spaces each claim's retries of a launch that fails and may succeed
+	// unchanged; made at first use.
+	launchBackoff     *launchBackoff
+	launchBackoffOnce sync.Once
+}
+
+// launchRetries is the schedule of the retries of failing launches.
+func (r *Lifecycle) launchRetries() *launchBackoff {
+	r.launchBackoffOnce.Do(func() {
+		opts := r.Options.WithDefaults()
+		r.launchBackoff = newLaunchBackoff(opts.LaunchBackoffBase, opts.LaunchBackoffMax)
+	})
+	return r.launchBackoff
 }
 
 // SetupWithManager watches claims, the Nodes of claims (their deletion too), the pods
@@ -97,6 +113,8 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
 	if !claim.DeletionTimestamp.IsZero() {
+		r.launchRetries().forget(claim.UID)
+		r.forcedStops.Delete(claim.UID)
 		return r.terminate(ctx, claim)
 	}
 	if !controllerutil.ContainsFinalizer(claim, Finalizer) {

@@ -2,6 +2,7 @@ package nodeclaim
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 
@@ -34,6 +35,11 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	if err := r.hold(ctx, claim, "the launch"); err != nil {
 		return false, ctrl.Result{}, err
 	}
+	if wait := r.launchRetries().wait(claim.UID, r.Clock.Now()); wait > 0 {
+		// Woken early, by its own status write or a change of its pool: the launch
+		// failed a moment ago and waits out its backoff.
+		return false, r.requeueWithin(wait), nil
+	}
 	req, failure, err := r.createRequest(ctx, claim)
 	if err != nil {
 		return false, ctrl.Result{}, err
@@ -42,7 +48,7 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	if failure == nil {
 		instance, err = r.Cloud.Create(ctx, req.request)
 		if err != nil {
-			failure = &launchFailure{reason: string(cloudprovider.CodeOf(err)), message: err.Error(), retryable: cloudprovider.IsRetryable(err)}
+			failure = launchFailureOf(err)
 		}
 	}
 	if failure != nil && failure.reason == string(cloudprovider.CodeInsufficientCapacity) && claim.Spec.DesiredState == v1alpha1.DesiredStandby {
@@ -57,6 +63,7 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 		return false, r.launchFailed(ctx, claim, failure), nil
 	}
 
+	r.launchRetries().forget(claim.UID)
 	claim.Status.InstanceID = instance.ID
 	claim.Status.ProviderID = instance.ProviderID
 	claim.Status.InstanceType = instance.Type
@@ -73,14 +80,30 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 // launchFailure says why a launch did not happen.
 type launchFailure struct {
 	reason, message string
-	// retryable failures (throttling, cloud errors) back off; the others poll.
+	// retryable failures (throttling, cloud errors, account limits) back off, claim by
+	// claim; the others poll slowly, as only a change elsewhere ends them.
 	retryable bool
+}
+
+// launchFailureOf is the failure of a launch the cloud refused. An account limit is
+// named, and retried on the backoff: the offerings it covers are marked unavailable, so
+// the next attempt falls through to those outside it if the claim may use any, and
+// otherwise waits for the marks to expire (an instance of the account terminated, or
+// the limit raised) before asking the cloud again.
+func launchFailureOf(err error) *launchFailure {
+	var cloudErr *cloudprovider.Error
+	if errors.As(err, &cloudErr) && cloudErr.Code == cloudprovider.CodeQuotaExceeded && cloudErr.Limit != "" {
+		return &launchFailure{reason: v1alpha1.ReasonAccountLimitExceeded, retryable: true,
+			message: fmt.Sprintf("The account limit %s covers the offerings tried; launching outside it where the claim allows, else waiting: %s", cloudErr.Limit, err.Error())}
+	}
+	return &launchFailure{reason: string(cloudprovider.CodeOf(err)), message: err.Error(), retryable: cloudprovider.IsRetryable(err)}
 }
 
 // launchFailed records a failed launch on the claim, and removes the claim once the
 // launch timeout has passed.
 func (r *Lifecycle) launchFailed(ctx context.Context, claim *v1alpha1.NodeClaim, failure *launchFailure) ctrl.Result {
-	if left := r.Options.LaunchTimeout - r.since(claim.CreationTimestamp.Time); left <= 0 {
+	left := r.Options.LaunchTimeout - r.since(claim.CreationTimestamp.Time)
+	if left <= 0 {
 		if err := r.removeForTimeout(ctx, claim, ReasonLaunchTimeout, fmt.Sprintf("No instance after %s: %s", r.Options.LaunchTimeout, failure.message)); err != nil {
 			return ctrl.Result{RequeueAfter: r.Options.PollInterval}
 		}
@@ -92,7 +115,7 @@ func (r *Lifecycle) launchFailed(ctx context.Context, claim *v1alpha1.NodeClaim,
 	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionFalse, failure.reason, failure.message)
 	claim.Status.Phase = v1alpha1.PhaseLaunching
 	if failure.retryable {
-		return r.poll()
+		return r.requeueWithin(min(r.launchRetries().failed(claim.UID, r.Clock.Now()), left))
 	}
 	return r.requeueWithin(10 * r.Options.PollInterval)
 }

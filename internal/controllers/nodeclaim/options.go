@@ -10,6 +10,15 @@ type Options struct {
 	// LaunchTimeout deletes a claim whose instance could not be launched for this long
 	// after the claim was created. Defaults to 5m, as Karpenter's.
 	LaunchTimeout time.Duration
+	// LaunchBackoffBase is how long a claim whose launch failed for a reason that may pass
+	// by itself (throttling, a cloud error) waits before it tries again; each further
+	// failure doubles the wait, up to LaunchBackoffMax, with up to 20% added at random.
+	// A launch that succeeds, or the claim's removal, starts the schedule again.
+	// Defaults to 2s.
+	LaunchBackoffBase time.Duration
+	// LaunchBackoffMax caps the wait between retries of a failing launch. Defaults to 1m:
+	// a claim retries about ten times within the default launch timeout instead of 150.
+	LaunchBackoffMax time.Duration
 	// RegistrationTimeout deletes a claim whose Node has not registered this long after
 	// the launch. Defaults to 15m, as Karpenter's.
 	RegistrationTimeout time.Duration
@@ -22,6 +31,12 @@ type Options struct {
 	// long after the start: a standby node that cannot come back is broken, and the pool
 	// warms a fresh one. Defaults to 3m, about ten times a start's usual 12-15s.
 	StartTimeout time.Duration
+	// StopTimeout forces the stop of an instance still not stopped this long after its
+	// claim began to stop it (EC2's StopInstances with Force: the operating system is not
+	// waited for), and removes the claim, terminating the instance, if the forced stop
+	// has not ended within as long again. A stop usually takes 20-60s, and a hibernation
+	// writes the instance's memory to its disk first. Defaults to 10m.
+	StopTimeout time.Duration
 	// InstanceVisibilityGrace is how long after its launch a NotFound for an instance
 	// means that the cloud does not show it yet rather than that it is gone: EC2's API is
 	// eventually consistent, and DescribeInstances may not know an instance for a while
@@ -61,9 +76,12 @@ func (o Options) WithDefaults() Options {
 		}
 	}
 	set(&o.LaunchTimeout, 5*time.Minute)
+	set(&o.LaunchBackoffBase, 2*time.Second)
+	set(&o.LaunchBackoffMax, time.Minute)
 	set(&o.RegistrationTimeout, 15*time.Minute)
 	set(&o.InitializationTimeout, 10*time.Minute)
 	set(&o.StartTimeout, 3*time.Minute)
+	set(&o.StopTimeout, 10*time.Minute)
 	set(&o.InstanceVisibilityGrace, 2*time.Minute)
 	set(&o.VanishConfirmation, 10*time.Minute)
 	set(&o.PollInterval, 2*time.Second)

@@ -76,9 +76,14 @@ func (r *Lifecycle) stopping(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	if !ok {
 		return false, ctrl.Result{}, err
 	}
-	switch instance.State {
-	case cloudprovider.StateStopped:
+	if instance.State == cloudprovider.StateStopped {
+		r.forcedStops.Delete(claim.UID)
 		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped; standing by")
+	}
+	if handled, err := r.checkStopTimeout(ctx, claim, instance); handled || err != nil {
+		return false, r.poll(), err
+	}
+	switch instance.State {
 	case cloudprovider.StateRunning:
 		if err := r.hold(ctx, claim, "the stop"); err != nil {
 			return false, ctrl.Result{}, err

@@ -77,7 +77,7 @@ const (
 func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClaimPhase]int32 {
 	byPhase := map[v1alpha1.NodeClaimPhase]int32{v1alpha1.PhaseLaunching: int32(obs.created)}
 	resources := corev1.ResourceList{}
-	var launchFailure string
+	var launchFailure, launchFailureReason string
 	lost := map[string][]v1alpha1.NodeClaim{}
 	for _, c := range obs.claims {
 		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionInstanceLost); cond != nil && cond.Status == metav1.ConditionTrue {
@@ -91,6 +91,7 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 		resources = quota.Add(resources, c.Status.Capacity)
 		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionLaunched); cond != nil && cond.Status == metav1.ConditionFalse {
 			launchFailure = fmt.Sprintf("claim %s cannot launch: %s", c.Name, cond.Message)
+			launchFailureReason = cond.Reason
 		}
 	}
 	counts := nodeCounts(byPhase)
@@ -133,6 +134,8 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoStandbyOffering, fmt.Sprintf("the warm pool cannot be kept: %s", obs.noStandby)
 	case obs.limited != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLimitReached, fmt.Sprintf("%s keeps the pool below its standby target of %d", obs.limited, obs.target)
+	case launchFailure != "" && launchFailureReason == v1alpha1.ReasonAccountLimitExceeded:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1alpha1.ReasonAccountLimitExceeded, launchFailure
 	case launchFailure != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLaunchFailed, launchFailure
 	}
