@@ -120,7 +120,8 @@ func TestAWarmupThatKeepsFailingBacksOff(t *testing.T) {
 // Once its backoff ends, a pool whose warm-ups keep failing warms one node at a time,
 // and each failure in a row doubles the wait: with a standby target of three, the
 // second and third waves are one claim each, not three. On main before the change, the
-// pool kept three claims warming at every moment.
+// pool kept three claims warming at every moment and kept no record of the failures:
+// the test timed out waiting for five.
 func TestABackingOffPoolWarmsOneNodeAtATime(t *testing.T) {
 	f := newFixture(t, nil)
 	pool := f.failingPool("probe", 3, nodepool.Options{WarmupBackoff: 500 * time.Millisecond, WarmupBackoffMax: time.Hour})
@@ -141,4 +142,31 @@ func TestABackingOffPoolWarmsOneNodeAtATime(t *testing.T) {
 	if degraded.Reason != nodepool.ReasonWarmupFailing {
 		t.Errorf("Degraded = %+v, want WarmupFailing", degraded)
 	}
+}
+
+// Instances whose kubelet never registers back the pool off as failed warm-ups do, the
+// reason naming the step: RegistrationTimeout. On main before the change, the pool
+// launched again at every registration timeout and was never Degraded for it: the test
+// timed out.
+func TestRegistrationsThatKeepFailingBackOff(t *testing.T) {
+	f := newFixture(t, func(o *nodeclaim.Options) { o.RegistrationTimeout = 2 * time.Second })
+	f.Opts.NodePool = nodepool.Options{WarmupBackoff: time.Hour, WarmupBackoffMax: 2 * time.Hour}
+	f.RestartOperator(f.Opts)
+	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "never-registers"},
+		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{NeverRegisterPercent: 100}}})
+	pool := f.Pool("unregistered", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "never-registers" })
+
+	var got *v1alpha1.NodePool
+	var degraded *metav1.Condition
+	f.Eventually("the pool is Degraded for the failed registration", func() bool {
+		got, degraded = f.degradedOf(pool)
+		return degraded != nil && degraded.Reason == nodepool.ReasonWarmupFailing
+	})
+	if rec := got.Status.WarmupFailures; rec.Reason != nodeclaim.ReasonRegistrationTimeout || !strings.Contains(degraded.Message, "No Node registered") {
+		t.Errorf("failures %+v, Degraded %q; want RegistrationTimeout, saying no Node registered", rec, degraded.Message)
+	}
+	f.Eventually("the failed claim is gone", func() bool { return len(f.Claims("unregistered")) == 0 })
+	f.consistently("no claim is launched again while the pool backs off", time.Second, func() bool {
+		return f.Op.Writes.Counts()["create NodeClaim"] == 1 && len(f.Claims("unregistered")) == 0
+	})
 }

@@ -90,8 +90,8 @@ func TestAnExcessStandbyClaimAskedToRunMeanwhileIsNotRemoved(t *testing.T) {
 		started, answered, answer = race.result()
 		return answered
 	})
-	if claim := f.Claim(started); claim == nil || !claim.DeletionTimestamp.IsZero() {
-		t.Fatalf("claim %s was asked to run and is deleted (%v)", started, claim)
+	if claim := f.Claim(started); !claim.DeletionTimestamp.IsZero() {
+		t.Fatalf("claim %s was asked to run and is deleted (at %s)", started, claim.DeletionTimestamp)
 	}
 	if !apierrors.IsConflict(answer) {
 		t.Errorf("the deletion of %s answered %v, want a conflict", started, answer)
