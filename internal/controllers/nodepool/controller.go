@@ -260,12 +260,14 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// A claim it meant to remove changed: the next pass plans on what it is now.
 		soon(conflictRetry)
 	}
-	var retry time.Time
 	if backingOff(obs.failures) {
-		// A backing-off pool tries again at its retry time.
-		retry = obs.failures.RetryAfter.Time
+		// A backing-off pool tries again at its retry time. Past it, the probe it warms
+		// wakes it: a retry time in the past must not requeue it at once, again and again.
+		if wait := obs.failures.RetryAfter.Sub(r.Clock.Now()); wait > 0 {
+			soon(wait)
+		}
 	}
-	for _, at := range []time.Time{obs.nextExpiry, targets.Next, retry} {
+	for _, at := range []time.Time{obs.nextExpiry, targets.Next} {
 		if at.IsZero() {
 			continue
 		}
