@@ -6,7 +6,6 @@ package nodepool
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -351,39 +350,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	if created > 0 {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledUp", "Scale", "Created %d standby claims to reach %d", created, obs.target)
 	}
-	read := map[string]*v1alpha1.NodeClaim{}
-	for _, c := range claims {
-		read[c.Name] = c
-	}
-	removed := 0
-	for _, name := range p.remove {
-		claim := &v1alpha1.NodeClaim{}
-		claim.Name = name
-		// Only the claim as this pass read it goes: one changed since (provisioning
-		// asked it to run for pods) is not removed, and the next pass plans again.
-		uid, version := read[name].UID, read[name].ResourceVersion
-		err := r.Client.Delete(ctx, claim, client.Preconditions{UID: &uid, ResourceVersion: &version})
-		if apierrors.IsConflict(err) {
-			log.FromContext(ctx).V(1).Info("A standby claim changed since it was read; not removing it", "claim", name)
-			obs.raced = true
-			continue
-		}
-		if client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("removing standby claim %s: %w", name, err)
-		}
-		removed++
-		r.expectations.expect(pool.Name, name, true, r.Clock.Now())
-		reason := "Excess"
-		if because := staleBecause[name]; because != "" {
-			reason = string(because)
-			r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, reason, "Replace", "Standby node is %s; a fresh one stands by in its place", strings.ToLower(reason))
-		}
-		metrics.NodeClaimsTerminated.WithLabelValues(pool.Name, reason).Inc()
-	}
-	if removed > 0 {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledDown", "Scale", "Removed %d standby claims that were stale or above the pool's ceiling", removed)
-	}
-	return nil
+	return r.removeStandby(ctx, pool, p.remove, claims, staleBecause, obs)
 }
 
 // createStandby creates n standby claims, each in the zone that has the fewest of the
