@@ -17,7 +17,9 @@ import (
 // minutes) the pool launches its first wave of three and then one probe at a time, at
 // most six claims (the operator of before the backoff launched 15 in the same ten
 // minutes at time scale 1), is Degraded for WarmupFailing, and the 14-pod burst that
-// follows runs in full, none of it held back for the warm pool.
+// follows runs in full, none of it held back for the warm pool. On main before the
+// change, the pool launched 17 claims in those ten minutes and was never Degraded for
+// it: the scenario failed at its expectation of WarmupFailing.
 func TestWarmupFailure(t *testing.T) {
 	t.Parallel()
 	root, err := harness.RepoRoot()
