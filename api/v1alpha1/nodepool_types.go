@@ -284,6 +284,13 @@ type NodePoolStatus struct {
 	// +optional
 	NextWindowTransition *metav1.Time `json:"nextWindowTransition,omitempty"`
 
+	// WarmupFailures records the pool's claims that failed to warm up or to register, one
+	// after another, since the last that warmed up and since the last change of the
+	// pool's or its node class's spec. While it is set the pool backs off: it creates no
+	// standby claim before retryAfter, then warms one at a time. Unset when nothing failed.
+	// +optional
+	WarmupFailures *WarmupFailures `json:"warmupFailures,omitempty"`
+
 	// Conditions: Ready (the target is met), Degraded (something keeps it from being met,
 	// or the cloud does not answer for some of its instances as the cluster's) and
 	// BudgetsValid (every disruption budget can be read and its schedule fires).
@@ -291,6 +298,30 @@ type NodePoolStatus struct {
 	// +listType=map
 	// +listMapKey=type
 	Conditions []metav1.Condition `json:"conditions,omitempty"`
+}
+
+// WarmupFailures is a pool's record of warm-ups and registrations that failed in a row.
+// It lives in the status so that the backoff survives a restart of the operator.
+type WarmupFailures struct {
+	// Count is how many claims failed in a row.
+	Count int32 `json:"count"`
+	// Reason is the last failure's: WarmupTimeout or RegistrationTimeout.
+	Reason string `json:"reason"`
+	// Message is the last failed claim's own account, naming the images or the step.
+	Message string `json:"message"`
+	// LastFailureTime is when the last failure was counted.
+	LastFailureTime metav1.Time `json:"lastFailureTime"`
+	// RetryAfter is when the pool may create a standby claim again.
+	RetryAfter metav1.Time `json:"retryAfter"`
+	// PoolGeneration and NodeClassGeneration are the specs the failures happened under:
+	// a change of either starts afresh.
+	PoolGeneration      int64 `json:"poolGeneration"`
+	NodeClassGeneration int64 `json:"nodeClassGeneration"`
+	// Counted names the failed claims already counted that still exist (their instances
+	// terminating), so that no pass counts one twice.
+	// +optional
+	// +listType=set
+	Counted []string `json:"counted,omitempty"`
 }
 
 // NodeCounts counts claims by phase.

@@ -105,6 +105,16 @@ var (
 		Help: "A pool's limit on a resource: cpu in cores, memory in bytes, nodes as a count (limits.nodes, or the active window's maxNodes). Only the resources the pool limits have a series.",
 	}, []string{"nodepool", "resource"})
 
+	PoolWarmupFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_nodepool_warmup_failures_total",
+		Help: "A pool's claims removed because they did not warm up (WarmupTimeout) or did not register (RegistrationTimeout) in time, each counted once, by pool and reason. While they fail in a row the pool backs off from making standby claims.",
+	}, []string{"nodepool", "reason"})
+
+	PoolWarmupBackoff = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_warmup_backoff_seconds",
+		Help: "How long from now a pool backing off after failed warm-ups waits before it makes a standby claim again; 0 when it does not back off or may try now.",
+	}, []string{"nodepool"})
+
 	PoolUsage = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "stratos_nodepool_usage",
 		Help: "What a pool's claims count against its limit on a resource, as the limits are enforced: cpu in cores, memory in bytes, nodes as a count.",
@@ -169,7 +179,7 @@ var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
 	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, ForcedStops, GarbageCollected,
-	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage,
+	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods,
 	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,

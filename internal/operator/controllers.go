@@ -22,6 +22,7 @@ type ControllerOptions struct {
 	NodeClaim    nodeclaim.Options
 	Provisioning provisioning.Options
 	Disruption   disruption.Options
+	NodePool     nodepool.Options
 	// Calendar is the clock pools' windows are read on; nil is the real clock.
 	Calendar clock.PassiveClock
 	// CalendarChanged signals that the calendar was set anew: every pool is looked at.
@@ -53,7 +54,7 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := (&podstartup.Reconciler{Client: mgr.GetClient(), Tracker: startup}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged}).SetupWithManager(mgr); err != nil {
+	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged, Options: controllerOpts.NodePool}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	recheck := nodeclaim.NewRecheck()

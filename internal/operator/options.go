@@ -16,6 +16,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 )
 
@@ -53,6 +54,13 @@ type Options struct {
 	// AbandonBlockedDrainAfter is how long PodDisruptionBudgets may block a voluntary
 	// drain, in a pool without a drainTimeout, before it is abandoned.
 	AbandonBlockedDrainAfter time.Duration
+	// PoolMaxCreationsPerPass and PoolMaxCreationsPerMinute bound the claims the
+	// nodepool controller creates for one pool; WarmupFailureBackoff and
+	// WarmupFailureBackoffMax bound a pool's backoff after failed warm-ups.
+	PoolMaxCreationsPerPass   int
+	PoolMaxCreationsPerMinute int
+	WarmupFailureBackoff      time.Duration
+	WarmupFailureBackoffMax   time.Duration
 
 	LeaderElect                 bool
 	LeaderElectionID            string
@@ -96,6 +104,10 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 3*time.Minute, "How long after a standby node's start its Node may take to be Ready again before the claim and instance are removed.")
 	fs.DurationVar(&opts.StopTimeout, "stop-timeout", 10*time.Minute, "How long an instance may take to stop before its stop is forced; a forced stop that has not ended within as long again removes the claim and terminates the instance.")
 	fs.DurationVar(&opts.AbandonBlockedDrainAfter, "abandon-blocked-drain-after", disruption.DefaultAbandonDrainAfter, "How long PodDisruptionBudgets may block the drain of a node given back, removed or replaced, in a pool that sets no drainTimeout, before the drain is abandoned and the node runs again.")
+	fs.IntVar(&opts.PoolMaxCreationsPerPass, "pool-max-creations-per-pass", nodepool.DefaultMaxCreationsPerPass, "Most NodeClaims the nodepool controller creates for one pool in one pass (standby claims and a running minimum's launches), so that a typo in standby.min cannot launch thousands of instances at once. Provisioning for pending pods is not bounded by it.")
+	fs.IntVar(&opts.PoolMaxCreationsPerMinute, "pool-max-creations-per-minute", nodepool.DefaultMaxCreationsPerMinute, "Most NodeClaims the nodepool controller creates for one pool per minute: a token bucket holding a minute's worth, refilled at this rate.")
+	fs.DurationVar(&opts.WarmupFailureBackoff, "warmup-failure-backoff", nodepool.DefaultWarmupBackoff, "How long a pool makes no standby claim after one of its claims failed to warm up or to register; doubled at each failure in a row.")
+	fs.DurationVar(&opts.WarmupFailureBackoffMax, "warmup-failure-backoff-max", nodepool.DefaultWarmupBackoffMax, "The longest a pool whose warm-ups keep failing waits between standby claims.")
 	fs.DurationVar(&opts.GCInterval, "gc-interval", time.Minute, "How often garbage collection looks for leaked instances, claims without an instance and Nodes without a claim.")
 	fs.DurationVar(&opts.GCGracePeriod, "gc-grace-period", 2*time.Minute, "How old a leak must be before garbage collection removes it.")
 	fs.DurationVar(&opts.UnavailableOfferingTTL, "unavailable-offering-ttl", cloudprovider.DefaultUnavailableOfferingTTL, "How long an offering (instance type, zone, capacity type) the cloud refused to launch or start for lack of capacity is left out of provisioning, standby planning and launches.")
@@ -187,6 +199,10 @@ func (o *Options) ControllerOptions() ControllerOptions {
 		},
 		Provisioning: provisioning.Options{BatchIdle: o.BatchIdle, BatchMax: o.BatchMax},
 		Disruption:   disruption.Options{AbandonDrainAfter: o.AbandonBlockedDrainAfter},
+		NodePool: nodepool.Options{
+			MaxCreationsPerPass: o.PoolMaxCreationsPerPass, MaxCreationsPerMinute: o.PoolMaxCreationsPerMinute,
+			WarmupBackoff: o.WarmupFailureBackoff, WarmupBackoffMax: o.WarmupFailureBackoffMax,
+		},
 	}
 }
 
@@ -219,10 +235,22 @@ func (o *Options) Validate() error {
 		value time.Duration
 	}{{"--batch-idle-duration", o.BatchIdle}, {"--batch-max-duration", o.BatchMax}, {"--launch-timeout", o.LaunchTimeout}, {"--registration-timeout", o.RegistrationTimeout},
 		{"--initialization-timeout", o.InitializationTimeout}, {"--start-timeout", o.StartTimeout}, {"--stop-timeout", o.StopTimeout}, {"--gc-interval", o.GCInterval}, {"--gc-grace-period", o.GCGracePeriod},
-		{"--unavailable-offering-ttl", o.UnavailableOfferingTTL}, {"--abandon-blocked-drain-after", o.AbandonBlockedDrainAfter}} {
+		{"--unavailable-offering-ttl", o.UnavailableOfferingTTL}, {"--abandon-blocked-drain-after", o.AbandonBlockedDrainAfter},
+		{"--warmup-failure-backoff", o.WarmupFailureBackoff}, {"--warmup-failure-backoff-max", o.WarmupFailureBackoffMax}} {
 		if d.value <= 0 {
 			errs = append(errs, fmt.Errorf("%s must be positive, not %s", d.flag, d.value))
 		}
+	}
+	for _, n := range []struct {
+		flag  string
+		value int
+	}{{"--pool-max-creations-per-pass", o.PoolMaxCreationsPerPass}, {"--pool-max-creations-per-minute", o.PoolMaxCreationsPerMinute}} {
+		if n.value < 1 {
+			errs = append(errs, fmt.Errorf("%s must be at least 1, not %d", n.flag, n.value))
+		}
+	}
+	if o.WarmupFailureBackoffMax < o.WarmupFailureBackoff {
+		errs = append(errs, fmt.Errorf("--warmup-failure-backoff-max (%s) must not be shorter than --warmup-failure-backoff (%s)", o.WarmupFailureBackoffMax, o.WarmupFailureBackoff))
 	}
 	if _, err := parseLevel(o.LogLevel); err != nil {
 		errs = append(errs, err)

@@ -34,7 +34,11 @@ func simulate(t *testing.T, scenario string, args ...string) *report.Report {
 	dir := t.TempDir()
 	sim := build(t, root, dir)
 	jsonPath, plotPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "plot.svg")
-	cmd := exec.Command(sim, append([]string{"run", filepath.Join(root, "test", "scenarios", scenario),
+	path := scenario
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, "test", "scenarios", scenario)
+	}
+	cmd := exec.Command(sim, append([]string{"run", path,
 		"--json", jsonPath, "--plot", plotPath,
 		"--tools-dir", tools, "--crds", filepath.Join(root, "config", "crd", "bases"),
 		"--work-dir", filepath.Join(dir, "work")}, args...)...)

@@ -28,6 +28,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/operator"
 	"github.com/stratos-sh/stratos/internal/scheme"
@@ -105,6 +106,7 @@ type OperatorOptions struct {
 	NodeClaim    nodeclaim.Options
 	Provisioning provisioning.Options
 	Disruption   disruption.Options
+	NodePool     nodepool.Options
 	// Calendar, when set, is the clock pools' windows are read on.
 	Calendar clock.PassiveClock
 	// CloudBatch bounds the cloud calls' batching; zero means
@@ -135,7 +137,7 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption, Calendar: opts.Calendar}
+	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption, NodePool: opts.NodePool, Calendar: opts.Calendar}
 	batch := opts.CloudBatch
 	if batch == (cloudprovider.BatchOptions{}) {
 		batch = cloudprovider.DefaultBatchOptions

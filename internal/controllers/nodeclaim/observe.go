@@ -91,6 +91,22 @@ func (r *Lifecycle) removeForTimeout(ctx context.Context, claim *v1alpha1.NodeCl
 	return r.removeClaim(ctx, claim, reason, message)
 }
 
+// removeForFailure removes a claim a warm-up or registration timeout ran out on, having
+// first written why on its condition (conditionType False with reason and why): its pool
+// counts the failure by that condition and backs off, and must see it no later than the
+// deletion, or it would warm a replacement at once.
+func (r *Lifecycle) removeForFailure(ctx context.Context, claim *v1alpha1.NodeClaim, conditionType, reason, why, message string) error {
+	if err := r.hold(ctx, claim, "removing the claim for "+reason); err != nil {
+		return err
+	}
+	base := claim.DeepCopy()
+	r.setCondition(claim, conditionType, metav1.ConditionFalse, reason, why)
+	if err := r.Client.Status().Patch(ctx, claim, client.MergeFrom(base)); err != nil {
+		return client.IgnoreNotFound(err)
+	}
+	return r.removeClaim(ctx, claim, reason, message)
+}
+
 // trueSince is when the claim's condition of that type turned True, or fallback when it
 // is not True.
 func trueSince(claim *v1alpha1.NodeClaim, conditionType string, fallback time.Time) time.Time {

@@ -31,8 +31,9 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	if node == nil {
 		left := r.Options.RegistrationTimeout - r.since(launchedAt(claim))
 		if left <= 0 {
-			return false, ctrl.Result{}, r.removeForTimeout(ctx, claim, ReasonRegistrationTimeout,
-				fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout))
+			// The claim says why it goes, so that its pool counts the failure and backs off.
+			message := fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout)
+			return false, ctrl.Result{}, r.removeForFailure(ctx, claim, v1alpha1.ConditionRegistered, ReasonRegistrationTimeout, message, message)
 		}
 		// The Node's creation wakes the claim; the requeue is for the timeout.
 		return false, r.requeueWithin(left), nil

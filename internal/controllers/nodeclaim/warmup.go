@@ -182,12 +182,13 @@ func (r *Lifecycle) timeOutWarmup(ctx context.Context, claim *v1alpha1.NodeClaim
 	if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionWarmedUp); c != nil && c.Reason == ReasonWarmupTimeout {
 		message = c.Message
 	}
-	r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonWarmupTimeout, message)
 	if warmup.TimeoutAction == v1alpha1.WarmupTimeoutStop {
+		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonWarmupTimeout, message)
 		return r.stopAfterPrePull(ctx, claim, node, "the warmup timeout", ReasonWarmupTimeout, message+"; stopping the instance as it is")
 	}
-	// The claim's termination removes the pre-pull pod with the instance.
-	return false, ctrl.Result{}, r.removeForTimeout(ctx, claim, ReasonWarmupTimeout, message+"; terminating the instance")
+	// The claim's termination removes the pre-pull pod with the instance; its pool
+	// counts the failure by the condition.
+	return false, ctrl.Result{}, r.removeForFailure(ctx, claim, v1alpha1.ConditionWarmedUp, ReasonWarmupTimeout, message, message+"; terminating the instance")
 }
 
 // warmupOf returns the warmup settings of the claim's pool.

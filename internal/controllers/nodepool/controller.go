@@ -6,7 +6,6 @@ package nodepool
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -53,9 +52,14 @@ type Reconciler struct {
 	Calendar clock.PassiveClock
 	// CalendarChanged, when set, signals that Calendar jumped: every pool is looked at.
 	CalendarChanged <-chan struct{}
+	// Options bound the claims a pool creates and its backoff after failed warm-ups;
+	// zero values are the defaults.
+	Options Options
 
 	expectations expectations
 	series       poolSeries
+	creations    creationLimits
+	gone         goneFailures
 }
 
 // SetupWithManager watches pools, their claims and their node classes.
@@ -74,10 +78,14 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	return b.Complete(r)
 }
 
-// claimGone meets the expectations of a deleted claim; Owns brings its pool here.
+// claimGone meets the expectations of a deleted claim, and keeps it if it failed to warm
+// up, for its pool's next pass to count; Owns brings its pool here.
 func (r *Reconciler) claimGone(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[ctrl.Request]) {
 	if claim, ok := e.Object.(*v1alpha1.NodeClaim); ok {
 		r.expectations.gone(claim.Spec.NodePool, claim.Name)
+		if f, failed := failureOf(claim); failed {
+			r.gone.add(claim.Spec.NodePool, f)
+		}
 	}
 }
 
@@ -186,6 +194,13 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if err := r.markDrift(ctx, pool, claims.Items, current); err != nil {
 			return ctrl.Result{}, err
 		}
+		opts := r.Options.WithDefaults()
+		rec, counted := noteFailures(pool.Status.WarmupFailures, failureRecord{
+			poolGeneration: pool.Generation, classGeneration: class.GetGeneration(), claims: claims.Items,
+			gone: r.gone.take(pool.Name), base: opts.WarmupBackoff, ceiling: opts.WarmupBackoffMax,
+		}, r.Clock.Now())
+		pool.Status.WarmupFailures, obs.failures = rec, rec
+		countFailures(pool.Name, counted)
 		if obs.stopped == ReasonPaused {
 			break
 		}
@@ -211,6 +226,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		obs.usage = &used
 	}
 	r.recordPool(pool, byPhase, standbyCensus(claims.Items, obs.types), limitSeries(pool.Spec.Limits, targets.MaxNodes, *obs.usage))
+	recordBackoff(pool, r.Clock.Now())
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!degradedFor(before, degraded.Reason) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
@@ -229,6 +245,26 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// Held standby nodes count again once their offering's mark expires; nothing
 		// else would bring the pool here then.
 		result.RequeueAfter = heldRecheck
+	}
+	soon := func(wait time.Duration) {
+		if result.RequeueAfter == 0 || wait < result.RequeueAfter {
+			result.RequeueAfter = wait
+		}
+	}
+	if obs.throttled {
+		// The pool creates the rest as its bucket of creations refills.
+		soon(r.Options.WithDefaults().refill())
+	}
+	if obs.raced {
+		// A claim it meant to remove changed: the next pass plans on what it is now.
+		soon(conflictRetry)
+	}
+	if backingOff(obs.failures) {
+		// A backing-off pool tries again at its retry time. Past it, the probe it warms
+		// wakes it: a retry time in the past must not requeue it at once, again and again.
+		if wait := obs.failures.RetryAfter.Sub(r.Clock.Now()); wait > 0 {
+			soon(wait)
+		}
 	}
 	for _, at := range []time.Time{obs.nextExpiry, targets.Next} {
 		if at.IsZero() {
@@ -303,9 +339,13 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	left := limits.Remaining(pool.Spec.Limits, obs.targets.MaxNodes, claims, estimate)
 	used := limits.Used(claims, estimate)
 	obs.types, obs.usage = types, &used
-	g := goal{target: obs.target, ceiling: obs.targets.MaxStandby, minRunning: obs.targets.MinRunning, maxNodes: obs.targets.MaxNodes}
+	opts := r.Options.WithDefaults()
+	allowed := r.creations.allowed(pool.Name, opts, now)
+	g := goal{target: obs.target, ceiling: obs.targets.MaxStandby, minRunning: obs.targets.MinRunning, maxNodes: obs.targets.MaxNodes,
+		newAtMost: &allowed, standbyAtMost: standbyCap(obs.failures, members, now)}
 	p := planPool(g, members, left, perNode)
-	obs.limited = p.limited
+	obs.limited, obs.throttled = p.limited, p.throttled
+	defer func() { r.creations.spend(pool.Name, opts, now, obs.created) }()
 	if err := r.runMinimum(ctx, pool, p, obs); err != nil {
 		return err
 	}
@@ -316,24 +356,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	if created > 0 {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledUp", "Scale", "Created %d standby claims to reach %d", created, obs.target)
 	}
-	for _, name := range p.remove {
-		claim := &v1alpha1.NodeClaim{}
-		claim.Name = name
-		if err := r.Client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
-			return fmt.Errorf("removing standby claim %s: %w", name, err)
-		}
-		r.expectations.expect(pool.Name, name, true, r.Clock.Now())
-		reason := "Excess"
-		if because := staleBecause[name]; because != "" {
-			reason = string(because)
-			r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, reason, "Replace", "Standby node is %s; a fresh one stands by in its place", strings.ToLower(reason))
-		}
-		metrics.NodeClaimsTerminated.WithLabelValues(pool.Name, reason).Inc()
-	}
-	if len(p.remove) > 0 {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, "ScaledDown", "Scale", "Removed %d standby claims that were stale or above the pool's ceiling", len(p.remove))
-	}
-	return nil
+	return r.removeStandby(ctx, pool, p.remove, claims, staleBecause, obs)
 }
 
 // createStandby creates n standby claims, each in the zone that has the fewest of the
@@ -471,6 +494,8 @@ func (r *Reconciler) finalize(ctx context.Context, pool *v1alpha1.NodePool, clai
 	}
 	r.forgetPool(pool.Name)
 	r.expectations.forget(pool.Name)
+	r.creations.forget(pool.Name)
+	r.gone.take(pool.Name)
 	base := pool.DeepCopy()
 	controllerutil.RemoveFinalizer(pool, Finalizer)
 	return client.IgnoreNotFound(r.Client.Patch(ctx, pool, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})))

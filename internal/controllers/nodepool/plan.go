@@ -40,6 +40,18 @@ type goal struct {
 	// maxNodes is the cap on the pool's claims in force (limits.nodes or the window's
 	// maxNodes); nil when none.
 	maxNodes *int32
+	// newAtMost bounds the claims the pass creates, launches and standby claims
+	// together (the creations per pass and per minute); standbyAtMost bounds the
+	// standby claims (a pool backing off after failed warm-ups). nil: no bound.
+	newAtMost, standbyAtMost *int
+}
+
+// bound is n within atMost, unless atMost is nil.
+func bound(n int, atMost *int) int {
+	if atMost == nil {
+		return n
+	}
+	return max(min(n, *atMost), 0)
 }
 
 // plan is everything the pool controller does in one pass, decided at once so that no
@@ -56,6 +68,8 @@ type plan struct {
 	remove []string
 	// limited says which limit kept the plan below what the pool aims for, if one did.
 	limited string
+	// throttled is set when the bound on new claims (per pass, per minute) cut the plan.
+	throttled bool
 }
 
 // planPool decides one pass. The running minimum starts standby claims, the readiest
@@ -90,6 +104,14 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 	}
 	var p plan
 	fresh, stale = p.startForMinimum(int(g.minRunning)-running, fresh, stale, &left, perNode)
+	launch := bound(p.launch, g.newAtMost)
+	p.throttled = launch < p.launch
+	p.launch = launch
+	var rateLeft *int
+	if g.newAtMost != nil {
+		n := *g.newAtMost - p.launch
+		rateLeft = &n
+	}
 	ceiling := max(g.ceiling, g.target)
 	oldestFirst(stale)
 	oldestFirst(fresh)
@@ -120,7 +142,10 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 		}
 	}
 	want := max(int(g.target)-len(fresh)-coming, 0)
-	p.create = p.within(want, left, perNode)
+	p.create = bound(p.within(want, left, perNode), g.standbyAtMost)
+	if n := bound(p.create, rateLeft); n < p.create {
+		p.create, p.throttled = n, true
+	}
 	// Stale claims hold the warm pool's ready count while fresh ones warm up; those
 	// beyond it go now, and so do those whose place the limits cannot give a fresh one.
 	keep := min(max(int(g.target)-ready, 0), len(stale))

@@ -127,7 +127,7 @@ func (r *Reconciler) forgetPool(name string) {
 	labels := prometheus.Labels{"nodepool": name}
 	for _, vec := range []interface {
 		DeletePartialMatch(prometheus.Labels) int
-	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage} {
+	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage, metrics.PoolWarmupFailures, metrics.PoolWarmupBackoff} {
 		vec.DeletePartialMatch(labels)
 	}
 	r.series.mu.Lock()

@@ -45,6 +45,12 @@ type observation struct {
 	// budgetBlocking whether one cannot be read (see budgets.Check).
 	budgetErr      error
 	budgetBlocking bool
+	// failures is the pool's record of failed warm-ups; while it counts any, the pool
+	// backs off from making standby claims.
+	failures *v1alpha1.WarmupFailures
+	// throttled is set when the bounds on creations per pass or per minute cut the
+	// plan; raced when a claim to remove changed since the pass read it.
+	throttled, raced bool
 	// types are the instance types the pass listed, nil when it listed none; usage is
 	// what the claims count against the limits, with the estimate the pass sized them by.
 	types []*cloudprovider.InstanceType
@@ -132,6 +138,8 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoInstanceTypeFits, "no node is made: "+obs.noTypeFits
 	case obs.noStandby != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNoStandbyOffering, fmt.Sprintf("the warm pool cannot be kept: %s", obs.noStandby)
+	case backingOff(obs.failures):
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonWarmupFailing, failureMessage(obs.failures)
 	case obs.limited != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLimitReached, fmt.Sprintf("%s keeps the pool below its standby target of %d", obs.limited, obs.target)
 	case launchFailure != "" && launchFailureReason == v1alpha1.ReasonAccountLimitExceeded:

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	nodeutil "k8s.io/component-helpers/node/util"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -20,6 +22,7 @@ type view struct {
 	podsRunning, podsPending int
 	readyNodes               int
 	nodes                    []corev1.Node
+	pools                    []v1alpha1.NodePool
 	// claims counts NodeClaims by pool, zone and phase.
 	claims map[claimKey]int
 	capacityCounts
@@ -102,6 +105,11 @@ func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
 		}
 		v.claims[claimKey{claim.Labels[v1alpha1.LabelNodePool], claim.Status.Zone, phase}]++
 	}
+	pools := &v1alpha1.NodePoolList{}
+	if err := c.List(ctx, pools); err != nil {
+		return nil, err
+	}
+	v.pools = pools.Items
 	v.capacityCounts = obs.counters()
 	return v, nil
 }
@@ -135,6 +143,8 @@ func (v *view) count(c scenario.NamedCount) int {
 		return v.costly.podsWithEvent(c.Event.Reason)
 	case c.Nodes != nil:
 		return v.nodesShowing(c.Nodes)
+	case c.PoolCondition != nil:
+		return v.poolsShowing(c.PoolCondition)
 	case c.Name == "evictions":
 		return v.costly.evictions()
 	case c.Name == "podLatencyP99":
@@ -220,4 +230,21 @@ func describeCondition(c *scenario.Condition) string {
 		parts = append(parts, count.Name+" "+describeCount(count.Want))
 	}
 	return strings.Join(parts, ", ")
+}
+
+// poolsShowing counts the pools, one or all, whose condition of want's type is True
+// with want's reason, if it names one.
+func (v *view) poolsShowing(want *scenario.PoolConditionCount) int {
+	n := 0
+	for i := range v.pools {
+		pool := &v.pools[i]
+		if want.Pool != "" && pool.Name != want.Pool {
+			continue
+		}
+		c := meta.FindStatusCondition(pool.Status.Conditions, want.Type)
+		if c != nil && c.Status == metav1.ConditionTrue && (want.Reason == "" || c.Reason == want.Reason) {
+			n++
+		}
+	}
+	return n
 }

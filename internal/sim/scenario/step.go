@@ -81,6 +81,18 @@ type Condition struct {
 	DaemonSetPodsDeleted *Count `json:"daemonSetPodsDeleted,omitempty"`
 	// Nodes counts the Nodes that show what a pool registers them with.
 	Nodes []NodeCount `json:"nodes,omitempty"`
+	// PoolConditions counts the NodePools whose condition of a type is True, with a
+	// reason when one is given, such as Degraded for WarmupFailing.
+	PoolConditions []PoolConditionCount `json:"poolConditions,omitempty"`
+}
+
+// PoolConditionCount counts the NodePools, one by name or all, whose condition Type is
+// True, with Reason when it is set.
+type PoolConditionCount struct {
+	Pool   string `json:"pool,omitempty"`
+	Type   string `json:"type"`
+	Reason string `json:"reason,omitempty"`
+	Count  `json:",inline"`
 }
 
 // NodeCount counts the Nodes, of one pool (by their stratos.sh/nodepool label) or all,
@@ -112,6 +124,8 @@ type NamedCount struct {
 	Claims *ClaimCount
 	Event  *EventCount
 	Nodes  *NodeCount
+	// PoolCondition is set for a poolConditions entry.
+	PoolCondition *PoolConditionCount
 }
 
 // Counts lists the counts the condition sets, in the order of the file format.
@@ -159,6 +173,17 @@ func (c *Condition) Counts() []NamedCount {
 			name += " of pool " + nodes.Pool
 		}
 		counts = append(counts, NamedCount{Name: name + " as registered", Want: &nodes.Count, Nodes: nodes})
+	}
+	for i := range c.PoolConditions {
+		pc := &c.PoolConditions[i]
+		name := "pools " + pc.Type
+		if pc.Reason != "" {
+			name += " (" + pc.Reason + ")"
+		}
+		if pc.Pool != "" {
+			name += " named " + pc.Pool
+		}
+		counts = append(counts, NamedCount{Name: name, Want: &pc.Count, PoolCondition: pc})
 	}
 	return counts
 }

@@ -101,6 +101,9 @@ func (c *Condition) validate() error {
 		if count.Event != nil && count.Event.Reason == "" {
 			errs = append(errs, fmt.Errorf("%s: reason is required", count.Name))
 		}
+		if count.PoolCondition != nil && count.PoolCondition.Type == "" {
+			errs = append(errs, fmt.Errorf("%s: type is required, such as Degraded", count.Name))
+		}
 		if count.Claims != nil && count.Claims.Phase != "" && !isClaimPhase(count.Claims.Phase) {
 			errs = append(errs, fmt.Errorf("%s: phase %q is not one of %v", count.Name, count.Claims.Phase, v1alpha1.Phases))
 		}

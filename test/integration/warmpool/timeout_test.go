@@ -53,9 +53,11 @@ func TestWarmupTimeoutStopsTheNode(t *testing.T) {
 }
 
 // With timeoutAction terminate, a warmup that overruns terminates the node; the pool
-// warms another.
+// counts the failure and warms another once its backoff ends (shortened here).
 func TestWarmupTimeoutTerminatesTheNode(t *testing.T) {
 	f := newFixture(t, nil)
+	f.Opts.NodePool = nodepool.Options{WarmupBackoff: 200 * time.Millisecond}
+	f.RestartOperator(f.Opts)
 	f.slowPullClass()
 	f.Pool("replace", 1, warmupTimingOut(v1alpha1.WarmupTimeoutTerminate))
 
