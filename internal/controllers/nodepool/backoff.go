@@ -34,8 +34,9 @@ type warmupFailure struct {
 }
 
 // failureOf reports how a claim failed to warm up or to register, if it did: the
-// lifecycle controller removed it for its warmup timeout (terminate) or its registration
-// timeout, and says why on its conditions. A claim stopped as it is (timeoutAction
+// lifecycle controller removed it for its warmup timeout (terminate), its registration
+// timeout, or an instance the cloud ended at launch (an unusable KMS key: each launch
+// of the pool would end the same way), and says why on its conditions. A claim stopped as it is (timeoutAction
 // stop) churns nothing and is no failure here.
 func failureOf(claim *v1alpha1.NodeClaim) (warmupFailure, bool) {
 	if claim.DeletionTimestamp.IsZero() {
@@ -44,6 +45,7 @@ func failureOf(claim *v1alpha1.NodeClaim) (warmupFailure, bool) {
 	for _, check := range []struct{ condition, reason string }{
 		{v1alpha1.ConditionRegistered, nodeclaim.ReasonRegistrationTimeout},
 		{v1alpha1.ConditionWarmedUp, nodeclaim.ReasonWarmupTimeout},
+		{v1alpha1.ConditionLaunched, nodeclaim.ReasonEndedAtLaunch},
 	} {
 		c := meta.FindStatusCondition(claim.Status.Conditions, check.condition)
 		if c != nil && c.Status == metav1.ConditionFalse && c.Reason == check.reason {

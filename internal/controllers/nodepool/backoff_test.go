@@ -135,3 +135,15 @@ func TestCreationsPerPassAreBounded(t *testing.T) {
 		t.Errorf("launch %d, create %d, throttled %v; want 5, 15, true", p.launch, p.create, p.throttled)
 	}
 }
+
+// A claim removed because the cloud ended its instance at launch counts as a failure of
+// the pool, as a failed warm-up does: every launch of the pool ends the same way.
+func TestAClaimEndedAtLaunchCounts(t *testing.T) {
+	ended := v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "ended", DeletionTimestamp: &metav1.Time{Time: t0}}}
+	ended.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionLaunched, Status: metav1.ConditionFalse,
+		Reason: nodeclaim.ReasonEndedAtLaunch, Message: "the instance ended at launch: Client.InternalError", LastTransitionTime: metav1.NewTime(t0)}}
+	got, ok := failureOf(&ended)
+	if !ok || got.reason != nodeclaim.ReasonEndedAtLaunch || got.claim != "ended" {
+		t.Fatalf("failureOf = %+v, %v; want the claim counted with reason %s", got, ok, nodeclaim.ReasonEndedAtLaunch)
+	}
+}
