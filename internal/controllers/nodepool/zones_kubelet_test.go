@@ -14,13 +14,7 @@ import (
 // fit a 4-CPU type in zone-a, not once its kubelet keeps 2 CPUs back, so only the
 // 8-CPU type's zone-b is left.
 func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
-	offer := func(zone string, price float64) []cloudprovider.Offering {
-		return []cloudprovider.Offering{{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
-	}
-	types := []*cloudprovider.InstanceType{
-		{Name: "medium", Architecture: "amd64", Capacity: size("4", "16Gi"), Offerings: offer("zone-a", 0.2)},
-		{Name: "large", Architecture: "amd64", Capacity: size("8", "32Gi"), Offerings: offer("zone-b", 0.4)},
-	}
+	types := mediumInZoneALargeInZoneB()
 	pool := &v1alpha1.NodePool{}
 	pool.Spec.Standby.Resources = size("3", "1Gi")
 	zones, err := zonesForStandby(pool, types)
@@ -38,13 +32,7 @@ func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 // leaves no memory: with 20Gi kept back the 16Gi medium is out, and with 40Gi every
 // type is, which the pool reports instead of choosing the cheapest.
 func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
-	offer := func(zone string, price float64) []cloudprovider.Offering {
-		return []cloudprovider.Offering{{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
-	}
-	types := []*cloudprovider.InstanceType{
-		{Name: "medium", Architecture: "amd64", Capacity: size("4", "16Gi"), Offerings: offer("zone-a", 0.2)},
-		{Name: "large", Architecture: "amd64", Capacity: size("8", "32Gi"), Offerings: offer("zone-b", 0.4)},
-	}
+	types := mediumInZoneALargeInZoneB()
 	pool := &v1alpha1.NodePool{}
 	pool.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
 	zones, err := zonesForStandby(pool, types)
@@ -70,5 +58,17 @@ func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 	pool.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
 	if msg, err := kubeletLeavesNoType(pool, types); err != nil || msg != "" {
 		t.Fatalf("kubeletLeavesNoType = %q (%v) with no type allowed at all", msg, err)
+	}
+}
+
+// mediumInZoneALargeInZoneB is a 4-CPU, 16Gi type offered in zone-a and an 8-CPU, 32Gi
+// one in zone-b, at twice the price.
+func mediumInZoneALargeInZoneB() []*cloudprovider.InstanceType {
+	offer := func(zone string, price float64) []cloudprovider.Offering {
+		return []cloudprovider.Offering{{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
+	}
+	return []*cloudprovider.InstanceType{
+		{Name: "medium", Architecture: "amd64", Capacity: size("4", "16Gi"), Offerings: offer("zone-a", 0.2)},
+		{Name: "large", Architecture: "amd64", Capacity: size("8", "32Gi"), Offerings: offer("zone-b", 0.4)},
 	}
 }

@@ -102,25 +102,12 @@ func (f *fixture) claimImages(pool string) map[string]string {
 // standby node of the new image takes its place.
 func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
 	f := newFixture(t, nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
-	cloud := &imageCloud{Cloud: stack.StartCloud(t, f.env, fake.Options{TimeScale: stack.TimeScale, Seed: 1}), images: map[string]string{}}
-	stack.StartOperator(t, f.env, cloud, stack.OperatorOptions{NodeClaim: nodeclaim.Options{
-		ClusterName: clusterName, LaunchTimeout: 30 * time.Second, RegistrationTimeout: 30 * time.Second,
-		PollInterval: 100 * time.Millisecond, ResyncInterval: time.Second,
-	}})
+	f.startOperatorOnFakeCloud()
 	// A class whose subnets match nothing yet: the pool makes no node.
 	web := class("web")
 	web.Spec.SubnetSelectorTerms = []v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "web"}}}
 	f.create(web)
-	f.create(&v1alpha1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: v1alpha1.NodePoolSpec{
-			Template: v1alpha1.NodeClaimTemplate{
-				NodeClassRef: v1alpha1.NodeClassReference{Kind: "AWSNodeClass", Name: "web"},
-				Requirements: []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
-			},
-			Standby: v1alpha1.Standby{Min: 1},
-		},
-	})
+	f.create(standbyPool("web"))
 	f.eventually("the pool says its class is not ready", func() bool {
 		pool := &v1alpha1.NodePool{}
 		if err := f.env.Client.Get(f.ctx, client.ObjectKey{Name: "web"}, pool); err != nil {
@@ -198,5 +185,31 @@ func patch[T client.Object](f *fixture, obj T, change func(T)) {
 	change(obj)
 	if err := f.env.Client.Patch(f.ctx, obj, client.MergeFrom(base)); err != nil {
 		f.t.Fatalf("patching %s: %v", obj.GetName(), err)
+	}
+}
+
+// startOperatorOnFakeCloud runs the operator on a fake cloud that records the image of
+// each launch, with timeouts short enough for a test.
+func (f *fixture) startOperatorOnFakeCloud() *imageCloud {
+	cloud := &imageCloud{Cloud: stack.StartCloud(f.t, f.env, fake.Options{TimeScale: stack.TimeScale, Seed: 1}), images: map[string]string{}}
+	stack.StartOperator(f.t, f.env, cloud, stack.OperatorOptions{NodeClaim: nodeclaim.Options{
+		ClusterName: clusterName, LaunchTimeout: 30 * time.Second, RegistrationTimeout: 30 * time.Second,
+		PollInterval: 100 * time.Millisecond, ResyncInterval: time.Second,
+	}})
+	return cloud
+}
+
+// standbyPool is a pool of the AWSNodeClass of its name that keeps one amd64 node on
+// standby.
+func standbyPool(name string) *v1alpha1.NodePool {
+	return &v1alpha1.NodePool{
+		ObjectMeta: metav1.ObjectMeta{Name: name},
+		Spec: v1alpha1.NodePoolSpec{
+			Template: v1alpha1.NodeClaimTemplate{
+				NodeClassRef: v1alpha1.NodeClassReference{Kind: "AWSNodeClass", Name: name},
+				Requirements: []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
+			},
+			Standby: v1alpha1.Standby{Min: 1},
+		},
 	}
 }

@@ -5,17 +5,13 @@ import (
 	"testing"
 	"time"
 
-	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
-	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // A standby node records the instance profile it launched with; when its class's role
@@ -29,22 +25,9 @@ import (
 // and drifted only as TemplateChanged.
 func TestNodesOnTheProfileOfAnEarlierRoleDriftAndTheProfileGoes(t *testing.T) {
 	f := newFixture(t, nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
-	cloud := &imageCloud{Cloud: stack.StartCloud(t, f.env, fake.Options{TimeScale: stack.TimeScale, Seed: 1}), images: map[string]string{}}
-	stack.StartOperator(t, f.env, cloud, stack.OperatorOptions{NodeClaim: nodeclaim.Options{
-		ClusterName: clusterName, LaunchTimeout: 30 * time.Second, RegistrationTimeout: 30 * time.Second,
-		PollInterval: 100 * time.Millisecond, ResyncInterval: time.Second,
-	}})
+	f.startOperatorOnFakeCloud()
 	f.create(class("web"))
-	f.create(&v1alpha1.NodePool{
-		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: v1alpha1.NodePoolSpec{
-			Template: v1alpha1.NodeClaimTemplate{
-				NodeClassRef: v1alpha1.NodeClassReference{Kind: "AWSNodeClass", Name: "web"},
-				Requirements: []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
-			},
-			Standby: v1alpha1.Standby{Min: 1},
-		},
-	})
+	f.create(standbyPool("web"))
 	oldProfile := aws.InstanceProfileName(clusterName, f.clients.Region, "web", "nodes")
 	newProfile := aws.InstanceProfileName(clusterName, f.clients.Region, "web", "nodes-v2")
 	var old string
