@@ -80,12 +80,7 @@ func TestGiveBackOnAWS(t *testing.T) {
 func TestKubeletConfigurationOnAWS(t *testing.T) {
 	t.Parallel()
 	rep := simulate(t, "kubelet-aws.yaml", "--time-scale=5", "--cloud=aws")
-	if !rep.OK {
-		t.Errorf("ok is false: %v", rep.Failures)
-	}
-	if rep.Invariants != (report.Invariants{}) {
-		t.Errorf("invariants broken: %+v", rep.Invariants)
-	}
+	wantOK(t, rep)
 	checkAWS(t, rep)
 	if rep.CloudCalls["ec2:CreateFleet"] != 4 || rep.CloudCalls["ec2:CreateLaunchTemplate"] != 3 {
 		t.Errorf("cloud calls %v: want 4 launches from 3 templates, one per pool", rep.CloudCalls)

@@ -19,6 +19,17 @@ import (
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
+// wantOK fails the test unless the run's report says ok and no invariant broke.
+func wantOK(t *testing.T, rep *report.Report) {
+	t.Helper()
+	if !rep.OK {
+		t.Errorf("ok is false: %v", rep.Failures)
+	}
+	if rep.Invariants != (report.Invariants{}) {
+		t.Errorf("invariants broken: %+v", rep.Invariants)
+	}
+}
+
 // simulate runs a scenario with the stratos-sim binary and returns its report; it fails
 // the test when the run does not exit 0.
 func simulate(t *testing.T, scenario string, args ...string) *report.Report {
@@ -105,14 +116,9 @@ func tail(data []byte, n int) []byte {
 // leaked, duplicated or orphaned.
 func checkClean(t *testing.T, rep *report.Report, pods int) {
 	t.Helper()
-	if !rep.OK {
-		t.Errorf("ok is false: %v", rep.Failures)
-	}
+	wantOK(t, rep)
 	if rep.Pods.Created != pods || rep.Pods.Running != pods {
 		t.Errorf("pods created %d, running %d; want %d and %d", rep.Pods.Created, rep.Pods.Running, pods, pods)
-	}
-	if rep.Invariants != (report.Invariants{}) {
-		t.Errorf("invariants broken: %+v", rep.Invariants)
 	}
 	if rep.Operator.PeakRSSBytes <= 0 {
 		t.Errorf("the operator's peak RSS was not measured")
@@ -182,17 +188,12 @@ func checkServedFromStandbyFaster(t *testing.T, rep *report.Report) {
 func TestLimits(t *testing.T) {
 	t.Parallel()
 	rep := simulate(t, "limits.yaml", "--time-scale=5")
-	if !rep.OK {
-		t.Errorf("ok is false: %v", rep.Failures)
-	}
+	wantOK(t, rep)
 	if rep.Pods.Created != 42 || rep.Pods.Running != 28 {
 		t.Errorf("pods created %d, running %d; want 42 and the 28 the limit leaves room for", rep.Pods.Created, rep.Pods.Running)
 	}
 	if rep.Nodes.LaunchedCold != 4 || rep.Nodes.Peak != 4 {
 		t.Errorf("launched cold %d, peak %d nodes; want the limit of 4", rep.Nodes.LaunchedCold, rep.Nodes.Peak)
-	}
-	if rep.Invariants != (report.Invariants{}) {
-		t.Errorf("invariants broken: %+v", rep.Invariants)
 	}
 }
 
@@ -203,15 +204,10 @@ func TestLimits(t *testing.T) {
 func TestZonalVolume(t *testing.T) {
 	t.Parallel()
 	rep := simulate(t, "zonal-volume.yaml", "--time-scale=5")
-	if !rep.OK {
-		t.Errorf("ok is false: %v", rep.Failures)
-	}
+	wantOK(t, rep)
 	if rep.Pods.Created != 3 || rep.Pods.Running != 2 || rep.Nodes.LaunchedCold != 2 {
 		t.Errorf("pods created %d, running %d, nodes launched %d; want 3, the 2 whose volumes allow, and 2 nodes (one per zone)",
 			rep.Pods.Created, rep.Pods.Running, rep.Nodes.LaunchedCold)
-	}
-	if rep.Invariants != (report.Invariants{}) {
-		t.Errorf("invariants broken: %+v", rep.Invariants)
 	}
 }
 
@@ -222,10 +218,5 @@ func TestZonalVolume(t *testing.T) {
 func TestPDBGuard(t *testing.T) {
 	t.Parallel()
 	rep := simulate(t, "pdb-guard.yaml", "--time-scale=5")
-	if !rep.OK {
-		t.Errorf("ok is false: %v", rep.Failures)
-	}
-	if rep.Invariants != (report.Invariants{}) {
-		t.Errorf("invariants broken: %+v", rep.Invariants)
-	}
+	wantOK(t, rep)
 }
