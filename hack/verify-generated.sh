@@ -7,7 +7,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-generated=(api/v1alpha1/zz_generated.deepcopy.go config/crd/bases config/rbac charts/stratos/files/crds charts/stratos/files/rbac docs/api.md)
+generated=(api/v1beta1/zz_generated.deepcopy.go config/crd/bases config/rbac charts/stratos/files/crds charts/stratos/files/rbac docs/api.md)
 snapshot=$(mktemp -d)
 trap 'rm -rf "$snapshot"' EXIT
 for path in "${generated[@]}"; do

@@ -13,12 +13,12 @@ import (
 	"github.com/robfig/cron/v3"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // Default applies when a pool sets none (the API server defaults it too).
-var Default = v1alpha1.Budget{Nodes: "10%"}
+var Default = v1beta1.Budget{Nodes: "10%"}
 
 // Allowed is how many of a pool's nodes may be disrupted at once for reason at now: the
 // smallest of the budgets active then that apply to the reason. A percentage is of
@@ -27,9 +27,9 @@ var Default = v1alpha1.Budget{Nodes: "10%"}
 // cron expression or time zone the API server let through) allows nothing, so that a
 // mistake never disrupts more than meant; the error says why. A schedule that never
 // fires (such as "0 0 30 2 *") is never active: the budget never applies.
-func Allowed(budgets []v1alpha1.Budget, reason v1alpha1.DisruptionReason, total int, now time.Time) (int, error) {
+func Allowed(budgets []v1beta1.Budget, reason v1beta1.DisruptionReason, total int, now time.Time) (int, error) {
 	if len(budgets) == 0 {
-		budgets = []v1alpha1.Budget{Default}
+		budgets = []v1beta1.Budget{Default}
 	}
 	least := total
 	for _, b := range budgets {
@@ -56,7 +56,7 @@ func Allowed(budgets []v1alpha1.Budget, reason v1alpha1.DisruptionReason, total 
 // Active reports whether a budget applies at now: always without a schedule, else
 // within duration of the schedule's latest time in its time zone; never when the
 // schedule never fires.
-func Active(b v1alpha1.Budget, now time.Time) (bool, error) {
+func Active(b v1beta1.Budget, now time.Time) (bool, error) {
 	if b.Schedule == nil {
 		return true, nil
 	}
@@ -83,7 +83,7 @@ var ErrNeverFires = errors.New("the schedule never fires, so the budget never ap
 // whose schedule never fires (ErrNeverFires). blocking is true when one cannot be read:
 // then no node of the pool is disrupted at all (see Allowed). Nil when every budget is
 // sound.
-func Check(budgets []v1alpha1.Budget, now time.Time) (blocking bool, err error) {
+func Check(budgets []v1beta1.Budget, now time.Time) (blocking bool, err error) {
 	var errs []error
 	for i, b := range budgets {
 		if b.Schedule == nil {
@@ -103,7 +103,7 @@ func Check(budgets []v1alpha1.Budget, now time.Time) (blocking bool, err error) 
 }
 
 // parse reads a budget's schedule and time zone.
-func parse(b v1alpha1.Budget) (cron.Schedule, *time.Location, error) {
+func parse(b v1beta1.Budget) (cron.Schedule, *time.Location, error) {
 	location := time.UTC
 	if b.TimeZone != nil {
 		loc, err := windows.Location(string(*b.TimeZone))

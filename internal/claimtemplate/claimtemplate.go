@@ -15,7 +15,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
 
@@ -31,32 +31,32 @@ import (
 // while the operator is away are collected. Setting blockOwnerDeletion needs the update
 // permission on nodepools/finalizers where the OwnerReferencesPermissionEnforcement
 // admission plugin is on.
-func NewClaim(pool *v1alpha1.NodePool, desired v1alpha1.DesiredState) *v1alpha1.NodeClaim {
+func NewClaim(pool *v1beta1.NodePool, desired v1beta1.DesiredState) *v1beta1.NodeClaim {
 	t := pool.Spec.Template
 	labels := map[string]string{}
 	for k, v := range t.Labels {
 		labels[k] = string(v)
 	}
-	labels[v1alpha1.LabelNodePool] = pool.Name
+	labels[v1beta1.LabelNodePool] = pool.Name
 	annotations := maps.Clone(t.Annotations)
 	if annotations == nil {
 		annotations = map[string]string{}
 	}
-	annotations[v1alpha1.AnnotationTemplateHash] = TemplateHash(pool)
-	return &v1alpha1.NodeClaim{
+	annotations[v1beta1.AnnotationTemplateHash] = TemplateHash(pool)
+	return &v1beta1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{
 			GenerateName:    pool.Name + "-",
-			Finalizers:      []string{v1alpha1.TerminationFinalizer},
+			Finalizers:      []string{v1beta1.TerminationFinalizer},
 			Labels:          labels,
 			Annotations:     annotations,
-			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(pool, v1alpha1.GroupVersion.WithKind("NodePool"))},
+			OwnerReferences: []metav1.OwnerReference{*metav1.NewControllerRef(pool, v1beta1.GroupVersion.WithKind("NodePool"))},
 		},
-		Spec: v1alpha1.NodeClaimSpec{
+		Spec: v1beta1.NodeClaimSpec{
 			NodePool:      pool.Name,
 			NodeClassRef:  t.NodeClassRef,
-			Requirements:  append([]v1alpha1.NodeSelectorRequirement(nil), t.Requirements...),
-			Taints:        append([]v1alpha1.Taint(nil), t.Taints...),
-			StartupTaints: append([]v1alpha1.Taint(nil), t.StartupTaints...),
+			Requirements:  append([]v1beta1.NodeSelectorRequirement(nil), t.Requirements...),
+			Taints:        append([]v1beta1.Taint(nil), t.Taints...),
+			StartupTaints: append([]v1beta1.Taint(nil), t.StartupTaints...),
 			Kubelet:       t.Kubelet.DeepCopy(),
 			DesiredState:  desired,
 		},
@@ -67,7 +67,7 @@ func NewClaim(pool *v1alpha1.NodePool, desired v1alpha1.DesiredState) *v1alpha1.
 // spec of its node class. A claim is made of the template when it is created and of the
 // node class when it launches; ClaimHash puts the two together the same way, and a
 // claim whose ClaimHash differs from its pool's current Hash has drifted.
-func Hash(pool *v1alpha1.NodePool, nodeClass runtime.Object) (string, error) {
+func Hash(pool *v1beta1.NodePool, nodeClass runtime.Object) (string, error) {
 	class, err := ClassHash(nodeClass)
 	if err != nil {
 		return "", err
@@ -89,7 +89,7 @@ type Current struct {
 }
 
 // CurrentOf is what pool's nodes should be made of now, with nodeClass.
-func CurrentOf(pool *v1alpha1.NodePool, nodeClass client.Object) (Current, error) {
+func CurrentOf(pool *v1beta1.NodePool, nodeClass client.Object) (Current, error) {
 	hash, err := Hash(pool, nodeClass)
 	if err != nil {
 		return Current{}, err
@@ -100,8 +100,8 @@ func CurrentOf(pool *v1alpha1.NodePool, nodeClass client.Object) (Current, error
 // ClaimHash is the hash of what a claim was made from: the template it was created
 // from (its AnnotationTemplateHash; the pool's current template for a claim created
 // before Stratos recorded it) and the node class it launches with.
-func ClaimHash(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, nodeClass runtime.Object) (string, error) {
-	template := claim.Annotations[v1alpha1.AnnotationTemplateHash]
+func ClaimHash(claim *v1beta1.NodeClaim, pool *v1beta1.NodePool, nodeClass runtime.Object) (string, error) {
+	template := claim.Annotations[v1beta1.AnnotationTemplateHash]
 	if template == "" {
 		template = TemplateHash(pool)
 	}
@@ -115,7 +115,7 @@ func ClaimHash(claim *v1alpha1.NodeClaim, pool *v1alpha1.NodePool, nodeClass run
 // TemplateHash fingerprints a pool's template: the labels, annotations, taints,
 // requirements, kubelet configuration and node class reference its claims copy when
 // they are created.
-func TemplateHash(pool *v1alpha1.NodePool) string {
+func TemplateHash(pool *v1beta1.NodePool) string {
 	// encoding/json writes struct fields in order and map keys sorted, so equal inputs
 	// give equal bytes; a template always marshals.
 	data, _ := json.Marshal(pool.Spec.Template)
@@ -149,25 +149,25 @@ func fingerprint(data []byte) string {
 // pool's spec.standby: its requirements narrowed by spec.standby.requirements, to the
 // capacity types that can stand by, and to zone when one is given (the pool controller
 // spreads its warm pool across zones), and sized for spec.standby.resources.
-func NewStandbyClaim(pool *v1alpha1.NodePool, zone string, capacityTypes []string) *v1alpha1.NodeClaim {
-	claim := NewClaim(pool, v1alpha1.DesiredStandby)
+func NewStandbyClaim(pool *v1beta1.NodePool, zone string, capacityTypes []string) *v1beta1.NodeClaim {
+	claim := NewClaim(pool, v1beta1.DesiredStandby)
 	claim.Spec.Requirements = append(claim.Spec.Requirements, pool.Spec.Standby.Requirements...)
-	claim.Spec.Requirements = append(claim.Spec.Requirements, v1alpha1.NodeSelectorRequirement{
-		Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: slices.Clone(capacityTypes)})
+	claim.Spec.Requirements = append(claim.Spec.Requirements, v1beta1.NodeSelectorRequirement{
+		Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: slices.Clone(capacityTypes)})
 	if zone != "" {
-		claim.Spec.Requirements = append(claim.Spec.Requirements, v1alpha1.NodeSelectorRequirement{
+		claim.Spec.Requirements = append(claim.Spec.Requirements, v1beta1.NodeSelectorRequirement{
 			Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{zone}})
 	}
 	if len(pool.Spec.Standby.Resources) > 0 {
 		claim.Spec.Resources.Requests = pool.Spec.Standby.Resources.DeepCopy()
 	}
-	claim.Annotations[v1alpha1.AnnotationStandbyShapeHash] = StandbyShapeHash(pool)
+	claim.Annotations[v1beta1.AnnotationStandbyShapeHash] = StandbyShapeHash(pool)
 	return claim
 }
 
 // StandbyShapeHash fingerprints what the pool asks its standby nodes to look like:
 // spec.standby's requirements and resources.
-func StandbyShapeHash(pool *v1alpha1.NodePool) string {
+func StandbyShapeHash(pool *v1beta1.NodePool) string {
 	data, _ := json.Marshal([]any{pool.Spec.Standby.Requirements, pool.Spec.Standby.Resources})
 	return fingerprint(data)
 }

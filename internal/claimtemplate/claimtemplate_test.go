@@ -9,32 +9,32 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-func pool() *v1alpha1.NodePool {
-	return &v1alpha1.NodePool{
+func pool() *v1beta1.NodePool {
+	return &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: v1alpha1.NodePoolSpec{
-			Template: v1alpha1.NodeClaimTemplate{
-				Labels:        map[string]v1alpha1.LabelValue{"team": "a"},
+		Spec: v1beta1.NodePoolSpec{
+			Template: v1beta1.NodeClaimTemplate{
+				Labels:        map[string]v1beta1.LabelValue{"team": "a"},
 				Annotations:   map[string]string{"note": "x"},
-				Taints:        []v1alpha1.Taint{{Key: "dedicated", Effect: "NoSchedule"}},
-				StartupTaints: []v1alpha1.Taint{{Key: "cni", Effect: "NoExecute"}},
-				Requirements:  []v1alpha1.NodeSelectorRequirement{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
-				NodeClassRef:  v1alpha1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"},
+				Taints:        []v1beta1.Taint{{Key: "dedicated", Effect: "NoSchedule"}},
+				StartupTaints: []v1beta1.Taint{{Key: "cni", Effect: "NoExecute"}},
+				Requirements:  []v1beta1.NodeSelectorRequirement{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
+				NodeClassRef:  v1beta1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"},
 			},
-			Standby: v1alpha1.Standby{Min: 3},
+			Standby: v1beta1.Standby{Min: 3},
 		},
 	}
 }
 
 func TestNewClaimCarriesTheTemplate(t *testing.T) {
-	claim := NewClaim(pool(), v1alpha1.DesiredStandby)
-	if claim.GenerateName != "web-" || claim.Spec.NodePool != "web" || claim.Spec.DesiredState != v1alpha1.DesiredStandby {
+	claim := NewClaim(pool(), v1beta1.DesiredStandby)
+	if claim.GenerateName != "web-" || claim.Spec.NodePool != "web" || claim.Spec.DesiredState != v1beta1.DesiredStandby {
 		t.Fatalf("unexpected claim: %+v", claim)
 	}
-	if claim.Labels["team"] != "a" || claim.Labels[v1alpha1.LabelNodePool] != "web" || claim.Annotations["note"] != "x" {
+	if claim.Labels["team"] != "a" || claim.Labels[v1beta1.LabelNodePool] != "web" || claim.Annotations["note"] != "x" {
 		t.Errorf("labels %v annotations %v", claim.Labels, claim.Annotations)
 	}
 	if len(claim.Spec.Taints) != 1 || len(claim.Spec.StartupTaints) != 1 || len(claim.Spec.Requirements) != 1 || claim.Spec.NodeClassRef.Name != "default" {
@@ -48,7 +48,7 @@ func TestNewClaimCarriesTheTemplate(t *testing.T) {
 }
 
 func TestHashChangesWithTemplateAndClassOnly(t *testing.T) {
-	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Zones: []string{"fake-1a"}}}
+	class := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Zones: []string{"fake-1a"}}}
 	base, err := Hash(pool(), class)
 	if err != nil {
 		t.Fatal(err)
@@ -78,9 +78,9 @@ func TestHashChangesWithTemplateAndClassOnly(t *testing.T) {
 // launches: a template change between the two is drift; a class change before the
 // launch is not, since the launch reads the new class.
 func TestClaimHashDescribesWhatTheClaimWasMadeFrom(t *testing.T) {
-	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Zones: []string{"fake-1a"}}}
-	claim := NewClaim(pool(), v1alpha1.DesiredStandby)
-	if claim.Annotations[v1alpha1.AnnotationTemplateHash] != TemplateHash(pool()) {
+	class := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Zones: []string{"fake-1a"}}}
+	claim := NewClaim(pool(), v1beta1.DesiredStandby)
+	if claim.Annotations[v1beta1.AnnotationTemplateHash] != TemplateHash(pool()) {
 		t.Fatalf("a new claim must carry the hash of its template, got %v", claim.Annotations)
 	}
 	current, _ := Hash(pool(), class)
@@ -103,7 +103,7 @@ func TestClaimHashDescribesWhatTheClaimWasMadeFrom(t *testing.T) {
 	}
 
 	legacy := claim.DeepCopy()
-	delete(legacy.Annotations, v1alpha1.AnnotationTemplateHash)
+	delete(legacy.Annotations, v1beta1.AnnotationTemplateHash)
 	if got, _ := ClaimHash(legacy, pool(), class); got != current {
 		t.Fatal("a claim without the annotation is taken as made from the current template")
 	}
@@ -112,13 +112,13 @@ func TestClaimHashDescribesWhatTheClaimWasMadeFrom(t *testing.T) {
 // What a pool's nodes should be made of carries the images its class resolved to,
 // which the hash of its spec does not.
 func TestCurrentCarriesTheResolvedImages(t *testing.T) {
-	pool := &v1alpha1.NodePool{}
-	class := &v1alpha1.AWSNodeClass{}
+	pool := &v1beta1.NodePool{}
+	class := &v1beta1.EC2NodeClass{}
 	before, err := CurrentOf(pool, class)
 	if err != nil {
 		t.Fatal(err)
 	}
-	class.Status.AMIs = []v1alpha1.ResolvedAMI{{ID: "ami-new", Architecture: "amd64"}}
+	class.Status.AMIs = []v1beta1.ResolvedAMI{{ID: "ami-new", Architecture: "amd64"}}
 	after, err := CurrentOf(pool, class)
 	if err != nil {
 		t.Fatal(err)
@@ -134,16 +134,16 @@ func TestCurrentCarriesTheResolvedImages(t *testing.T) {
 // A claim boots its kubelet as its pool's template says, with a copy of its own.
 func TestNewClaimCarriesTheKubeletConfiguration(t *testing.T) {
 	p := pool()
-	p.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{
+	p.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{
 		MaxPods:      ptr.To[int32](8),
 		KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
-		EvictionHard: map[string]v1alpha1.EvictionThreshold{"memory.available": "5%"},
+		EvictionHard: map[string]v1beta1.EvictionThreshold{"memory.available": "5%"},
 	}
-	claim := NewClaim(p, v1alpha1.DesiredRunning)
+	claim := NewClaim(p, v1beta1.DesiredRunning)
 	if !equality.Semantic.DeepEqual(claim.Spec.Kubelet, p.Spec.Template.Kubelet) {
 		t.Fatalf("claim kubelet %+v, want the template's %+v", claim.Spec.Kubelet, p.Spec.Template.Kubelet)
 	}
-	standby := NewStandbyClaim(p, "fake-1a", []string{v1alpha1.CapacityTypeOnDemand})
+	standby := NewStandbyClaim(p, "fake-1a", []string{v1beta1.CapacityTypeOnDemand})
 	if !equality.Semantic.DeepEqual(standby.Spec.Kubelet, p.Spec.Template.Kubelet) {
 		t.Fatalf("standby claim kubelet %+v, want the template's", standby.Spec.Kubelet)
 	}
@@ -152,7 +152,7 @@ func TestNewClaimCarriesTheKubeletConfiguration(t *testing.T) {
 	if *p.Spec.Template.Kubelet.MaxPods != 8 || p.Spec.Template.Kubelet.EvictionHard["memory.available"] != "5%" {
 		t.Error("the claim shares its kubelet configuration with the pool")
 	}
-	if NewClaim(pool(), v1alpha1.DesiredRunning).Spec.Kubelet != nil {
+	if NewClaim(pool(), v1beta1.DesiredRunning).Spec.Kubelet != nil {
 		t.Error("a template without a kubelet configuration gives a claim with one")
 	}
 }
@@ -160,9 +160,9 @@ func TestNewClaimCarriesTheKubeletConfiguration(t *testing.T) {
 // Changing the kubelet configuration of a pool drifts the claims made before: their
 // nodes run another kubelet configuration. A pool without one keeps its hash.
 func TestKubeletConfigurationChangesDrift(t *testing.T) {
-	class := &v1alpha1.FakeNodeClass{}
+	class := &v1beta1.FakeNodeClass{}
 	before := pool()
-	claim := NewClaim(before, v1alpha1.DesiredStandby)
+	claim := NewClaim(before, v1beta1.DesiredStandby)
 	launched, _ := ClaimHash(claim, before, class)
 	claim.Status.TemplateHash = launched
 
@@ -173,11 +173,11 @@ func TestKubeletConfigurationChangesDrift(t *testing.T) {
 	}
 	for _, change := range []struct {
 		name    string
-		kubelet *v1alpha1.KubeletConfiguration
+		kubelet *v1beta1.KubeletConfiguration
 	}{
-		{"max pods set", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](8)}},
-		{"kube-reserved set", &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}},
-		{"image GC set", &v1alpha1.KubeletConfiguration{ImageGCHighThresholdPercent: ptr.To[int32](90)}},
+		{"max pods set", &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](8)}},
+		{"kube-reserved set", &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")}}},
+		{"image GC set", &v1beta1.KubeletConfiguration{ImageGCHighThresholdPercent: ptr.To[int32](90)}},
 	} {
 		changed := pool()
 		changed.Spec.Template.Kubelet = change.kubelet
@@ -185,7 +185,7 @@ func TestKubeletConfigurationChangesDrift(t *testing.T) {
 		if !Drifted(claim, current) {
 			t.Errorf("%s: a claim of the old configuration has not drifted", change.name)
 		}
-		again := NewClaim(changed, v1alpha1.DesiredStandby)
+		again := NewClaim(changed, v1beta1.DesiredStandby)
 		again.Status.TemplateHash, _ = ClaimHash(again, changed, class)
 		if Drifted(again, current) {
 			t.Errorf("%s: a claim of the new configuration has drifted", change.name)
@@ -198,12 +198,12 @@ func TestKubeletConfigurationChangesDrift(t *testing.T) {
 func TestNewClaimIsOwnedByItsPoolAndBlocksItsDeletion(t *testing.T) {
 	p := pool()
 	p.UID = "pool-uid"
-	owners := NewClaim(p, v1alpha1.DesiredRunning).OwnerReferences
+	owners := NewClaim(p, v1beta1.DesiredRunning).OwnerReferences
 	if len(owners) != 1 {
 		t.Fatalf("owner references %+v, want the pool's alone", owners)
 	}
 	o := owners[0]
-	if o.APIVersion != "stratos.sh/v1alpha1" || o.Kind != "NodePool" || o.Name != "web" || o.UID != "pool-uid" {
+	if o.APIVersion != "stratos.sh/v1beta1" || o.Kind != "NodePool" || o.Name != "web" || o.UID != "pool-uid" {
 		t.Errorf("owner %+v is not pool web", o)
 	}
 	if o.Controller == nil || !*o.Controller || o.BlockOwnerDeletion == nil || !*o.BlockOwnerDeletion {

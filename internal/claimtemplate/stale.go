@@ -4,13 +4,13 @@ import (
 	"slices"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Drifted reports whether claim was launched from another template than the one whose
 // Hash is current. A claim not launched yet has not drifted: it launches from the
 // current template.
-func Drifted(claim *v1alpha1.NodeClaim, current string) bool {
+func Drifted(claim *v1beta1.NodeClaim, current string) bool {
 	return claim.Status.TemplateHash != "" && current != "" && claim.Status.TemplateHash != current
 }
 
@@ -19,7 +19,7 @@ func Drifted(claim *v1alpha1.NodeClaim, current string) bool {
 // new one was published. The spec did not change, so the hashes cannot tell. A claim
 // whose image is not known, or a class that resolves no image now, is not drifted by
 // its image: a selector that stops matching must not replace every node.
-func ImageDrifted(claim *v1alpha1.NodeClaim, images []string) bool {
+func ImageDrifted(claim *v1beta1.NodeClaim, images []string) bool {
 	return claim.Status.ImageID != "" && len(images) > 0 && !slices.Contains(images, claim.Status.ImageID)
 }
 
@@ -30,21 +30,21 @@ func ImageDrifted(claim *v1alpha1.NodeClaim, images []string) bool {
 // claim that does not record its profile (launched before Stratos recorded it, or on a
 // cloud without profiles), or a class without a profile now (a role that does not
 // resolve), is not drifted by it: a broken setting must not replace every node.
-func ProfileDrifted(claim *v1alpha1.NodeClaim, profile string) bool {
+func ProfileDrifted(claim *v1beta1.NodeClaim, profile string) bool {
 	return claim.Status.InstanceProfile != "" && profile != "" && claim.Status.InstanceProfile != profile
 }
 
 // ShapeDrifted reports whether a claim standing by was made for another shape than the
 // pool's spec.standby asks for now. A claim asked to run is not: the standby shape is the
 // warm pool's, and a running node serves whatever pods it got.
-func ShapeDrifted(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) bool {
-	made := claim.Annotations[v1alpha1.AnnotationStandbyShapeHash]
-	return claim.Spec.DesiredState == v1alpha1.DesiredStandby && made != "" && made != StandbyShapeHash(pool)
+func ShapeDrifted(pool *v1beta1.NodePool, claim *v1beta1.NodeClaim) bool {
+	made := claim.Annotations[v1beta1.AnnotationStandbyShapeHash]
+	return claim.Spec.DesiredState == v1beta1.DesiredStandby && made != "" && made != StandbyShapeHash(pool)
 }
 
 // ExpiresAt is when claim expires under its pool's expireAfter, counted from the claim's
 // creation, which its launch follows at once; zero when the pool's nodes never expire.
-func ExpiresAt(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) time.Time {
+func ExpiresAt(pool *v1beta1.NodePool, claim *v1beta1.NodeClaim) time.Time {
 	expiry := pool.Spec.Disruption.ExpireAfter
 	if expiry == nil || expiry.Duration == nil {
 		return time.Time{}
@@ -54,12 +54,12 @@ func ExpiresAt(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim) time.Time {
 
 // Stale says why a claim should be replaced at now, given what its pool's nodes should
 // be made of, Drifted before Expired, or "" when it should not.
-func Stale(pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, current Current, now time.Time) v1alpha1.DisruptionReason {
+func Stale(pool *v1beta1.NodePool, claim *v1beta1.NodeClaim, current Current, now time.Time) v1beta1.DisruptionReason {
 	if Drifted(claim, current.Hash) || ImageDrifted(claim, current.Images) || ProfileDrifted(claim, current.InstanceProfile) || ShapeDrifted(pool, claim) {
-		return v1alpha1.DisruptionDrifted
+		return v1beta1.DisruptionDrifted
 	}
 	if at := ExpiresAt(pool, claim); !at.IsZero() && !now.Before(at) {
-		return v1alpha1.DisruptionExpired
+		return v1beta1.DisruptionExpired
 	}
 	return ""
 }

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 )
@@ -18,7 +18,7 @@ import (
 func TestAnAccountLimitMarksWhatItCoversAndNamesItselfOnceNothingIsLeft(t *testing.T) {
 	s := newSetup(t)
 	ctx := context.Background()
-	s.cloud.SetFaults(fake.Faults{AccountLimits: []fake.AccountLimit{{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"m5"}, CapacityType: v1alpha1.CapacityTypeOnDemand}}})
+	s.cloud.SetFaults(fake.Faults{AccountLimits: []fake.AccountLimit{{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"m5"}, CapacityType: v1beta1.CapacityTypeOnDemand}}})
 
 	var firstExpiry time.Time
 	for attempt := 1; attempt <= 2; attempt++ {
@@ -32,7 +32,7 @@ func TestAnAccountLimitMarksWhatItCoversAndNamesItselfOnceNothingIsLeft(t *testi
 			t.Fatalf("attempt %d: marks %v; want the three zones' m5.large on demand", attempt, marks)
 		}
 		for _, m := range marks {
-			if m.Limit != "VcpuLimitExceeded" || m.Reason != "Create: VcpuLimitExceeded" || m.CapacityType != v1alpha1.CapacityTypeOnDemand {
+			if m.Limit != "VcpuLimitExceeded" || m.Reason != "Create: VcpuLimitExceeded" || m.CapacityType != v1beta1.CapacityTypeOnDemand {
 				t.Fatalf("attempt %d: mark %+v; want one of the limit", attempt, m)
 			}
 		}

@@ -5,11 +5,11 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // InstanceFacts are what a cloud knows of an instance type, from which both clouds make
-// the type's Attributes: the well-known instance labels (v1alpha1.LabelInstance*).
+// the type's Attributes: the well-known instance labels (v1beta1.LabelInstance*).
 type InstanceFacts struct {
 	// Name such as m5.2xlarge: the family, category, generation and size are read from it.
 	Name string
@@ -30,17 +30,17 @@ type InstanceFacts struct {
 // empty for bare metal.
 func (f InstanceFacts) Attributes() map[string]string {
 	attrs := InstanceTypeNameAttributes(f.Name)
-	attrs[v1alpha1.LabelInstanceCPU] = strconv.FormatInt(f.VCPUs, 10)
-	attrs[v1alpha1.LabelInstanceMemory] = strconv.FormatInt(f.MemoryMiB, 10)
-	attrs[v1alpha1.LabelInstanceHypervisor] = f.Hypervisor
+	attrs[v1beta1.LabelInstanceCPU] = strconv.FormatInt(f.VCPUs, 10)
+	attrs[v1beta1.LabelInstanceMemory] = strconv.FormatInt(f.MemoryMiB, 10)
+	attrs[v1beta1.LabelInstanceHypervisor] = f.Hypervisor
 	if f.GPUs > 0 {
-		attrs[v1alpha1.LabelInstanceGPUCount] = strconv.FormatInt(f.GPUs, 10)
+		attrs[v1beta1.LabelInstanceGPUCount] = strconv.FormatInt(f.GPUs, 10)
 		if f.GPUName != "" {
-			attrs[v1alpha1.LabelInstanceGPUName] = strings.ToLower(f.GPUName)
+			attrs[v1beta1.LabelInstanceGPUName] = strings.ToLower(f.GPUName)
 		}
 	}
 	if f.NetworkBandwidthMbps > 0 {
-		attrs[v1alpha1.LabelInstanceNetworkBandwidth] = strconv.FormatInt(f.NetworkBandwidthMbps, 10)
+		attrs[v1beta1.LabelInstanceNetworkBandwidth] = strconv.FormatInt(f.NetworkBandwidthMbps, 10)
 	}
 	return attrs
 }
@@ -58,14 +58,14 @@ func InstanceTypeNameAttributes(name string) map[string]string {
 	if family == "" {
 		return attrs
 	}
-	attrs[v1alpha1.LabelInstanceFamily] = family
+	attrs[v1beta1.LabelInstanceFamily] = family
 	if hasSize && size != "" {
-		attrs[v1alpha1.LabelInstanceSize] = size
+		attrs[v1beta1.LabelInstanceSize] = size
 	}
 	if m := familyPattern.FindStringSubmatch(family); m != nil {
-		attrs[v1alpha1.LabelInstanceCategory] = m[1]
+		attrs[v1beta1.LabelInstanceCategory] = m[1]
 		if m[2] != "" {
-			attrs[v1alpha1.LabelInstanceGeneration] = m[2]
+			attrs[v1beta1.LabelInstanceGeneration] = m[2]
 		}
 	}
 	return attrs

@@ -4,15 +4,15 @@ import (
 	"maps"
 	"testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestInstanceTypeNameAttributes(t *testing.T) {
 	const (
-		family     = v1alpha1.LabelInstanceFamily
-		category   = v1alpha1.LabelInstanceCategory
-		generation = v1alpha1.LabelInstanceGeneration
-		size       = v1alpha1.LabelInstanceSize
+		family     = v1beta1.LabelInstanceFamily
+		category   = v1beta1.LabelInstanceCategory
+		generation = v1beta1.LabelInstanceGeneration
+		size       = v1beta1.LabelInstanceSize
 	)
 	tests := []struct {
 		name string
@@ -49,10 +49,10 @@ func TestInstanceTypeNameAttributes(t *testing.T) {
 func TestInstanceFactsAttributes(t *testing.T) {
 	gpu := InstanceFacts{Name: "g4dn.xlarge", VCPUs: 4, MemoryMiB: 16384, GPUs: 1, GPUName: "T4", Hypervisor: "nitro", NetworkBandwidthMbps: 5000}
 	want := map[string]string{
-		v1alpha1.LabelInstanceFamily: "g4dn", v1alpha1.LabelInstanceCategory: "g", v1alpha1.LabelInstanceGeneration: "4",
-		v1alpha1.LabelInstanceSize: "xlarge", v1alpha1.LabelInstanceCPU: "4", v1alpha1.LabelInstanceMemory: "16384",
-		v1alpha1.LabelInstanceGPUCount: "1", v1alpha1.LabelInstanceGPUName: "t4", v1alpha1.LabelInstanceHypervisor: "nitro",
-		v1alpha1.LabelInstanceNetworkBandwidth: "5000",
+		v1beta1.LabelInstanceFamily: "g4dn", v1beta1.LabelInstanceCategory: "g", v1beta1.LabelInstanceGeneration: "4",
+		v1beta1.LabelInstanceSize: "xlarge", v1beta1.LabelInstanceCPU: "4", v1beta1.LabelInstanceMemory: "16384",
+		v1beta1.LabelInstanceGPUCount: "1", v1beta1.LabelInstanceGPUName: "t4", v1beta1.LabelInstanceHypervisor: "nitro",
+		v1beta1.LabelInstanceNetworkBandwidth: "5000",
 	}
 	if got := gpu.Attributes(); !maps.Equal(got, want) {
 		t.Errorf("GPU type: %v, want %v", got, want)
@@ -60,9 +60,9 @@ func TestInstanceFactsAttributes(t *testing.T) {
 	// No GPU: no GPU labels; bare metal: an empty hypervisor; unknown bandwidth: none.
 	metal := InstanceFacts{Name: "m5.metal", VCPUs: 96, MemoryMiB: 393216}
 	want = map[string]string{
-		v1alpha1.LabelInstanceFamily: "m5", v1alpha1.LabelInstanceCategory: "m", v1alpha1.LabelInstanceGeneration: "5",
-		v1alpha1.LabelInstanceSize: "metal", v1alpha1.LabelInstanceCPU: "96", v1alpha1.LabelInstanceMemory: "393216",
-		v1alpha1.LabelInstanceHypervisor: "",
+		v1beta1.LabelInstanceFamily: "m5", v1beta1.LabelInstanceCategory: "m", v1beta1.LabelInstanceGeneration: "5",
+		v1beta1.LabelInstanceSize: "metal", v1beta1.LabelInstanceCPU: "96", v1beta1.LabelInstanceMemory: "393216",
+		v1beta1.LabelInstanceHypervisor: "",
 	}
 	if got := metal.Attributes(); !maps.Equal(got, want) {
 		t.Errorf("metal type: %v, want %v", got, want)
@@ -71,15 +71,15 @@ func TestInstanceFactsAttributes(t *testing.T) {
 
 func TestLabelsCarryTheAttributes(t *testing.T) {
 	it := &InstanceType{Name: "m5.large", Architecture: "amd64", Attributes: map[string]string{
-		v1alpha1.LabelInstanceCPU: "2",
+		v1beta1.LabelInstanceCPU: "2",
 		// An attribute cannot override what the offering says.
-		v1alpha1.LabelCapacityType: "reserved",
+		v1beta1.LabelCapacityType: "reserved",
 	}}
-	labels := it.Labels(Offering{Zone: "z1", CapacityType: v1alpha1.CapacityTypeSpot})
-	if labels[v1alpha1.LabelInstanceCPU] != "2" || labels[v1alpha1.LabelCapacityType] != v1alpha1.CapacityTypeSpot {
+	labels := it.Labels(Offering{Zone: "z1", CapacityType: v1beta1.CapacityTypeSpot})
+	if labels[v1beta1.LabelInstanceCPU] != "2" || labels[v1beta1.LabelCapacityType] != v1beta1.CapacityTypeSpot {
 		t.Errorf("labels %v", labels)
 	}
-	if it.Attributes[v1alpha1.LabelCapacityType] != "reserved" {
+	if it.Attributes[v1beta1.LabelCapacityType] != "reserved" {
 		t.Error("Labels changed the type's attributes")
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	quota "k8s.io/apiserver/pkg/quota/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Overhead is what a node's kubelet keeps back from its capacity, in the parts the
@@ -50,7 +50,7 @@ var evictionSignals = map[string]corev1.ResourceName{
 // as Karpenter counts it, so that pods are not placed where they would be evicted once
 // its grace period passes. Image GC thresholds change nothing. A nil k returns t itself;
 // otherwise the result shares its offerings and attributes with t.
-func (t *InstanceType) WithKubelet(k *v1alpha1.KubeletConfiguration) *InstanceType {
+func (t *InstanceType) WithKubelet(k *v1beta1.KubeletConfiguration) *InstanceType {
 	if k == nil {
 		return t
 	}
@@ -103,7 +103,7 @@ func overridden(defaults, set corev1.ResourceList) corev1.ResourceList {
 // keeps free, and whether there is one: a quantity as it is, a percentage of the
 // capacity rounded down. The kubelet ignores 0% and 100%, which keep nothing free. A
 // threshold that does not parse (the CRD refuses those) counts as not set.
-func thresholdQuantity(thresholds map[string]v1alpha1.EvictionThreshold, signal string, capacity resource.Quantity) (resource.Quantity, bool) {
+func thresholdQuantity(thresholds map[string]v1beta1.EvictionThreshold, signal string, capacity resource.Quantity) (resource.Quantity, bool) {
 	value, ok := thresholds[signal]
 	if !ok {
 		return resource.Quantity{}, false

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Labels are the well-known labels a Node of this type bought as offering o carries:
@@ -23,7 +23,7 @@ func (t *InstanceType) Labels(o Offering) map[string]string {
 	labels[corev1.LabelTopologyZone] = o.Zone
 	labels[corev1.LabelArchStable] = t.Architecture
 	labels[corev1.LabelOSStable] = "linux"
-	labels[v1alpha1.LabelCapacityType] = o.CapacityType
+	labels[v1beta1.LabelCapacityType] = o.CapacityType
 	return labels
 }
 
@@ -70,7 +70,7 @@ func CheapestOffering(types []*InstanceType, requirements []corev1.NodeSelectorR
 
 // ClaimOffering is the offering a launched claim's instance was bought as; zero before
 // its launch.
-func ClaimOffering(claim *v1alpha1.NodeClaim) OfferingKey {
+func ClaimOffering(claim *v1beta1.NodeClaim) OfferingKey {
 	return OfferingKey{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone, CapacityType: claim.Status.CapacityType}
 }
 

@@ -9,7 +9,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
 
@@ -192,9 +192,9 @@ func (p *provider) describeExec(ctx context.Context, ids []string) map[string]re
 
 // notOwned is the error of an instance that exists without the cluster's ownership tag.
 func notOwned(instance *Instance) *Error {
-	tag := "it carries no " + v1alpha1.TagCluster + " tag"
-	if cluster, ok := instance.Tags[v1alpha1.TagCluster]; ok {
-		tag = fmt.Sprintf("it is tagged %s=%s", v1alpha1.TagCluster, cluster)
+	tag := "it carries no " + v1beta1.TagCluster + " tag"
+	if cluster, ok := instance.Tags[v1beta1.TagCluster]; ok {
+		tag = fmt.Sprintf("it is tagged %s=%s", v1beta1.TagCluster, cluster)
 	}
 	return NewError(CodeNotOwned, OpGet, instance.ID, "%s", tag)
 }

@@ -12,7 +12,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 )
@@ -45,15 +45,15 @@ func newSetup(t *testing.T) setup {
 
 // m5Large is a node class of m5.large only; on demand it costs the same in every zone,
 // so that launches go to the first zone left.
-var m5Large = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}}}
+var m5Large = &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}}}
 
 func onDemand(zone string) cloudprovider.OfferingKey {
-	return cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand}
+	return cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: zone, CapacityType: v1beta1.CapacityTypeOnDemand}
 }
 
 func launchRequest(token string) *cloudprovider.CreateRequest {
 	return &cloudprovider.CreateRequest{ClientToken: token, NodeClass: m5Large, Requirements: []corev1.NodeSelectorRequirement{
-		{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}},
+		{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}},
 	}}
 }
 
@@ -230,9 +230,9 @@ func (s *stopCalls) StopInstances(ctx context.Context, ids []string, hibernate b
 func TestStopsAndHibernationsGoInCallsOfTheirMode(t *testing.T) {
 	s := newSetup(t)
 	ctx := context.Background()
-	able := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}, Hibernate: true}}
+	able := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}, Hibernate: true}}
 	var ids []string
-	for n, class := range []*v1alpha1.FakeNodeClass{able, able, m5Large} {
+	for n, class := range []*v1beta1.FakeNodeClass{able, able, m5Large} {
 		req := launchRequest(fmt.Sprint(n))
 		req.NodeClass = class
 		inst, err := s.provider.Create(ctx, req)
@@ -322,7 +322,7 @@ func TestGetTellsAnInstanceNotOwnedFromOneNotFound(t *testing.T) {
 	launch := func(token, cluster string) *cloudprovider.Instance {
 		t.Helper()
 		req := launchRequest(token)
-		req.Tags = map[string]string{v1alpha1.TagCluster: cluster}
+		req.Tags = map[string]string{v1beta1.TagCluster: cluster}
 		instance, err := provider.Create(ctx, req)
 		if err != nil {
 			t.Fatal(err)
@@ -331,7 +331,7 @@ func TestGetTellsAnInstanceNotOwnedFromOneNotFound(t *testing.T) {
 	}
 	ours, theirs, terminated := launch("ours", "test"), launch("theirs", "other"), launch("terminated", "other")
 	untagged := launch("untagged", "test")
-	if err := cloud.RemoveTag(untagged.ID, v1alpha1.TagCluster); err != nil {
+	if err := cloud.RemoveTag(untagged.ID, v1beta1.TagCluster); err != nil {
 		t.Fatal(err)
 	}
 	if err := cloud.TerminateExternally(terminated.ID); err != nil {

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // InstanceState is the state the cloud reports for an instance, as EC2 names them.
@@ -73,7 +73,7 @@ type CreateRequest struct {
 	Taints []corev1.Taint
 	// Kubelet is the kubelet configuration the node boots with (the claim's, from its
 	// pool's template); nil keeps the image's defaults.
-	Kubelet *v1alpha1.KubeletConfiguration
+	Kubelet *v1beta1.KubeletConfiguration
 	// Tags recorded on the instance; they carry ownership.
 	Tags map[string]string
 	// Unavailable are offerings the cloud refused for lack of capacity a short while ago;
@@ -97,7 +97,7 @@ type InstanceType struct {
 	// the type, by driver name, for nodes whose CSINode is not registered yet; nil when
 	// the cloud does not say (unlimited).
 	AttachLimits map[string]int64
-	// Attributes are the well-known instance labels of the type (v1alpha1.LabelInstance*:
+	// Attributes are the well-known instance labels of the type (v1beta1.LabelInstance*:
 	// family, category, generation, size, cpu, memory, GPUs, hypervisor, network
 	// bandwidth), as its Nodes carry them; absent keys do not apply to the type.
 	// InstanceFacts.Attributes makes them; instance-cpu is always there, which tells
@@ -172,7 +172,7 @@ func (t *InstanceType) LeavesRoomForPods() bool {
 // HasRoomFor reports whether a node of type t whose kubelet runs with configuration k
 // leaves CPU and memory for pods and has room for requests: the test every choice of
 // an instance type to launch passes.
-func HasRoomFor(t *InstanceType, k *v1alpha1.KubeletConfiguration, requests corev1.ResourceList) bool {
+func HasRoomFor(t *InstanceType, k *v1beta1.KubeletConfiguration, requests corev1.ResourceList) bool {
 	shaped := t.WithKubelet(k)
 	return shaped.LeavesRoomForPods() && Fits(shaped.Allocatable(), requests)
 }

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Index names.
@@ -47,11 +47,11 @@ func nonEmpty(value string) []string {
 var all = []index{
 	{&corev1.Node{}, NodeProviderID, func(o client.Object) []string { return nonEmpty(o.(*corev1.Node).Spec.ProviderID) }},
 	{&corev1.Pod{}, PodNodeName, func(o client.Object) []string { return nonEmpty(o.(*corev1.Pod).Spec.NodeName) }},
-	{&v1alpha1.NodeClaim{}, ClaimNodePool, func(o client.Object) []string { return nonEmpty(o.(*v1alpha1.NodeClaim).Spec.NodePool) }},
-	{&v1alpha1.NodeClaim{}, ClaimProviderID, func(o client.Object) []string { return nonEmpty(o.(*v1alpha1.NodeClaim).Status.ProviderID) }},
-	{&v1alpha1.NodeClaim{}, ClaimNodeName, func(o client.Object) []string { return nonEmpty(o.(*v1alpha1.NodeClaim).Status.NodeName) }},
-	{&v1alpha1.NodePool{}, PoolNodeClass, func(o client.Object) []string {
-		ref := o.(*v1alpha1.NodePool).Spec.Template.NodeClassRef
+	{&v1beta1.NodeClaim{}, ClaimNodePool, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Spec.NodePool) }},
+	{&v1beta1.NodeClaim{}, ClaimProviderID, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.ProviderID) }},
+	{&v1beta1.NodeClaim{}, ClaimNodeName, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.NodeName) }},
+	{&v1beta1.NodePool{}, PoolNodeClass, func(o client.Object) []string {
+		ref := o.(*v1beta1.NodePool).Spec.Template.NodeClassRef
 		return []string{NodeClassKey(ref.Kind, ref.Name)}
 	}},
 }

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func extract(t *testing.T, field string, obj client.Object) []string {
@@ -22,8 +22,8 @@ func extract(t *testing.T, field string, obj client.Object) []string {
 }
 
 func TestIndexValues(t *testing.T) {
-	claim := &v1alpha1.NodeClaim{Spec: v1alpha1.NodeClaimSpec{NodePool: "web"}, Status: v1alpha1.NodeClaimStatus{ProviderID: "fake:///a/i-1", NodeName: "n1"}}
-	pool := &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Template: v1alpha1.NodeClaimTemplate{NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}}}
+	claim := &v1beta1.NodeClaim{Spec: v1beta1.NodeClaimSpec{NodePool: "web"}, Status: v1beta1.NodeClaimStatus{ProviderID: "fake:///a/i-1", NodeName: "n1"}}
+	pool := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}}}
 	cases := []struct {
 		field string
 		obj   client.Object
@@ -36,7 +36,7 @@ func TestIndexValues(t *testing.T) {
 		{ClaimNodePool, claim, []string{"web"}},
 		{ClaimProviderID, claim, []string{"fake:///a/i-1"}},
 		{ClaimNodeName, claim, []string{"n1"}},
-		{ClaimNodeName, &v1alpha1.NodeClaim{}, nil},
+		{ClaimNodeName, &v1beta1.NodeClaim{}, nil},
 		{PoolNodeClass, pool, []string{"FakeNodeClass/default"}},
 	}
 	for _, tc := range cases {

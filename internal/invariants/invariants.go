@@ -16,7 +16,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -45,7 +45,7 @@ type Report struct {
 // Check returns every violation found, joined, or nil. Instances terminating or
 // terminated are no longer owned and are not counted.
 func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string) (Report, error) {
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := c.List(ctx, claims); err != nil {
 		return Report{}, err
 	}
@@ -58,7 +58,7 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 	ourProviderIDs := map[string]bool{}
 	for _, instance := range cloud.Instances() {
 		alive := instance.State != cloudprovider.StateShuttingDown && instance.State != cloudprovider.StateTerminated
-		if instance.Tags[v1alpha1.TagCluster] != clusterName {
+		if instance.Tags[v1beta1.TagCluster] != clusterName {
 			foreign[instance.ID] = alive
 			continue
 		}
@@ -79,7 +79,7 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 			r.OrphanClaims++
 			violations = append(violations, fmt.Errorf("claim %s has no instance", claim.Name))
 		case foreign[id]:
-			if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionInstanceLost); c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1alpha1.ReasonOwnershipLost {
+			if c := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionInstanceLost); c == nil || c.Status != metav1.ConditionTrue || c.Reason != v1beta1.ReasonOwnershipLost {
 				violations = append(violations, fmt.Errorf("claim %s owns instance %s, which is not the cluster's, and does not say so: %+v", claim.Name, id, c))
 			}
 			r.LostInstances++
@@ -102,9 +102,9 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 			r.DuplicateInstances++
 		}
 		if len(owners) != 1 {
-			violations = append(violations, fmt.Errorf("instance %s (tagged for claim %q) has %d claims: %v", id, instance.Tags[v1alpha1.TagNodeClaim], len(owners), owners))
+			violations = append(violations, fmt.Errorf("instance %s (tagged for claim %q) has %d claims: %v", id, instance.Tags[v1beta1.TagNodeClaim], len(owners), owners))
 		}
-		name := instance.Tags[v1alpha1.TagNodeClaim]
+		name := instance.Tags[v1beta1.TagNodeClaim]
 		instancesOfClaim[name] = append(instancesOfClaim[name], id)
 	}
 	for name, ids := range instancesOfClaim {
@@ -115,7 +115,7 @@ func Check(ctx context.Context, c client.Reader, cloud Cloud, clusterName string
 	}
 	ours := 0
 	for _, node := range nodes.Items {
-		if !ourProviderIDs[node.Spec.ProviderID] && node.Labels[v1alpha1.LabelNodeClaim] == "" {
+		if !ourProviderIDs[node.Spec.ProviderID] && node.Labels[v1beta1.LabelNodeClaim] == "" {
 			continue
 		}
 		ours++

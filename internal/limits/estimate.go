@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -15,13 +15,13 @@ import (
 // same requirements share one answer.
 func Cheapest(types []*cloudprovider.InstanceType) Estimate {
 	known := map[string]corev1.ResourceList{}
-	return func(claim *v1alpha1.NodeClaim) corev1.ResourceList {
+	return func(claim *v1beta1.NodeClaim) corev1.ResourceList {
 		key := fmt.Sprint(claim.Spec.Requirements)
 		if capacity, ok := known[key]; ok {
 			return orRequests(capacity, claim)
 		}
 		var capacity corev1.ResourceList
-		if t, _, ok, err := cloudprovider.CheapestOffering(types, v1alpha1.CoreRequirements(claim.Spec.Requirements)); err == nil && ok {
+		if t, _, ok, err := cloudprovider.CheapestOffering(types, v1beta1.CoreRequirements(claim.Spec.Requirements)); err == nil && ok {
 			capacity = t.Capacity
 		}
 		known[key] = capacity
@@ -29,7 +29,7 @@ func Cheapest(types []*cloudprovider.InstanceType) Estimate {
 	}
 }
 
-func orRequests(capacity corev1.ResourceList, claim *v1alpha1.NodeClaim) corev1.ResourceList {
+func orRequests(capacity corev1.ResourceList, claim *v1beta1.NodeClaim) corev1.ResourceList {
 	if capacity == nil {
 		return claim.Spec.Resources.Requests
 	}

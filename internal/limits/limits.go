@@ -16,12 +16,12 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Estimate is the capacity a claim not launched yet is expected to have; nil when
 // nothing is known.
-type Estimate func(*v1alpha1.NodeClaim) corev1.ResourceList
+type Estimate func(*v1beta1.NodeClaim) corev1.ResourceList
 
 // Left is what a pool's limits leave for more claims.
 type Left struct {
@@ -47,7 +47,7 @@ type Usage struct {
 
 // Used counts the pool's claims as the limits do: every claim not being deleted, by its
 // capacity, or by estimate's for a claim not launched yet (nothing when estimate is nil).
-func Used(claims []*v1alpha1.NodeClaim, estimate Estimate) Usage {
+func Used(claims []*v1beta1.NodeClaim, estimate Estimate) Usage {
 	var u Usage
 	for _, claim := range claims {
 		if !claim.DeletionTimestamp.IsZero() {
@@ -67,7 +67,7 @@ func Used(claims []*v1alpha1.NodeClaim, estimate Estimate) Usage {
 // Remaining is what limits and the node cap in force (limits.nodes, or the active
 // window's maxNodes; nil for none) leave, given the pool's claims. estimate sizes the
 // claims not launched yet.
-func Remaining(limits *v1alpha1.Limits, maxNodes *int32, claims []*v1alpha1.NodeClaim, estimate Estimate) Left {
+func Remaining(limits *v1beta1.Limits, maxNodes *int32, claims []*v1beta1.NodeClaim, estimate Estimate) Left {
 	left := Left{Nodes: Unlimited}
 	used := Used(claims, estimate)
 	live, cpu, memory := used.Nodes, used.CPU, used.Memory

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -17,12 +17,12 @@ func size(cpu, memory string) corev1.ResourceList {
 	return corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)}
 }
 
-func claim(name string, phase v1alpha1.NodeClaimPhase, capacity corev1.ResourceList) *v1alpha1.NodeClaim {
-	return &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1alpha1.NodeClaimStatus{Phase: phase, Capacity: capacity}}
+func claim(name string, phase v1beta1.NodeClaimPhase, capacity corev1.ResourceList) *v1beta1.NodeClaim {
+	return &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1beta1.NodeClaimStatus{Phase: phase, Capacity: capacity}}
 }
 
-func limitsOf(nodes int32, cpu, memory string) *v1alpha1.Limits {
-	l := &v1alpha1.Limits{Nodes: &nodes}
+func limitsOf(nodes int32, cpu, memory string) *v1beta1.Limits {
+	l := &v1beta1.Limits{Nodes: &nodes}
 	if cpu != "" {
 		q := resource.MustParse(cpu)
 		l.CPU = &q
@@ -38,7 +38,7 @@ func limitsOf(nodes int32, cpu, memory string) *v1alpha1.Limits {
 // known: two running 4-CPU nodes use up limits of 2 nodes and 8 CPUs.
 func TestRunningClaimsCountAgainstTheLimits(t *testing.T) {
 	l := limitsOf(2, "8", "")
-	claims := []*v1alpha1.NodeClaim{claim("a", v1alpha1.PhaseRunning, size("4", "16Gi")), claim("b", v1alpha1.PhaseRunning, size("4", "16Gi"))}
+	claims := []*v1beta1.NodeClaim{claim("a", v1beta1.PhaseRunning, size("4", "16Gi")), claim("b", v1beta1.PhaseRunning, size("4", "16Gi"))}
 	left := Remaining(l, l.Nodes, claims, nil)
 	if left.Nodes != 0 || *left.CPU != 0 {
 		t.Fatalf("left %d nodes and %d mCPU, want none", left.Nodes, *left.CPU)
@@ -51,11 +51,11 @@ func TestRunningClaimsCountAgainstTheLimits(t *testing.T) {
 // Claims being deleted do not count; claims not launched yet count by their estimate.
 func TestDeletedClaimsAreFreeAndUnlaunchedOnesEstimated(t *testing.T) {
 	l := limitsOf(10, "16", "64Gi")
-	deleting := claim("gone", v1alpha1.PhaseTerminating, size("8", "32Gi"))
+	deleting := claim("gone", v1beta1.PhaseTerminating, size("8", "32Gi"))
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
-	launching := claim("new", v1alpha1.PhaseLaunching, nil)
+	launching := claim("new", v1beta1.PhaseLaunching, nil)
 	estimated := 0
-	left := Remaining(l, l.Nodes, []*v1alpha1.NodeClaim{deleting, launching}, func(*v1alpha1.NodeClaim) corev1.ResourceList {
+	left := Remaining(l, l.Nodes, []*v1beta1.NodeClaim{deleting, launching}, func(*v1beta1.NodeClaim) corev1.ResourceList {
 		estimated++
 		return size("2", "8Gi")
 	})
@@ -70,7 +70,7 @@ func TestDeletedClaimsAreFreeAndUnlaunchedOnesEstimated(t *testing.T) {
 // A window's cap replaces limits.nodes and is named as such; no cap is unlimited.
 func TestTheNodeCapInForce(t *testing.T) {
 	window := int32(1)
-	left := Remaining(limitsOf(5, "", ""), &window, []*v1alpha1.NodeClaim{claim("a", v1alpha1.PhaseStandby, nil)}, nil)
+	left := Remaining(limitsOf(5, "", ""), &window, []*v1beta1.NodeClaim{claim("a", v1beta1.PhaseStandby, nil)}, nil)
 	if n, why := left.Fit(nil); n != 0 || why != "the node cap (1)" {
 		t.Fatalf("Fit = %d (%q), want 0 by the window's cap", n, why)
 	}
@@ -91,21 +91,21 @@ func TestTakeSpendsWhatIsLeft(t *testing.T) {
 // The estimate of a claim not launched yet is the cheapest type its requirements allow.
 func TestCheapestEstimatesByTheClaimsRequirements(t *testing.T) {
 	offer := func(price float64) []cloudprovider.Offering {
-		return []cloudprovider.Offering{{Zone: "z", CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
+		return []cloudprovider.Offering{{Zone: "z", CapacityType: v1beta1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
 	}
 	types := []*cloudprovider.InstanceType{
 		{Name: "small", Architecture: "amd64", Capacity: size("2", "4Gi"), Offerings: offer(1)},
 		{Name: "large", Architecture: "amd64", Capacity: size("8", "32Gi"), Offerings: offer(4)},
 	}
 	estimate := Cheapest(types)
-	any := claim("any", v1alpha1.PhaseLaunching, nil)
-	large := claim("large", v1alpha1.PhaseLaunching, nil)
-	large.Spec.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"large"}}}
-	none := claim("none", v1alpha1.PhaseLaunching, nil)
-	none.Spec.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"gone"}}}
+	any := claim("any", v1beta1.PhaseLaunching, nil)
+	large := claim("large", v1beta1.PhaseLaunching, nil)
+	large.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"large"}}}
+	none := claim("none", v1beta1.PhaseLaunching, nil)
+	none.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"gone"}}}
 	none.Spec.Resources.Requests = size("1", "1Gi")
 	for _, c := range []struct {
-		claim *v1alpha1.NodeClaim
+		claim *v1beta1.NodeClaim
 		cpu   int64
 	}{{any, 2000}, {large, 8000}, {none, 1000}} {
 		if got := estimate(c.claim); got.Cpu().MilliValue() != c.cpu {
@@ -117,10 +117,10 @@ func TestCheapestEstimatesByTheClaimsRequirements(t *testing.T) {
 // What the pool uses is the count Remaining subtracts: claims being deleted are free,
 // claims not launched count by the estimate, others by their capacity.
 func TestUsedIsTheCountTheLimitsSubtract(t *testing.T) {
-	deleting := claim("gone", v1alpha1.PhaseTerminating, size("8", "32Gi"))
+	deleting := claim("gone", v1beta1.PhaseTerminating, size("8", "32Gi"))
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
-	claims := []*v1alpha1.NodeClaim{deleting, claim("run", v1alpha1.PhaseRunning, size("4", "16Gi")), claim("new", v1alpha1.PhaseLaunching, nil)}
-	estimate := func(*v1alpha1.NodeClaim) corev1.ResourceList { return size("2", "8Gi") }
+	claims := []*v1beta1.NodeClaim{deleting, claim("run", v1beta1.PhaseRunning, size("4", "16Gi")), claim("new", v1beta1.PhaseLaunching, nil)}
+	estimate := func(*v1beta1.NodeClaim) corev1.ResourceList { return size("2", "8Gi") }
 	if got, want := Used(claims, estimate), (Usage{Nodes: 2, CPU: 6000, Memory: 24 << 30}); got != want {
 		t.Fatalf("used %+v, want %+v", got, want)
 	}

@@ -11,16 +11,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // newObject returns an empty object of a node class kind.
 func newObject(kind string) (client.Object, error) {
 	switch kind {
 	case "FakeNodeClass":
-		return &v1alpha1.FakeNodeClass{}, nil
-	case "AWSNodeClass":
-		return &v1alpha1.AWSNodeClass{}, nil
+		return &v1beta1.FakeNodeClass{}, nil
+	case "EC2NodeClass":
+		return &v1beta1.EC2NodeClass{}, nil
 	default:
 		return nil, fmt.Errorf("unknown node class kind %q", kind)
 	}
@@ -28,7 +28,7 @@ func newObject(kind string) (client.Object, error) {
 
 // Get returns the node class ref names. A missing class is a NotFound error from the
 // API, which apierrors.IsNotFound recognises.
-func Get(ctx context.Context, c client.Reader, ref v1alpha1.NodeClassReference) (client.Object, error) {
+func Get(ctx context.Context, c client.Reader, ref v1beta1.NodeClassReference) (client.Object, error) {
 	obj, err := newObject(ref.Kind)
 	if err != nil {
 		return nil, err
@@ -41,7 +41,7 @@ func Get(ctx context.Context, c client.Reader, ref v1alpha1.NodeClassReference) 
 
 // Objects returns one empty object of every node class kind, for watches.
 func Objects() []client.Object {
-	return []client.Object{&v1alpha1.FakeNodeClass{}, &v1alpha1.AWSNodeClass{}}
+	return []client.Object{&v1beta1.FakeNodeClass{}, &v1beta1.EC2NodeClass{}}
 }
 
 // Reasons Ready gives for a node class that is not ready, besides the reason of its own
@@ -55,21 +55,21 @@ const (
 
 // Ready reports whether nodes can launch with a node class now, and if not, a reason
 // and a message that say why. A FakeNodeClass has nothing to resolve and is always
-// ready; an AWSNodeClass is once its Ready condition is True for its current spec.
+// ready; an EC2NodeClass is once its Ready condition is True for its current spec.
 func Ready(obj client.Object) (bool, string, string) {
-	class, ok := obj.(*v1alpha1.AWSNodeClass)
+	class, ok := obj.(*v1beta1.EC2NodeClass)
 	if !ok {
 		return true, "", ""
 	}
 	if !class.DeletionTimestamp.IsZero() {
-		return false, ReasonDeleting, fmt.Sprintf("AWSNodeClass %s is being deleted", class.Name)
+		return false, ReasonDeleting, fmt.Sprintf("EC2NodeClass %s is being deleted", class.Name)
 	}
-	ready := meta.FindStatusCondition(class.Status.Conditions, v1alpha1.ConditionReady)
+	ready := meta.FindStatusCondition(class.Status.Conditions, v1beta1.ConditionReady)
 	switch {
 	case ready == nil || ready.ObservedGeneration < class.Generation:
-		return false, ReasonNotResolved, fmt.Sprintf("AWSNodeClass %s has not been resolved since its spec last changed", class.Name)
+		return false, ReasonNotResolved, fmt.Sprintf("EC2NodeClass %s has not been resolved since its spec last changed", class.Name)
 	case ready.Status != metav1.ConditionTrue:
-		return false, ready.Reason, fmt.Sprintf("AWSNodeClass %s is not ready: %s", class.Name, ready.Message)
+		return false, ready.Reason, fmt.Sprintf("EC2NodeClass %s is not ready: %s", class.Name, ready.Message)
 	}
 	return true, "", ""
 }
@@ -77,7 +77,7 @@ func Ready(obj client.Object) (bool, string, string) {
 // Images are the machine images a node class resolved to, the images its nodes should
 // run; nil when the class resolves none (a FakeNodeClass) or has not resolved any yet.
 func Images(obj client.Object) []string {
-	class, ok := obj.(*v1alpha1.AWSNodeClass)
+	class, ok := obj.(*v1beta1.EC2NodeClass)
 	if !ok {
 		return nil
 	}
@@ -88,20 +88,20 @@ func Images(obj client.Object) []string {
 	return ids
 }
 
-// InstanceProfile is the instance profile an AWSNodeClass's nodes launch with now, as
+// InstanceProfile is the instance profile an EC2NodeClass's nodes launch with now, as
 // its status says; "" for other classes or before it resolved one.
 func InstanceProfile(obj client.Object) string {
-	if class, ok := obj.(*v1alpha1.AWSNodeClass); ok {
+	if class, ok := obj.(*v1beta1.EC2NodeClass); ok {
 		return class.Status.InstanceProfile
 	}
 	return ""
 }
 
-// EncryptionKeys are the KMS keys an AWSNodeClass's volumes are encrypted with, as its
+// EncryptionKeys are the KMS keys an EC2NodeClass's volumes are encrypted with, as its
 // block device mappings name them; none for other classes, or for volumes EBS encrypts
 // with the account's default key.
 func EncryptionKeys(obj client.Object) []string {
-	class, ok := obj.(*v1alpha1.AWSNodeClass)
+	class, ok := obj.(*v1beta1.EC2NodeClass)
 	if !ok {
 		return nil
 	}

@@ -8,11 +8,11 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-func awsClass(generation int64, ready *metav1.Condition) *v1alpha1.AWSNodeClass {
-	class := &v1alpha1.AWSNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default", Generation: generation}}
+func awsClass(generation int64, ready *metav1.Condition) *v1beta1.EC2NodeClass {
+	class := &v1beta1.EC2NodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default", Generation: generation}}
 	if ready != nil {
 		class.Status.Conditions = []metav1.Condition{*ready}
 	}
@@ -21,7 +21,7 @@ func awsClass(generation int64, ready *metav1.Condition) *v1alpha1.AWSNodeClass 
 
 func TestReady(t *testing.T) {
 	readyAt := func(generation int64) *metav1.Condition {
-		return &metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Resolved", ObservedGeneration: generation}
+		return &metav1.Condition{Type: v1beta1.ConditionReady, Status: metav1.ConditionTrue, Reason: "Resolved", ObservedGeneration: generation}
 	}
 	deleting := awsClass(2, readyAt(2))
 	now := metav1.Now()
@@ -32,11 +32,11 @@ func TestReady(t *testing.T) {
 		ready  bool
 		reason string
 	}{
-		{"a fake class has nothing to resolve", &v1alpha1.FakeNodeClass{}, true, ""},
+		{"a fake class has nothing to resolve", &v1beta1.FakeNodeClass{}, true, ""},
 		{"resolved for its spec", awsClass(2, readyAt(2)), true, ""},
 		{"never resolved", awsClass(1, nil), false, ReasonNotResolved},
 		{"resolved for an older spec", awsClass(3, readyAt(2)), false, ReasonNotResolved},
-		{"did not resolve", awsClass(2, &metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SubnetsNotFound",
+		{"did not resolve", awsClass(2, &metav1.Condition{Type: v1beta1.ConditionReady, Status: metav1.ConditionFalse, Reason: "SubnetsNotFound",
 			Message: "no subnet matches", ObservedGeneration: 2}), false, "SubnetsNotFound"},
 		{"being deleted", deleting, false, ReasonDeleting},
 	}
@@ -45,7 +45,7 @@ func TestReady(t *testing.T) {
 		if ready != c.ready || reason != c.reason {
 			t.Errorf("%s: Ready = %v, %q; want %v, %q", c.name, ready, reason, c.ready, c.reason)
 		}
-		if !ready && !strings.Contains(message, "AWSNodeClass default") {
+		if !ready && !strings.Contains(message, "EC2NodeClass default") {
 			t.Errorf("%s: message %q does not name the class", c.name, message)
 		}
 	}
@@ -57,14 +57,14 @@ func TestReady(t *testing.T) {
 
 func TestImages(t *testing.T) {
 	class := awsClass(1, nil)
-	class.Status.AMIs = []v1alpha1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64"}, {ID: "ami-2", Architecture: "arm64"}}
+	class.Status.AMIs = []v1beta1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64"}, {ID: "ami-2", Architecture: "arm64"}}
 	if got := Images(class); !slices.Equal(got, []string{"ami-1", "ami-2"}) {
 		t.Errorf("Images = %v", got)
 	}
 	if got := Images(awsClass(1, nil)); got != nil {
 		t.Errorf("Images of an unresolved class = %v; want none", got)
 	}
-	if got := Images(&v1alpha1.FakeNodeClass{}); got != nil {
+	if got := Images(&v1beta1.FakeNodeClass{}); got != nil {
 		t.Errorf("Images of a fake class = %v; want none", got)
 	}
 }
@@ -73,17 +73,17 @@ func TestImages(t *testing.T) {
 // because one cannot be used; none for volumes on the account's default key, or for a
 // class of another cloud.
 func TestEncryptionKeys(t *testing.T) {
-	class := &v1alpha1.AWSNodeClass{}
-	class.Spec.BlockDeviceMappings = []v1alpha1.BlockDeviceMapping{
-		{DeviceName: "/dev/xvda", EBS: v1alpha1.BlockDevice{KMSKeyID: "arn:aws:kms:us-east-1:123456789012:key/root"}},
-		{DeviceName: "/dev/xvdb", EBS: v1alpha1.BlockDevice{}},
-		{DeviceName: "/dev/xvdc", EBS: v1alpha1.BlockDevice{KMSKeyID: "arn:aws:kms:us-east-1:123456789012:key/root"}},
-		{DeviceName: "/dev/xvdd", EBS: v1alpha1.BlockDevice{KMSKeyID: "alias/data"}},
+	class := &v1beta1.EC2NodeClass{}
+	class.Spec.BlockDeviceMappings = []v1beta1.BlockDeviceMapping{
+		{DeviceName: "/dev/xvda", EBS: v1beta1.BlockDevice{KMSKeyID: "arn:aws:kms:us-east-1:123456789012:key/root"}},
+		{DeviceName: "/dev/xvdb", EBS: v1beta1.BlockDevice{}},
+		{DeviceName: "/dev/xvdc", EBS: v1beta1.BlockDevice{KMSKeyID: "arn:aws:kms:us-east-1:123456789012:key/root"}},
+		{DeviceName: "/dev/xvdd", EBS: v1beta1.BlockDevice{KMSKeyID: "alias/data"}},
 	}
 	if got, want := EncryptionKeys(class), []string{"arn:aws:kms:us-east-1:123456789012:key/root", "alias/data"}; !slices.Equal(got, want) {
 		t.Errorf("EncryptionKeys = %v; want %v", got, want)
 	}
-	if got := EncryptionKeys(&v1alpha1.FakeNodeClass{}); got != nil {
+	if got := EncryptionKeys(&v1beta1.FakeNodeClass{}); got != nil {
 		t.Errorf("a FakeNodeClass's keys are %v; want none", got)
 	}
 }

@@ -15,7 +15,7 @@ import (
 )
 
 // newAWSCloud builds the EC2 provider: clients from the SDK's default credential chain,
-// the catalogue's background refresh run by the manager, and the AWSNodeClass controller.
+// the catalogue's background refresh run by the manager, and the EC2NodeClass controller.
 func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.Cloud, error) {
 	version := opts.KubernetesVersion
 	if version == "" {

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/calendar"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/scheme"
@@ -49,8 +49,8 @@ import (
 // The claims: made by provisioning, the pool and disruption, patched and deleted.
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims/status,verbs=patch
-// The node classes are read (the AWSNodeClass controller adds its own verbs).
-// +kubebuilder:rbac:groups=stratos.sh,resources=fakenodeclasses;awsnodeclasses,verbs=get;list;watch
+// The node classes are read (the EC2NodeClass controller adds its own verbs).
+// +kubebuilder:rbac:groups=stratos.sh,resources=fakenodeclasses;ec2nodeclasses,verbs=get;list;watch
 // Nodes: read, labelled, tainted and cordoned by patch, deleted with their claim or as
 // leaks. Stratos never creates a Node (the kubelet does) nor writes its status.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch;delete
@@ -161,11 +161,11 @@ func (o *Operator) Start(ctx context.Context) error {
 
 // crdsInstalled fails the readiness probe until the API server serves every Stratos kind.
 func crdsInstalled(mgr manager.Manager) healthz.Checker {
-	kinds := []string{"NodePool", "NodeClaim", "FakeNodeClass", "AWSNodeClass"}
+	kinds := []string{"NodePool", "NodeClaim", "FakeNodeClass", "EC2NodeClass"}
 	return func(*http.Request) error {
 		for _, kind := range kinds {
-			gk := schema.GroupKind{Group: v1alpha1.Group, Kind: kind}
-			if _, err := mgr.GetRESTMapper().RESTMapping(gk, v1alpha1.GroupVersion.Version); err != nil {
+			gk := schema.GroupKind{Group: v1beta1.Group, Kind: kind}
+			if _, err := mgr.GetRESTMapper().RESTMapping(gk, v1beta1.GroupVersion.Version); err != nil {
 				return fmt.Errorf("the API server does not serve %s (are the CRDs of config/crd/bases installed?): %w", gk, err)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Finished reports whether the pod's containers ended for good: it succeeded or failed.
@@ -46,7 +46,7 @@ func PrePull(pod *corev1.Pod, namespace string) bool {
 		return false
 	}
 	gv, err := schema.ParseGroupVersion(owner.APIVersion)
-	return err == nil && gv.Group == v1alpha1.Group
+	return err == nil && gv.Group == v1beta1.Group
 }
 
 // Condition returns the pod's condition of type t, or nil.

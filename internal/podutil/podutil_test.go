@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestFinished(t *testing.T) {
@@ -49,11 +49,11 @@ func TestMirror(t *testing.T) {
 }
 
 func TestPrePull(t *testing.T) {
-	claim := metav1.OwnerReference{APIVersion: "stratos.sh/v1alpha1", Kind: "NodeClaim", Name: "pool-abc", UID: "c", Controller: ptr.To(true)}
+	claim := metav1.OwnerReference{APIVersion: "stratos.sh/v1beta1", Kind: "NodeClaim", Name: "pool-abc", UID: "c", Controller: ptr.To(true)}
 	pod := func(namespace string, labels map[string]string, owners ...metav1.OwnerReference) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Labels: labels, OwnerReferences: owners}}
 	}
-	label := map[string]string{v1alpha1.LabelPrePull: "pool-abc"}
+	label := map[string]string{v1beta1.LabelPrePull: "pool-abc"}
 	notController := claim
 	notController.Controller = nil
 	otherGroup := claim

@@ -10,7 +10,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // This file computes the lower bound that packing quality is measured against: the
@@ -67,7 +67,7 @@ func boundOfferings(in Input, pool string) []boundOffering {
 				for k, v := range p.Pool.Spec.Template.Labels {
 					labels[k] = string(v)
 				}
-				labels[v1alpha1.LabelNodePool] = p.Pool.Name
+				labels[v1beta1.LabelNodePool] = p.Pool.Name
 				node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.NodeSpec{Taints: taints}}
 				out = append(out, boundOffering{node, allocatable, o.PricePerHour})
 			}

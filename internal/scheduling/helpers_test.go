@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -27,7 +27,7 @@ func instanceTypeOf(name, cpu, memory string, price float64, zones ...string) *c
 		},
 	}
 	for _, z := range zones {
-		t.Offerings = append(t.Offerings, cloudprovider.Offering{Zone: z, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true})
+		t.Offerings = append(t.Offerings, cloudprovider.Offering{Zone: z, CapacityType: v1beta1.CapacityTypeOnDemand, PricePerHour: price, Available: true})
 	}
 	return t
 }
@@ -42,7 +42,7 @@ func smallCatalog() []*cloudprovider.InstanceType {
 }
 
 func poolOf(name string, types []*cloudprovider.InstanceType) Pool {
-	return Pool{Pool: &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: name}}, InstanceTypes: types, NodesLeft: -1}
+	return Pool{Pool: &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: name}}, InstanceTypes: types, NodesLeft: -1}
 }
 
 // podOf makes a pod in namespace default asking for cpu and memory, changed by opts.
@@ -133,7 +133,7 @@ func nodeOf(name, cpu, memory, zone string) *corev1.Node {
 // claimOf makes a claim of a type in zone, standby or in flight.
 func claimOf(name, cpu, memory, zone string, standby bool, price float64) Claim {
 	return Claim{
-		Claim:   &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}},
+		Claim:   &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}},
 		Standby: standby,
 		Labels:  map[string]string{corev1.LabelHostname: name, corev1.LabelTopologyZone: zone},
 		Allocatable: corev1.ResourceList{

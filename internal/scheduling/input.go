@@ -10,7 +10,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/volumes"
 )
@@ -47,7 +47,7 @@ type Node struct {
 
 // Claim is a node to come: in flight, or standby until started.
 type Claim struct {
-	Claim *v1alpha1.NodeClaim
+	Claim *v1beta1.NodeClaim
 	// Standby is true for a standby claim: placing a pod there means starting it.
 	Standby bool
 	// Labels are those the claim's Node has or will have, instance type and zone included.
@@ -72,7 +72,7 @@ type Claim struct {
 
 // Pool is a template for new claims.
 type Pool struct {
-	Pool *v1alpha1.NodePool
+	Pool *v1beta1.NodePool
 	// InstanceTypes are the types the pool's node class offers within the pool's
 	// requirements, with their offerings, as the image's default kubelet configuration
 	// makes them: the simulation applies the template's (InstanceType.WithKubelet).

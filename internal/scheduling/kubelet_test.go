@@ -9,35 +9,35 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // A pool's kubelet configuration sizes the nodes it would launch: max pods caps the pods
 // per node, reservations take from allocatable; another pool of the same types is not
 // affected.
 func TestPoolKubeletConfigurationSizesNewNodes(t *testing.T) {
-	withKubelet := func(name string, k *v1alpha1.KubeletConfiguration) Pool {
+	withKubelet := func(name string, k *v1beta1.KubeletConfiguration) Pool {
 		p := poolOf(name, smallCatalog())
 		p.Pool.Spec.Template.Kubelet = k
 		return p
 	}
 	cases := []struct {
 		name      string
-		kubelet   *v1alpha1.KubeletConfiguration
+		kubelet   *v1beta1.KubeletConfiguration
 		pods      []*corev1.Pod
 		wantTypes []string // first instance type of each launch
 	}{
 		// Five small pods fit one 2-CPU node of 110 pods.
 		{"image defaults", nil, pods(5, "p", "100m", "100Mi"), []string{"small"}},
 		// With two pods a node, five need three nodes.
-		{"max pods", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](2)}, pods(5, "p", "100m", "100Mi"), []string{"small", "small", "small"}},
+		{"max pods", &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](2)}, pods(5, "p", "100m", "100Mi"), []string{"small", "small", "small"}},
 		// 1.5 CPU fits a 2-CPU node, not one keeping 1 CPU back for the kubelet.
-		{"kube-reserved", &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+		{"kube-reserved", &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
 			pods(1, "p", "1500m", "1Gi"), []string{"medium"}},
 		// 7Gi fits 8Gi, not 8Gi less 2Gi kept free by a soft eviction threshold.
-		{"soft eviction threshold", &v1alpha1.KubeletConfiguration{
-			EvictionSoft:            map[string]v1alpha1.EvictionThreshold{"memory.available": "25%"},
-			EvictionSoftGracePeriod: map[string]v1alpha1.Duration{"memory.available": {Duration: time.Minute}},
+		{"soft eviction threshold", &v1beta1.KubeletConfiguration{
+			EvictionSoft:            map[string]v1beta1.EvictionThreshold{"memory.available": "25%"},
+			EvictionSoftGracePeriod: map[string]v1beta1.Duration{"memory.available": {Duration: time.Minute}},
 		}, pods(1, "p", "1", "7Gi"), []string{"medium"}},
 	}
 	for _, c := range cases {
@@ -54,10 +54,10 @@ func TestPoolKubeletConfigurationSizesNewNodes(t *testing.T) {
 	}
 
 	t.Run("per pool", func(t *testing.T) {
-		capped := withKubelet("capped", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](1)})
+		capped := withKubelet("capped", &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](1)})
 		open := withKubelet("open", nil)
 		in := Input{
-			Pods:  append(pods(2, "capped", "100m", "100Mi", selecting(v1alpha1.LabelNodePool, "capped")), pods(2, "open", "100m", "100Mi", selecting(v1alpha1.LabelNodePool, "open"))...),
+			Pods:  append(pods(2, "capped", "100m", "100Mi", selecting(v1beta1.LabelNodePool, "capped")), pods(2, "open", "100m", "100Mi", selecting(v1beta1.LabelNodePool, "open"))...),
 			Pools: []Pool{capped, open},
 		}
 		r := solve(t, in)
@@ -77,7 +77,7 @@ func TestPoolKubeletConfigurationSizesNewNodes(t *testing.T) {
 func TestATypeTheKubeletLeavesNoRoomIsNeverLaunched(t *testing.T) {
 	pool := poolOf("p", smallCatalog())
 	// small has 2 CPUs, all kept back; medium and large keep 2 of 4 and 8.
-	pool.Pool.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
+	pool.Pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
 	r := solve(t, Input{Pods: pods(1, "best-effort", "0", "0"), Pools: []Pool{pool}})
 	if len(r.Unschedulable) > 0 || len(r.Launches) != 1 {
 		t.Fatalf("launches %+v (unschedulable %d), want one", r.Launches, len(r.Unschedulable))

@@ -11,7 +11,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -51,7 +51,7 @@ func requiring(key string, op corev1.NodeSelectorOperator, values ...string) fun
 func withFloor(p Pool, key string, minValues int32) Pool {
 	p.Pool = p.Pool.DeepCopy()
 	p.Pool.Spec.Template.Requirements = append(p.Pool.Spec.Template.Requirements,
-		v1alpha1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpExists, MinValues: ptr.To(minValues)})
+		v1beta1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpExists, MinValues: ptr.To(minValues)})
 	return p
 }
 
@@ -74,15 +74,15 @@ func TestPodsSelectOnInstanceLabels(t *testing.T) {
 		want string // the launch's first type
 	}{
 		{"no selector: the cheapest that holds it", nil, "c5.large"},
-		{"more than 4 vCPUs", requiring(v1alpha1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "4"), "c5.2xlarge"},
-		{"fewer than 4 vCPUs", requiring(v1alpha1.LabelInstanceCPU, corev1.NodeSelectorOpLt, "4"), "c5.large"},
-		{"generation 6", selecting(v1alpha1.LabelInstanceGeneration, "6"), "c6.large"},
-		{"a generation above 5", requiring(v1alpha1.LabelInstanceGeneration, corev1.NodeSelectorOpGt, "5"), "c6.large"},
-		{"the m category", selecting(v1alpha1.LabelInstanceCategory, "m"), "m5.large"},
-		{"at least 16 GiB", requiring(v1alpha1.LabelInstanceMemory, corev1.NodeSelectorOpGt, "16383"), "c5.xlarge"},
+		{"more than 4 vCPUs", requiring(v1beta1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "4"), "c5.2xlarge"},
+		{"fewer than 4 vCPUs", requiring(v1beta1.LabelInstanceCPU, corev1.NodeSelectorOpLt, "4"), "c5.large"},
+		{"generation 6", selecting(v1beta1.LabelInstanceGeneration, "6"), "c6.large"},
+		{"a generation above 5", requiring(v1beta1.LabelInstanceGeneration, corev1.NodeSelectorOpGt, "5"), "c6.large"},
+		{"the m category", selecting(v1beta1.LabelInstanceCategory, "m"), "m5.large"},
+		{"at least 16 GiB", requiring(v1beta1.LabelInstanceMemory, corev1.NodeSelectorOpGt, "16383"), "c5.xlarge"},
 		{"size xlarge of family m6", func(p *corev1.Pod) {
-			selecting(v1alpha1.LabelInstanceSize, "xlarge")(p)
-			selecting(v1alpha1.LabelInstanceFamily, "m6")(p)
+			selecting(v1beta1.LabelInstanceSize, "xlarge")(p)
+			selecting(v1beta1.LabelInstanceFamily, "m6")(p)
 		}, "m6.xlarge"},
 	}
 	for _, tc := range cases {
@@ -107,8 +107,8 @@ func TestPodsSelectOnInstanceLabels(t *testing.T) {
 			}
 		}
 		in := Input{
-			Pods: append(pods(1, "wide", "1", "1Gi", requiring(v1alpha1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "4")),
-				pods(1, "narrow", "1", "1Gi", requiring(v1alpha1.LabelInstanceCPU, corev1.NodeSelectorOpLt, "4"))...),
+			Pods: append(pods(1, "wide", "1", "1Gi", requiring(v1beta1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "4")),
+				pods(1, "narrow", "1", "1Gi", requiring(v1beta1.LabelInstanceCPU, corev1.NodeSelectorOpLt, "4"))...),
 			Claims: []Claim{small, big},
 			Pools:  []Pool{poolOf("p", labelledCatalog())},
 		}
@@ -124,7 +124,7 @@ func TestPodsSelectOnInstanceLabels(t *testing.T) {
 // would is left unschedulable with the floor as the reason.
 func TestMinValuesFloor(t *testing.T) {
 	t.Run("launches keep the floor", func(t *testing.T) {
-		pool := withFloor(poolOf("p", labelledCatalog()), v1alpha1.LabelInstanceFamily, 3)
+		pool := withFloor(poolOf("p", labelledCatalog()), v1beta1.LabelInstanceFamily, 3)
 		r := solve(t, Input{Pods: pods(6, "p", "1", "2Gi"), Pools: []Pool{pool}})
 		if len(r.Launches) == 0 || len(r.Unschedulable) > 0 {
 			t.Fatalf("%+v", r)
@@ -144,7 +144,7 @@ func TestMinValuesFloor(t *testing.T) {
 			labelledType("m5", "large", 2, 0.09), labelledType("m5", "xlarge", 4, 0.18),
 		}
 		without := solve(t, Input{Pods: pods(6, "p", "1", "1Gi"), Pools: []Pool{poolOf("p", types)}})
-		r := solve(t, Input{Pods: pods(6, "p", "1", "1Gi"), Pools: []Pool{withFloor(poolOf("p", types), v1alpha1.LabelInstanceFamily, 2)}})
+		r := solve(t, Input{Pods: pods(6, "p", "1", "1Gi"), Pools: []Pool{withFloor(poolOf("p", types), v1beta1.LabelInstanceFamily, 2)}})
 		if len(without.Launches) != 1 || without.Launches[0].InstanceTypes[0] != "c5.2xlarge" {
 			t.Fatalf("without a floor: %+v, want one c5.2xlarge", without.Launches)
 		}
@@ -159,9 +159,9 @@ func TestMinValuesFloor(t *testing.T) {
 	})
 
 	t.Run("a pod that would break it alone waits, and says why", func(t *testing.T) {
-		pool := withFloor(poolOf("p", labelledCatalog()), v1alpha1.LabelInstanceFamily, 2)
-		in := Input{Pods: append(pods(1, "one-family", "1", "1Gi", selecting(v1alpha1.LabelInstanceFamily, "m6")),
-			pods(1, "two-families", "1", "1Gi", requiring(v1alpha1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m5", "m6"))...), Pools: []Pool{pool}}
+		pool := withFloor(poolOf("p", labelledCatalog()), v1beta1.LabelInstanceFamily, 2)
+		in := Input{Pods: append(pods(1, "one-family", "1", "1Gi", selecting(v1beta1.LabelInstanceFamily, "m6")),
+			pods(1, "two-families", "1", "1Gi", requiring(v1beta1.LabelInstanceFamily, corev1.NodeSelectorOpIn, "m5", "m6"))...), Pools: []Pool{pool}}
 		r := solve(t, in)
 		if len(r.Unschedulable) != 1 || r.Unschedulable[0].Pod != in.Pods[0] {
 			t.Fatalf("unschedulable %+v, want the pod that selects one family", r.Unschedulable)
@@ -180,7 +180,7 @@ func TestMinValuesFloor(t *testing.T) {
 			types = append(types, labelledType("c5", string(rune('a'+i))+"large", 2, 0.08+float64(i)*0.001))
 		}
 		types = append(types, labelledType("m5", "large", 2, 0.5))
-		r := solve(t, Input{Pods: pods(1, "p", "1", "1Gi"), Pools: []Pool{withFloor(poolOf("p", types), v1alpha1.LabelInstanceFamily, 2)}})
+		r := solve(t, Input{Pods: pods(1, "p", "1", "1Gi"), Pools: []Pool{withFloor(poolOf("p", types), v1beta1.LabelInstanceFamily, 2)}})
 		if len(r.Launches) != 1 {
 			t.Fatalf("%+v", r)
 		}
@@ -194,7 +194,7 @@ func TestMinValuesFloor(t *testing.T) {
 		// The floor needs m5.xlarge (4 vCPUs) beside c5.large; a limit of 3 vCPUs
 		// leaves room for c5.large only.
 		types := []*cloudprovider.InstanceType{labelledType("c5", "large", 2, 0.08), labelledType("m5", "xlarge", 4, 0.18)}
-		pool := withLimits(withFloor(poolOf("p", types), v1alpha1.LabelInstanceFamily, 2), -1, ptr.To[int64](3000), nil)
+		pool := withLimits(withFloor(poolOf("p", types), v1beta1.LabelInstanceFamily, 2), -1, ptr.To[int64](3000), nil)
 		r := solve(t, Input{Pods: pods(1, "p", "1", "1Gi"), Pools: []Pool{pool}})
 		if len(r.Launches) != 0 || len(r.Unschedulable) != 1 {
 			t.Fatalf("want nothing launched under the limit: %+v", r)
@@ -210,7 +210,7 @@ func TestMinValuesFloor(t *testing.T) {
 // The test harness catches a launch that lists too few values for its pool's floor, and
 // a launched type that does not meet the pool's requirements.
 func TestVerifyCatchesBrokenFloorsAndRequirements(t *testing.T) {
-	pool := withFloor(poolOf("p", labelledCatalog()), v1alpha1.LabelInstanceFamily, 2)
+	pool := withFloor(poolOf("p", labelledCatalog()), v1beta1.LabelInstanceFamily, 2)
 	in := Input{Pods: pods(1, "p", "1", "1Gi"), Pools: []Pool{pool}}
 	r := solve(t, in)
 	if len(r.Launches) != 1 {
@@ -225,7 +225,7 @@ func TestVerifyCatchesBrokenFloorsAndRequirements(t *testing.T) {
 
 	gen6 := poolOf("p", labelledCatalog())
 	gen6.Pool = gen6.Pool.DeepCopy()
-	gen6.Pool.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelInstanceGeneration, Operator: corev1.NodeSelectorOpGt, Values: []string{"5"}}}
+	gen6.Pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceGeneration, Operator: corev1.NodeSelectorOpGt, Values: []string{"5"}}}
 	in = Input{Pods: in.Pods, Pools: []Pool{gen6}}
 	if found := violations(t, in, r); len(found) == 0 || !strings.Contains(found[0], "does not meet pool p's requirements") {
 		t.Errorf("a generation-5 launch of a generation-6 pool: found %v", found)
@@ -236,11 +236,11 @@ func TestVerifyCatchesBrokenFloorsAndRequirements(t *testing.T) {
 // that names neither, type by type: both give the offerings a node of which it accepts.
 func TestAllowedOfferingsByTypeAndByOffering(t *testing.T) {
 	types := labelledCatalog()
-	types[0].Offerings = append(types[0].Offerings, cloudprovider.Offering{Zone: "zone-a", CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: 0.03, Available: true})
+	types[0].Offerings = append(types[0].Offerings, cloudprovider.Offering{Zone: "zone-a", CapacityType: v1beta1.CapacityTypeSpot, PricePerHour: 0.03, Available: true})
 	for _, opt := range []func(*corev1.Pod){
-		selecting(v1alpha1.LabelInstanceFamily, "c5"),
-		requiring(v1alpha1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "2"),
-		selecting(v1alpha1.LabelCapacityType, v1alpha1.CapacityTypeSpot),
+		selecting(v1beta1.LabelInstanceFamily, "c5"),
+		requiring(v1beta1.LabelInstanceCPU, corev1.NodeSelectorOpGt, "2"),
+		selecting(v1beta1.LabelCapacityType, v1beta1.CapacityTypeSpot),
 		requiring(corev1.LabelTopologyZone, corev1.NodeSelectorOpNotIn, "zone-b"),
 	} {
 		pod := podOf("p", "1", "1Gi", opt)
@@ -251,7 +251,7 @@ func TestAllowedOfferingsByTypeAndByOffering(t *testing.T) {
 			// The node, labelled as the cloud labels it.
 			it := types[slices.IndexFunc(types, func(t *cloudprovider.InstanceType) bool { return t.Name == ps.types[o.typ].name })]
 			labels := it.Labels(cloudprovider.Offering{Zone: s.topo.zones[o.zone], CapacityType: o.ct})
-			labels[v1alpha1.LabelNodePool] = "p"
+			labels[v1beta1.LabelNodePool] = "p"
 			want, err := nodeaffinity.GetRequiredNodeAffinity(pod).Match(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}})
 			if err != nil || allowed.has(i) != want {
 				t.Errorf("%v: offering %d (%s %s %s) allowed %v, want %v (%v)", pod.Spec, i, it.Name, s.topo.zones[o.zone], o.ct, allowed.has(i), want, err)
@@ -266,14 +266,14 @@ func TestAllowedOfferingsByTypeAndByOffering(t *testing.T) {
 // way it goes.
 func TestSpreadOverAClaimThatCannotSettleKeepsTheFloor(t *testing.T) {
 	types := []*cloudprovider.InstanceType{labelledType("x5", "large", 2, 0.08), labelledType("y5", "large", 2, 0.09), labelledType("z5", "large", 2, 0.10)}
-	floored := withFloor(poolOf("floored", types), v1alpha1.LabelInstanceFamily, 3)
+	floored := withFloor(poolOf("floored", types), v1beta1.LabelInstanceFamily, 3)
 	floored.Pool.Spec.Weight = 10
 	web := func(p *corev1.Pod) {
 		labelled("app", "web")(p)
 		spreadOver(corev1.LabelTopologyZone, corev1.DoNotSchedule, "web")(p)
 	}
 	in := Input{
-		Pods:  append(pods(1, "any", "1", "1Gi", web), pods(1, "x5-only", "500m", "1Gi", web, selecting(v1alpha1.LabelInstanceFamily, "x5"))...),
+		Pods:  append(pods(1, "any", "1", "1Gi", web), pods(1, "x5-only", "500m", "1Gi", web, selecting(v1beta1.LabelInstanceFamily, "x5"))...),
 		Pools: []Pool{floored, poolOf("free", types)},
 	}
 	r := solve(t, in)

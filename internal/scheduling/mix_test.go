@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // mixOptions chooses what a generated input holds.
@@ -277,7 +277,7 @@ func (g *mixGen) setNodeSelector(pod *corev1.Pod) {
 		if g.chance(60) {
 			sel[mixBatchTaint.Key] = mixBatchTaint.Value
 		} else {
-			sel[v1alpha1.LabelCapacityType] = v1alpha1.CapacityTypeSpot
+			sel[v1beta1.LabelCapacityType] = v1beta1.CapacityTypeSpot
 		}
 		if g.chance(30) {
 			sel[corev1.LabelArchStable] = g.pick([]string{"amd64", "arm64"})
@@ -287,7 +287,7 @@ func (g *mixGen) setNodeSelector(pod *corev1.Pod) {
 		case 0, 1:
 			sel[corev1.LabelArchStable] = g.pick([]string{"amd64", "arm64"})
 		case 2:
-			sel[v1alpha1.LabelCapacityType] = v1alpha1.CapacityTypeOnDemand
+			sel[v1beta1.LabelCapacityType] = v1beta1.CapacityTypeOnDemand
 		case 3:
 			sel[corev1.LabelTopologyZone] = g.pick(mixZones)
 		case 4:

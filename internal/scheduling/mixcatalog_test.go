@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -99,9 +99,9 @@ func mixCatalog(rng *rand.Rand) []mixType {
 					zones = mixZones
 				}
 				for _, z := range zones {
-					for _, ct := range []string{v1alpha1.CapacityTypeOnDemand, v1alpha1.CapacityTypeSpot} {
+					for _, ct := range []string{v1beta1.CapacityTypeOnDemand, v1beta1.CapacityTypeSpot} {
 						price := onDemand
-						if ct == v1alpha1.CapacityTypeSpot {
+						if ct == v1beta1.CapacityTypeSpot {
 							price *= 0.3 + 0.3*rng.Float64()
 						}
 						it.Offerings = append(it.Offerings, cloudprovider.Offering{
@@ -153,8 +153,8 @@ func mixOverhead(cpu, pods int64) cloudprovider.Overhead {
 
 // Taints of the dedicated pools.
 var (
-	mixHighmemTaint = v1alpha1.Taint{Key: "example.com/memory-optimized", Value: "true", Effect: corev1.TaintEffectNoSchedule}
-	mixBatchTaint   = v1alpha1.Taint{Key: "dedicated", Value: "batch", Effect: corev1.TaintEffectNoSchedule}
+	mixHighmemTaint = v1beta1.Taint{Key: "example.com/memory-optimized", Value: "true", Effect: corev1.TaintEffectNoSchedule}
+	mixBatchTaint   = v1beta1.Taint{Key: "dedicated", Value: "batch", Effect: corev1.TaintEffectNoSchedule}
 )
 
 // mixPools makes four pools, by weight:
@@ -172,13 +172,13 @@ var (
 // Instance-type requirements list at most 100 types, as the API allows.
 func mixPools(types []mixType, pods int) []Pool {
 	gen6 := func(t mixType) bool { return t.variant.gen >= 6 && len(t.variant.suffix) == 2 } // 6i, 6a, 7g... not d or n
-	abc := v1alpha1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: mixZones[:3]}
-	capacityType := func(ct string) v1alpha1.NodeSelectorRequirement {
-		return v1alpha1.NodeSelectorRequirement{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{ct}}
+	abc := v1beta1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: mixZones[:3]}
+	capacityType := func(ct string) v1beta1.NodeSelectorRequirement {
+		return v1beta1.NodeSelectorRequirement{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{ct}}
 	}
 	highmem := mixPool(types, "highmem", 70, func(t mixType) bool { return t.family == "r" && gen6(t) }, abc)
-	highmem.Pool.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/class": "highmem"}
-	highmem.Pool.Spec.Template.Taints = []v1alpha1.Taint{mixHighmemTaint}
+	highmem.Pool.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/class": "highmem"}
+	highmem.Pool.Spec.Template.Taints = []v1beta1.Taint{mixHighmemTaint}
 	highmem.MemoryLeft = ptr.To(int64(pods) * 256 * mixMi)
 
 	general := mixPool(types, "general", 50, func(t mixType) bool {
@@ -189,21 +189,21 @@ func mixPools(types []mixType, pods int) []Pool {
 
 	batch := mixPool(types, "batch", 20, func(t mixType) bool {
 		return t.family != "r" && gen6(t) && t.variant.gen < 8 && t.cpu >= 2 && t.cpu <= 96
-	}, abc, capacityType(v1alpha1.CapacityTypeSpot))
-	batch.Pool.Spec.Template.Labels = map[string]v1alpha1.LabelValue{mixBatchTaint.Key: v1alpha1.LabelValue(mixBatchTaint.Value)}
-	batch.Pool.Spec.Template.Taints = []v1alpha1.Taint{mixBatchTaint}
+	}, abc, capacityType(v1beta1.CapacityTypeSpot))
+	batch.Pool.Spec.Template.Labels = map[string]v1beta1.LabelValue{mixBatchTaint.Key: v1beta1.LabelValue(mixBatchTaint.Value)}
+	batch.Pool.Spec.Template.Taints = []v1beta1.Taint{mixBatchTaint}
 
-	catchAll := mixPool(types, "default", 0, nil, capacityType(v1alpha1.CapacityTypeOnDemand))
+	catchAll := mixPool(types, "default", 0, nil, capacityType(v1beta1.CapacityTypeOnDemand))
 	return []Pool{highmem, general, batch, catchAll}
 }
 
 // mixPool makes a pool of the types keep accepts (nil: all) within requirements, and
 // narrows its instance types to the offerings they allow, as the simulation's caller does.
 // The types are kept by keep itself: matching them against the list of names is slow.
-func mixPool(types []mixType, name string, weight int32, keep func(mixType) bool, requirements ...v1alpha1.NodeSelectorRequirement) Pool {
-	core := v1alpha1.CoreRequirements(requirements)
+func mixPool(types []mixType, name string, weight int32, keep func(mixType) bool, requirements ...v1beta1.NodeSelectorRequirement) Pool {
+	core := v1beta1.CoreRequirements(requirements)
 	if keep != nil {
-		names := v1alpha1.NodeSelectorRequirement{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn}
+		names := v1beta1.NodeSelectorRequirement{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn}
 		for _, t := range types {
 			if keep(t) {
 				names.Values = append(names.Values, t.Name)
@@ -211,11 +211,11 @@ func mixPool(types []mixType, name string, weight int32, keep func(mixType) bool
 		}
 		requirements = append(requirements, names)
 	}
-	pool := &v1alpha1.NodePool{
+	pool := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: v1alpha1.NodePoolSpec{Weight: weight, Template: v1alpha1.NodeClaimTemplate{
+		Spec: v1beta1.NodePoolSpec{Weight: weight, Template: v1beta1.NodeClaimTemplate{
 			Requirements: requirements,
-			NodeClassRef: v1alpha1.NodeClassReference{Group: v1alpha1.Group, Kind: "AWSNodeClass", Name: "default"},
+			NodeClassRef: v1beta1.NodeClassReference{Group: v1beta1.Group, Kind: "EC2NodeClass", Name: "default"},
 		}},
 	}
 	p := Pool{Pool: pool, NodesLeft: -1}
@@ -252,12 +252,12 @@ func mixLimits(in *Input) {
 			}
 		}
 		for _, n := range in.Nodes {
-			count(n.Node.Labels[v1alpha1.LabelNodePool], n.Node.Status.Capacity)
+			count(n.Node.Labels[v1beta1.LabelNodePool], n.Node.Status.Capacity)
 		}
 		for _, c := range in.Claims {
-			count(c.Labels[v1alpha1.LabelNodePool], c.Claim.Status.Capacity)
+			count(c.Labels[v1beta1.LabelNodePool], c.Claim.Status.Capacity)
 		}
-		limits := &v1alpha1.Limits{}
+		limits := &v1beta1.Limits{}
 		if p.NodesLeft >= 0 {
 			limits.Nodes = ptr.To(int32(p.NodesLeft) + nodes)
 		}
@@ -267,7 +267,7 @@ func mixLimits(in *Input) {
 		if p.MemoryLeft != nil {
 			limits.Memory = resource.NewQuantity(*p.MemoryLeft+used.memory, resource.BinarySI)
 		}
-		if *limits != (v1alpha1.Limits{}) {
+		if *limits != (v1beta1.Limits{}) {
 			p.Pool.Spec.Limits = limits
 		}
 	}
@@ -312,7 +312,7 @@ func mixNode(name string, p Pool, it *cloudprovider.InstanceType, o cloudprovide
 	for k, v := range p.Pool.Spec.Template.Labels {
 		labels[k] = string(v)
 	}
-	labels[v1alpha1.LabelNodePool] = p.Pool.Name
+	labels[v1beta1.LabelNodePool] = p.Pool.Name
 	if name != "" {
 		labels[corev1.LabelHostname] = name
 	}

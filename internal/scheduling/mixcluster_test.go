@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -27,19 +27,19 @@ func (g *mixGen) cluster(in *Input) {
 		pods = append(pods, g.fill(node, pods, 30+g.rng.IntN(56), 200, true, g.o.topology && g.chance(12))...)
 		in.Nodes = append(in.Nodes, Node{Node: node, Pods: pods})
 	}
-	inFlight := []v1alpha1.NodeClaimPhase{v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering, v1alpha1.PhaseInitializing}
+	inFlight := []v1beta1.NodeClaimPhase{v1beta1.PhaseLaunching, v1beta1.PhaseRegistering, v1beta1.PhaseInitializing}
 	for i := range max(1, g.o.pods/50) {
 		c, node := g.claim(fmt.Sprintf("inflight-%d", i), nodeWeights, inFlight[g.rng.IntN(len(inFlight))], in.DaemonSets)
 		c.Pods = append(c.Pods, g.fill(node, c.Pods, 25, g.rng.IntN(4), false, false)...) // nominated
 		in.Claims = append(in.Claims, c)
 	}
 	// Standby ranks as the caller gives them: warming up 0, stopped 1, still launching 2.
-	standby := []v1alpha1.NodeClaimPhase{v1alpha1.PhaseWarmingUp, v1alpha1.PhaseStandby, v1alpha1.PhaseLaunching}
+	standby := []v1beta1.NodeClaimPhase{v1beta1.PhaseWarmingUp, v1beta1.PhaseStandby, v1beta1.PhaseLaunching}
 	for i := range max(1, g.o.pods/50) {
 		rank := g.rng.IntN(len(standby))
 		c, _ := g.claim(fmt.Sprintf("standby-%d", i), []int{20, 50, 0, 30}, standby[rank], in.DaemonSets)
 		c.Standby, c.Rank = true, rank
-		c.Claim.Spec.DesiredState = v1alpha1.DesiredStandby
+		c.Claim.Spec.DesiredState = v1beta1.DesiredStandby
 		in.Claims = append(in.Claims, c)
 	}
 }
@@ -79,22 +79,22 @@ func mixSum(values []int) int {
 
 // claim makes a claim of a pool picked by weight, in phase; once its Node exists
 // (registered), the DaemonSet pods run there. It returns the Node it has or will have.
-func (g *mixGen) claim(name string, weights []int, phase v1alpha1.NodeClaimPhase, daemonSets []*corev1.Pod) (Claim, *corev1.Node) {
+func (g *mixGen) claim(name string, weights []int, phase v1beta1.NodeClaimPhase, daemonSets []*corev1.Pod) (Claim, *corev1.Node) {
 	p, it, o := g.machine(weights)
 	node := mixNode(name, p, it, o)
-	nc := &v1alpha1.NodeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1alpha1.LabelNodePool: p.Pool.Name}},
-		Spec: v1alpha1.NodeClaimSpec{
+	nc := &v1beta1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1beta1.LabelNodePool: p.Pool.Name}},
+		Spec: v1beta1.NodeClaimSpec{
 			NodePool: p.Pool.Name, NodeClassRef: p.Pool.Spec.Template.NodeClassRef, Taints: p.Pool.Spec.Template.Taints,
-			DesiredState: v1alpha1.DesiredRunning,
+			DesiredState: v1beta1.DesiredRunning,
 		},
-		Status: v1alpha1.NodeClaimStatus{
+		Status: v1beta1.NodeClaimStatus{
 			Phase: phase, InstanceType: it.Name, Zone: o.Zone, CapacityType: o.CapacityType,
 			Capacity: it.Capacity, Allocatable: it.Allocatable(),
 		},
 	}
 	c := Claim{Claim: nc, Labels: node.Labels, Taints: node.Spec.Taints, Allocatable: it.Allocatable(), PricePerHour: o.PricePerHour}
-	if phase != v1alpha1.PhaseLaunching && phase != v1alpha1.PhaseRegistering {
+	if phase != v1beta1.PhaseLaunching && phase != v1beta1.PhaseRegistering {
 		c.Pods = g.daemonPods(daemonSets, node)
 	}
 	return c, node

@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // With mixOptions.labels, some generated pods select on the instance labels and the
@@ -16,13 +16,13 @@ import (
 func (g *mixGen) selectInstanceLabels(sel map[string]string, required []corev1.NodeSelectorRequirement) []corev1.NodeSelectorRequirement {
 	switch g.rng.IntN(4) {
 	case 0:
-		sel[v1alpha1.LabelInstanceGeneration] = g.pick([]string{"6", "7"})
+		sel[v1beta1.LabelInstanceGeneration] = g.pick([]string{"6", "7"})
 	case 1:
-		required = append(required, corev1.NodeSelectorRequirement{Key: v1alpha1.LabelInstanceCPU, Operator: corev1.NodeSelectorOpGt, Values: []string{g.pick([]string{"3", "7"})}})
+		required = append(required, corev1.NodeSelectorRequirement{Key: v1beta1.LabelInstanceCPU, Operator: corev1.NodeSelectorOpGt, Values: []string{g.pick([]string{"3", "7"})}})
 	case 2:
-		required = append(required, corev1.NodeSelectorRequirement{Key: v1alpha1.LabelInstanceCategory, Operator: corev1.NodeSelectorOpIn, Values: []string{"c", "m"}})
+		required = append(required, corev1.NodeSelectorRequirement{Key: v1beta1.LabelInstanceCategory, Operator: corev1.NodeSelectorOpIn, Values: []string{"c", "m"}})
 	case 3:
-		sel[v1alpha1.LabelInstanceFamily] = g.pick([]string{"c6i", "m7g", "r6a", "m5"})
+		sel[v1beta1.LabelInstanceFamily] = g.pick([]string{"c6i", "m7g", "r6a", "m5"})
 	}
 	return required
 }
@@ -32,8 +32,8 @@ func (g *mixGen) selectInstanceLabels(sel map[string]string, required []corev1.N
 func mixFloors(pools []Pool) {
 	for i, minValues := range map[int]int32{0: 2, 2: 3} {
 		pool := pools[i].Pool.DeepCopy()
-		pool.Spec.Template.Requirements = append(pool.Spec.Template.Requirements, v1alpha1.NodeSelectorRequirement{
-			Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &minValues})
+		pool.Spec.Template.Requirements = append(pool.Spec.Template.Requirements, v1beta1.NodeSelectorRequirement{
+			Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &minValues})
 		pools[i].Pool = pool
 	}
 }
@@ -60,7 +60,7 @@ func mixMeetsFloors(p Pool, types []map[string]string) bool {
 // selectsInstanceLabels reports whether a pod's node selector or required node affinity
 // names an instance label.
 func selectsInstanceLabels(pod *corev1.Pod) bool {
-	for _, key := range v1alpha1.InstanceLabelKeys {
+	for _, key := range v1beta1.InstanceLabelKeys {
 		if _, ok := pod.Spec.NodeSelector[key]; ok {
 			return true
 		}

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // podInfo is what the simulation needs of a pod, worked out once.
@@ -102,7 +102,7 @@ func newPodInfo(pod *corev1.Pod, t *topology) *podInfo {
 // offeringLabels are the labels of a new node that differ between the offerings of its
 // instance type (cloudprovider.InstanceType.Labels); the pool's template may set neither
 // (the API refuses template labels under stratos.sh/ and the zone).
-var offeringLabels = []string{corev1.LabelTopologyZone, v1alpha1.LabelCapacityType}
+var offeringLabels = []string{corev1.LabelTopologyZone, v1beta1.LabelCapacityType}
 
 // namesOfferingLabel reports whether a node selector or required node affinity names one
 // of offeringLabels.

@@ -10,7 +10,7 @@ import (
 	"k8s.io/component-helpers/scheduling/corev1/nodeaffinity"
 	"k8s.io/klog/v2"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -101,7 +101,7 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 				for k, v := range tmpl.Labels {
 					labels[k] = string(v)
 				}
-				labels[v1alpha1.LabelNodePool] = ps.name
+				labels[v1beta1.LabelNodePool] = ps.name
 				node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: corev1.NodeSpec{Taints: ps.taints}}
 			}
 			ps.offerings = append(ps.offerings, offering{typ: len(ps.types), zone: t.zone(o.Zone), zoneName: o.Zone, ct: o.CapacityType, price: o.PricePerHour, node: node})
@@ -131,7 +131,7 @@ func (ps *poolState) offeringNode(i int) *corev1.Node {
 	if o.node == nil {
 		first := ps.offerings[ps.types[o.typ].first].node
 		labels := maps.Clone(first.Labels)
-		labels[corev1.LabelTopologyZone], labels[v1alpha1.LabelCapacityType] = o.zoneName, o.ct
+		labels[corev1.LabelTopologyZone], labels[v1beta1.LabelCapacityType] = o.zoneName, o.ct
 		o.node = &corev1.Node{ObjectMeta: metav1.ObjectMeta{Labels: labels}, Spec: first.Spec}
 	}
 	return o.node

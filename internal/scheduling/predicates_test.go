@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -104,7 +104,7 @@ func TestNodeAffinityPredicates(t *testing.T) {
 	})
 	t.Run("a node label the pool template sets", func(t *testing.T) {
 		pool := poolOf("p", catalog)
-		pool.Pool.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/team": "a"}
+		pool.Pool.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": "a"}
 		r := solve(t, Input{Pods: []*corev1.Pod{podOf("p", "1", "1Gi", selecting("example.com/team", "a"))}, Pools: []Pool{pool}})
 		if len(r.Launches) != 1 {
 			t.Fatalf("launches %+v", r.Launches)
@@ -115,7 +115,7 @@ func TestNodeAffinityPredicates(t *testing.T) {
 // Taints repel pods that do not tolerate them; startup taints are not in the input.
 func TestTaintPredicates(t *testing.T) {
 	pool := poolOf("tainted", smallCatalog())
-	pool.Pool.Spec.Template.Taints = []v1alpha1.Taint{{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}}
+	pool.Pool.Spec.Template.Taints = []v1beta1.Taint{{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}}
 	r := solve(t, Input{Pods: []*corev1.Pod{podOf("plain", "1", "1Gi"), podOf("tolerant", "1", "1Gi", tolerating("dedicated"))}, Pools: []Pool{pool}})
 	if len(r.Launches) != 1 || r.Launches[0].Pods[0].Name != "tolerant" {
 		t.Fatalf("launches %+v, want one for the tolerant pod", r.Launches)

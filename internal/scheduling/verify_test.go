@@ -13,7 +13,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	corev1helpers "k8s.io/component-helpers/scheduling/corev1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/scheduling/verifier"
@@ -244,14 +244,14 @@ func launchNode(in Input, l Launch, i, variant int) (verifier.Node, error) {
 	for k, v := range p.Pool.Spec.Template.Labels {
 		labels[k] = string(v)
 	}
-	labels[v1alpha1.LabelNodePool] = p.Pool.Name
+	labels[v1beta1.LabelNodePool] = p.Pool.Name
 	labels[corev1.LabelHostname] = nodeName
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: labels}, Status: corev1.NodeStatus{Allocatable: it.Allocatable()}}
 	for _, taint := range p.Pool.Spec.Template.Taints {
 		node.Spec.Taints = append(node.Spec.Taints, taint.Core())
 	}
 	// The node is one the pool may make: its labels meet the pool's requirements.
-	if requirements := v1alpha1.CoreRequirements(p.Pool.Spec.Template.Requirements); len(requirements) > 0 {
+	if requirements := v1beta1.CoreRequirements(p.Pool.Spec.Template.Requirements); len(requirements) > 0 {
 		selector := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: requirements}}}
 		if ok, err := corev1helpers.MatchNodeSelectorTerms(node, selector); err != nil || !ok {
 			return verifier.Node{}, fmt.Errorf("launch %d: a %s in %s %s does not meet pool %s's requirements %v (%v)", i, name, offer.Zone, offer.CapacityType, p.Pool.Name, requirements, err)

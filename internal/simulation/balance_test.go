@@ -6,13 +6,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 )
 
 func TestBalanceStandbyTakesFromTheFullestZoneFirst(t *testing.T) {
 	claim := func(name, pool, zone string, standby bool) scheduling.Claim {
-		c := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1alpha1.NodeClaimSpec{NodePool: pool}}
+		c := &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1beta1.NodeClaimSpec{NodePool: pool}}
 		return scheduling.Claim{Claim: c, Standby: standby, Labels: map[string]string{corev1.LabelTopologyZone: zone}}
 	}
 	claims := []scheduling.Claim{

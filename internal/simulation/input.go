@@ -22,7 +22,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/limits"
@@ -34,9 +34,9 @@ import (
 )
 
 // inFlightPhases are those of a claim asked to run that is not running yet.
-var inFlightPhases = map[v1alpha1.NodeClaimPhase]bool{
-	"": true, v1alpha1.PhaseLaunching: true, v1alpha1.PhaseRegistering: true, v1alpha1.PhaseInitializing: true,
-	v1alpha1.PhaseWarmingUp: true, v1alpha1.PhaseStopping: true, v1alpha1.PhaseStandby: true, v1alpha1.PhaseStarting: true,
+var inFlightPhases = map[v1beta1.NodeClaimPhase]bool{
+	"": true, v1beta1.PhaseLaunching: true, v1beta1.PhaseRegistering: true, v1beta1.PhaseInitializing: true,
+	v1beta1.PhaseWarmingUp: true, v1beta1.PhaseStopping: true, v1beta1.PhaseStandby: true, v1beta1.PhaseStarting: true,
 }
 
 // catalog holds what the pools' node classes offer, to size claims not launched yet.
@@ -44,7 +44,7 @@ type catalog map[string]*cloudprovider.InstanceType
 
 // unavailable reports whether the offering a launched claim's instance was bought as is
 // marked unavailable: out of capacity in its zone, so that a start would fail.
-func (types catalog) unavailable(claim *v1alpha1.NodeClaim) bool {
+func (types catalog) unavailable(claim *v1beta1.NodeClaim) bool {
 	it := types[claim.Status.InstanceType]
 	if it == nil {
 		return false
@@ -75,14 +75,14 @@ type Builder struct {
 // Input turns a snapshot and the pools into the simulation's input, to place pods.
 func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.Pod) (scheduling.Input, error) {
 	in := scheduling.Input{Pods: pods}
-	pools := &v1alpha1.NodePoolList{}
+	pools := &v1beta1.NodePoolList{}
 	if err := b.Client.List(ctx, pools); err != nil {
 		return in, err
 	}
 	types := catalog{}
-	current := map[string]*v1alpha1.NodePool{}
+	current := map[string]*v1beta1.NodePool{}
 	currents := map[string]claimtemplate.Current{}
-	poolClaims := map[string][]*v1alpha1.NodeClaim{}
+	poolClaims := map[string][]*v1beta1.NodeClaim{}
 	for _, claim := range snap.All {
 		poolClaims[claim.Spec.NodePool] = append(poolClaims[claim.Spec.NodePool], claim)
 	}
@@ -138,7 +138,7 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 // requirements, and what its limits leave given all of its claims; and what its nodes
 // should be made of now. A pool whose node class is not ready offers no new nodes:
 // its standby claims may still start.
-func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, types catalog) (scheduling.Pool, claimtemplate.Current, error) {
+func (b Builder) schedulingPool(ctx context.Context, pool *v1beta1.NodePool, claims []*v1beta1.NodeClaim, types catalog) (scheduling.Pool, claimtemplate.Current, error) {
 	class, err := nodeclass.Get(ctx, b.Client, pool.Spec.Template.NodeClassRef)
 	if err != nil {
 		return scheduling.Pool{}, claimtemplate.Current{}, fmt.Errorf("resolving the node class: %w", err)
@@ -154,7 +154,7 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1alpha1.NodePool, cl
 	if err != nil {
 		return scheduling.Pool{}, made, fmt.Errorf("listing instance types: %w", err)
 	}
-	requirements := v1alpha1.CoreRequirements(pool.Spec.Template.Requirements)
+	requirements := v1beta1.CoreRequirements(pool.Spec.Template.Requirements)
 	sp := scheduling.Pool{Pool: pool}
 	zones := map[string]bool{}
 	for _, it := range offered {
@@ -191,8 +191,8 @@ const StartRetryBackoff = 3 * time.Minute
 
 // StartRefusedRecently reports whether the cloud refused to start the claim within
 // StartRetryBackoff of now.
-func StartRefusedRecently(claim *v1alpha1.NodeClaim, now time.Time) bool {
-	started := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionStarted)
+func StartRefusedRecently(claim *v1beta1.NodeClaim, now time.Time) bool {
+	started := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionStarted)
 	return started != nil && started.Status == metav1.ConditionFalse && now.Sub(started.LastTransitionTime.Time) < StartRetryBackoff
 }
 
@@ -200,7 +200,7 @@ func StartRefusedRecently(claim *v1alpha1.NodeClaim, now time.Time) bool {
 // not run yet (in flight), or one asked to stand by that could run instead (standby).
 func schedulingClaim(cs state.ClaimState, types catalog) (scheduling.Claim, bool) {
 	claim := cs.Claim
-	running := claim.Spec.DesiredState == v1alpha1.DesiredRunning
+	running := claim.Spec.DesiredState == v1beta1.DesiredRunning
 	rank, standbyCandidate := standby.Rank(claim.Status.Phase)
 	if (running && !inFlightPhases[claim.Status.Phase]) || (!running && !standbyCandidate) {
 		return scheduling.Claim{}, false
@@ -218,7 +218,7 @@ func schedulingClaim(cs state.ClaimState, types catalog) (scheduling.Claim, bool
 		c.Labels[corev1.LabelHostname] = claim.Name
 		setIf(c.Labels, corev1.LabelInstanceTypeStable, claim.Status.InstanceType)
 		setIf(c.Labels, corev1.LabelTopologyZone, claim.Status.Zone)
-		setIf(c.Labels, v1alpha1.LabelCapacityType, claim.Status.CapacityType)
+		setIf(c.Labels, v1beta1.LabelCapacityType, claim.Status.CapacityType)
 	}
 	for _, t := range claim.Spec.Taints {
 		c.Taints = append(c.Taints, t.Core())
@@ -272,7 +272,7 @@ func Schedulable(node *corev1.Node) bool {
 // Node turns Ready, and kube-scheduler places pods once it has. The
 // reservation of a Node that just started running goes within seconds too, and the
 // pods it is for count on the Node already.
-var laggingTaints = []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, cloudproviderapi.TaintNodeShutdown, v1alpha1.TaintReservedKey}
+var laggingTaints = []string{corev1.TaintNodeNotReady, corev1.TaintNodeUnreachable, cloudproviderapi.TaintNodeShutdown, v1beta1.TaintReservedKey}
 
 // withoutLaggingTaints returns a Ready node without the taints that lag its readiness,
 // so that a node that just turned Ready counts as the capacity it is about to be.

@@ -9,7 +9,7 @@ import (
 	quota "k8s.io/apiserver/pkg/quota/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/state"
 )
@@ -20,12 +20,12 @@ func TestLaunchedClaimsOfferWhatTheirKubeletLeaves(t *testing.T) {
 	it := &cloudprovider.InstanceType{Name: "m5.large", Architecture: "amd64", Capacity: corev1.ResourceList{
 		corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("29"),
 	}}
-	claim := &v1alpha1.NodeClaim{
+	claim := &v1beta1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "c"},
-		Spec: v1alpha1.NodeClaimSpec{NodePool: "web", DesiredState: v1alpha1.DesiredStandby, Kubelet: &v1alpha1.KubeletConfiguration{
+		Spec: v1beta1.NodeClaimSpec{NodePool: "web", DesiredState: v1beta1.DesiredStandby, Kubelet: &v1beta1.KubeletConfiguration{
 			MaxPods: ptr.To[int32](2), SystemReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
 		}},
-		Status: v1alpha1.NodeClaimStatus{Phase: v1alpha1.PhaseStandby, InstanceType: it.Name, Zone: "z1", CapacityType: v1alpha1.CapacityTypeOnDemand},
+		Status: v1beta1.NodeClaimStatus{Phase: v1beta1.PhaseStandby, InstanceType: it.Name, Zone: "z1", CapacityType: v1beta1.CapacityTypeOnDemand},
 	}
 	c, ok := schedulingClaim(state.ClaimState{Claim: claim}, catalog{it.Name: it})
 	if !ok {

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/state"
 )
@@ -18,15 +18,15 @@ func TestClaimsCarryTheInstanceLabelsOfTheirType(t *testing.T) {
 	it := &cloudprovider.InstanceType{Name: "m5.xlarge", Architecture: "amd64", Attributes: cloudprovider.InstanceFacts{
 		Name: "m5.xlarge", VCPUs: 4, MemoryMiB: 16384, Hypervisor: "nitro", NetworkBandwidthMbps: 1250}.Attributes()}
 	types := catalog{it.Name: it}
-	launched := func(phase v1alpha1.NodeClaimPhase, desired v1alpha1.DesiredState) *v1alpha1.NodeClaim {
-		return &v1alpha1.NodeClaim{
-			ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: map[string]string{v1alpha1.LabelNodePool: "web"}},
-			Spec:       v1alpha1.NodeClaimSpec{NodePool: "web", DesiredState: desired},
-			Status:     v1alpha1.NodeClaimStatus{Phase: phase, InstanceType: it.Name, Zone: "z1", CapacityType: v1alpha1.CapacityTypeOnDemand},
+	launched := func(phase v1beta1.NodeClaimPhase, desired v1beta1.DesiredState) *v1beta1.NodeClaim {
+		return &v1beta1.NodeClaim{
+			ObjectMeta: metav1.ObjectMeta{Name: "c", Labels: map[string]string{v1beta1.LabelNodePool: "web"}},
+			Spec:       v1beta1.NodeClaimSpec{NodePool: "web", DesiredState: desired},
+			Status:     v1beta1.NodeClaimStatus{Phase: phase, InstanceType: it.Name, Zone: "z1", CapacityType: v1beta1.CapacityTypeOnDemand},
 		}
 	}
 
-	inFlight, ok := schedulingClaim(state.ClaimState{Claim: launched(v1alpha1.PhaseRegistering, v1alpha1.DesiredRunning)}, types)
+	inFlight, ok := schedulingClaim(state.ClaimState{Claim: launched(v1beta1.PhaseRegistering, v1beta1.DesiredRunning)}, types)
 	if !ok {
 		t.Fatal("a registering claim asked to run is in flight")
 	}
@@ -35,16 +35,16 @@ func TestClaimsCarryTheInstanceLabelsOfTheirType(t *testing.T) {
 			t.Errorf("in-flight claim: %s = %q, want %q", k, got, v)
 		}
 	}
-	if inFlight.Labels[corev1.LabelInstanceTypeStable] != "m5.xlarge" || inFlight.Labels[v1alpha1.LabelNodePool] != "web" {
+	if inFlight.Labels[corev1.LabelInstanceTypeStable] != "m5.xlarge" || inFlight.Labels[v1beta1.LabelNodePool] != "web" {
 		t.Errorf("in-flight claim lost its other labels: %v", inFlight.Labels)
 	}
 
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1alpha1.LabelInstanceCPU: "3"}}}
-	standby, ok := schedulingClaim(state.ClaimState{Claim: launched(v1alpha1.PhaseStandby, v1alpha1.DesiredStandby), Node: node}, types)
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1beta1.LabelInstanceCPU: "3"}}}
+	standby, ok := schedulingClaim(state.ClaimState{Claim: launched(v1beta1.PhaseStandby, v1beta1.DesiredStandby), Node: node}, types)
 	if !ok || !standby.Standby {
 		t.Fatal("a standby claim is a standby candidate")
 	}
-	if standby.Labels[v1alpha1.LabelInstanceFamily] != "m5" || standby.Labels[v1alpha1.LabelInstanceCPU] != "3" {
+	if standby.Labels[v1beta1.LabelInstanceFamily] != "m5" || standby.Labels[v1beta1.LabelInstanceCPU] != "3" {
 		t.Errorf("standby claim with a Node: labels %v, want the type's family and the Node's cpu", standby.Labels)
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -22,15 +22,15 @@ func TestProvisioningAsksTheStandbyClaimThatRunsSoonest(t *testing.T) {
 	instanceType := func(name string, price float64) *cloudprovider.InstanceType {
 		return &cloudprovider.InstanceType{Name: name, Architecture: "amd64",
 			Capacity:  corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi"), corev1.ResourcePods: resource.MustParse("29")},
-			Offerings: []cloudprovider.Offering{{Zone: "z1", CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true}},
+			Offerings: []cloudprovider.Offering{{Zone: "z1", CapacityType: v1beta1.CapacityTypeOnDemand, PricePerHour: price, Available: true}},
 		}
 	}
 	types := catalog{"cheap": instanceType("cheap", 0.05), "dear": instanceType("dear", 0.5)}
-	claim := func(name, instanceType string, phase v1alpha1.NodeClaimPhase) scheduling.Claim {
-		c, ok := schedulingClaim(state.ClaimState{Claim: &v1alpha1.NodeClaim{
+	claim := func(name, instanceType string, phase v1beta1.NodeClaimPhase) scheduling.Claim {
+		c, ok := schedulingClaim(state.ClaimState{Claim: &v1beta1.NodeClaim{
 			ObjectMeta: metav1.ObjectMeta{Name: name},
-			Spec:       v1alpha1.NodeClaimSpec{NodePool: "web", DesiredState: v1alpha1.DesiredStandby},
-			Status:     v1alpha1.NodeClaimStatus{Phase: phase, InstanceType: instanceType, Zone: "z1", CapacityType: v1alpha1.CapacityTypeOnDemand},
+			Spec:       v1beta1.NodeClaimSpec{NodePool: "web", DesiredState: v1beta1.DesiredStandby},
+			Status:     v1beta1.NodeClaimStatus{Phase: phase, InstanceType: instanceType, Zone: "z1", CapacityType: v1beta1.CapacityTypeOnDemand},
 		}}, types)
 		if !ok || !c.Standby {
 			t.Fatalf("a claim in phase %q asked to stand by is standby capacity", phase)
@@ -40,7 +40,7 @@ func TestProvisioningAsksTheStandbyClaimThatRunsSoonest(t *testing.T) {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "p", Namespace: "default"}, Spec: corev1.PodSpec{Containers: []corev1.Container{{
 		Name: "c", Resources: corev1.ResourceRequirements{Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("500m")}},
 	}}}}
-	phases := []v1alpha1.NodeClaimPhase{v1alpha1.PhaseWarmingUp, v1alpha1.PhaseStandby, v1alpha1.PhaseLaunching, v1alpha1.PhaseStopping}
+	phases := []v1beta1.NodeClaimPhase{v1beta1.PhaseWarmingUp, v1beta1.PhaseStandby, v1beta1.PhaseLaunching, v1beta1.PhaseStopping}
 	for i, first := range phases[:len(phases)-1] {
 		for _, later := range phases[i+1:] {
 			result := scheduling.Solve(scheduling.Input{Pods: []*corev1.Pod{pod}, Claims: []scheduling.Claim{

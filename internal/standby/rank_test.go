@@ -3,18 +3,18 @@ package standby
 import (
 	"testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // The ranking puts a claim warming up (running already) before a stopped one (a
 // start), those still coming up after both, and one stopping (a stop, then a start)
 // last; a claim running, starting, draining or terminating is no standby capacity.
 func TestRankOrdersByHowSoonAClaimRuns(t *testing.T) {
-	order := [][]v1alpha1.NodeClaimPhase{
-		{v1alpha1.PhaseWarmingUp},
-		{v1alpha1.PhaseStandby},
-		{"", v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering, v1alpha1.PhaseInitializing},
-		{v1alpha1.PhaseStopping},
+	order := [][]v1beta1.NodeClaimPhase{
+		{v1beta1.PhaseWarmingUp},
+		{v1beta1.PhaseStandby},
+		{"", v1beta1.PhaseLaunching, v1beta1.PhaseRegistering, v1beta1.PhaseInitializing},
+		{v1beta1.PhaseStopping},
 	}
 	previous := -1
 	for _, equals := range order {
@@ -29,7 +29,7 @@ func TestRankOrdersByHowSoonAClaimRuns(t *testing.T) {
 		}
 		previous = first
 	}
-	for _, phase := range []v1alpha1.NodeClaimPhase{v1alpha1.PhaseStarting, v1alpha1.PhaseRunning, v1alpha1.PhaseDraining, v1alpha1.PhaseTerminating} {
+	for _, phase := range []v1beta1.NodeClaimPhase{v1beta1.PhaseStarting, v1beta1.PhaseRunning, v1beta1.PhaseDraining, v1beta1.PhaseTerminating} {
 		if rank, ok := Rank(phase); ok {
 			t.Errorf("Rank(%q) = %d, true; want no standby capacity", phase, rank)
 		}

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/cache"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
@@ -35,7 +35,7 @@ type Cluster struct {
 	podsByNode map[string]map[types.UID]*corev1.Pod
 	podNode    map[types.UID]string
 	pending    map[types.UID]*corev1.Pod
-	claims     map[string]*v1alpha1.NodeClaim
+	claims     map[string]*v1beta1.NodeClaim
 	// writes are this process's claim writes the informer does not show yet.
 	writes     map[string]observedWrite
 	daemonSets map[types.NamespacedName]*appsv1.DaemonSet
@@ -73,7 +73,7 @@ func New(clk clock.PassiveClock, prePullNamespace string) *Cluster {
 		podsByNode:       map[string]map[types.UID]*corev1.Pod{},
 		podNode:          map[types.UID]string{},
 		pending:          map[types.UID]*corev1.Pod{},
-		claims:           map[string]*v1alpha1.NodeClaim{},
+		claims:           map[string]*v1beta1.NodeClaim{},
 		writes:           map[string]observedWrite{},
 		daemonSets:       map[types.NamespacedName]*appsv1.DaemonSet{},
 		pdbs:             map[types.NamespacedName]*policyv1.PodDisruptionBudget{},
@@ -94,12 +94,12 @@ func (c *Cluster) Watch(ctx context.Context, informers cache.Informers) error {
 	for obj, handle := range map[client.Object]func(obj any, deleted bool){
 		&corev1.Node{}:                  c.updateNode,
 		&corev1.Pod{}:                   c.updatePod,
-		&v1alpha1.NodeClaim{}:           c.updateClaim,
+		&v1beta1.NodeClaim{}:           c.updateClaim,
 		&appsv1.DaemonSet{}:             c.updateDaemonSet,
 		&policyv1.PodDisruptionBudget{}: c.updatePDB,
-		&v1alpha1.NodePool{}:            c.templateChanged,
-		&v1alpha1.FakeNodeClass{}:       c.templateChanged,
-		&v1alpha1.AWSNodeClass{}:        c.templateChanged,
+		&v1beta1.NodePool{}:            c.templateChanged,
+		&v1beta1.FakeNodeClass{}:       c.templateChanged,
+		&v1beta1.EC2NodeClass{}:        c.templateChanged,
 		// The storage objects pods' volumes name: a claim bound, a class or a CSINode
 		// changed may let a waiting pod fit (the simulation reads them from the cache).
 		&corev1.PersistentVolumeClaim{}: c.templateChanged,
@@ -175,7 +175,7 @@ func (c *Cluster) updateNode(obj any, deleted bool) {
 }
 
 func (c *Cluster) updateClaim(obj any, deleted bool) {
-	claim, ok := obj.(*v1alpha1.NodeClaim)
+	claim, ok := obj.(*v1beta1.NodeClaim)
 	if !ok {
 		return
 	}
@@ -199,8 +199,8 @@ func (c *Cluster) updateClaim(obj any, deleted bool) {
 // as it is now (nil: gone), no longer holds: asked back to standby, or being deleted.
 // Provisioning is told then, so that the pods are planned again in the next batch
 // instead of waiting for a resync. The caller holds the lock.
-func (c *Cluster) nominationsLapseLocked(name string, claim *v1alpha1.NodeClaim) bool {
-	if claim != nil && claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+func (c *Cluster) nominationsLapseLocked(name string, claim *v1beta1.NodeClaim) bool {
+	if claim != nil && claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1beta1.DesiredRunning {
 		return false
 	}
 	for _, n := range c.nominations {

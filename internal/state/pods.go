@@ -3,7 +3,7 @@ package state
 import (
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
@@ -15,7 +15,7 @@ func Provisionable(pod *corev1.Pod) bool {
 	if pod.Spec.NodeName != "" || !pod.DeletionTimestamp.IsZero() || pod.Status.NominatedNodeName != "" {
 		return false
 	}
-	if podutil.Mirror(pod) || podutil.OwnedByDaemonSet(pod) || pod.Annotations[v1alpha1.AnnotationDoNotProvision] == "true" {
+	if podutil.Mirror(pod) || podutil.OwnedByDaemonSet(pod) || pod.Annotations[v1beta1.AnnotationDoNotProvision] == "true" {
 		return false
 	}
 	scheduled := podutil.Condition(pod, corev1.PodScheduled)

@@ -8,7 +8,7 @@ import (
 	policyv1 "k8s.io/api/policy/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Snapshot is the picture at one moment. It shares objects with the cache: treat them
@@ -16,7 +16,7 @@ import (
 type Snapshot struct {
 	// All is every claim, those being deleted included, with this process's writes the
 	// informer does not show yet. Limits and budgets count from it.
-	All []*v1alpha1.NodeClaim
+	All []*v1beta1.NodeClaim
 	// Nodes that pods may use now and keep using: those that belong to no claim, and
 	// those whose claim runs and is asked to go on running. Each comes with its pods,
 	// and those nominated to its claim until kube-scheduler binds them.
@@ -61,7 +61,7 @@ type NodeState struct {
 
 // ClaimState is a claim with its Node, if registered, and its pods.
 type ClaimState struct {
-	Claim *v1alpha1.NodeClaim
+	Claim *v1beta1.NodeClaim
 	Node  *corev1.Node
 	// Pods are bound to the claim's Node; Nominated were placed on the claim by
 	// provisioning and wait for it.
@@ -72,15 +72,15 @@ type ClaimState struct {
 // claim runs, is asked to go on running and is not being deleted. A claim asked back to
 // standby or deleted drains its Node; counting the Node as room in the moment before
 // the drain cordons it would place pods on a node that is going away.
-func servesPods(claim *v1alpha1.NodeClaim) bool {
-	return claim.DeletionTimestamp.IsZero() && claim.Status.Phase == v1alpha1.PhaseRunning && claim.Spec.DesiredState == v1alpha1.DesiredRunning
+func servesPods(claim *v1beta1.NodeClaim) bool {
+	return claim.DeletionTimestamp.IsZero() && claim.Status.Phase == v1beta1.PhaseRunning && claim.Spec.DesiredState == v1beta1.DesiredRunning
 }
 
 // leaving reports whether a claim's Node is going away with the pods bound to it: the
 // claim is deleted, or asked to stand by or to be terminated.
-func leaving(claim *v1alpha1.NodeClaim) bool {
+func leaving(claim *v1beta1.NodeClaim) bool {
 	desired := claim.Spec.DesiredState
-	return !claim.DeletionTimestamp.IsZero() || desired == v1alpha1.DesiredStandby || desired == v1alpha1.DesiredTerminated
+	return !claim.DeletionTimestamp.IsZero() || desired == v1beta1.DesiredStandby || desired == v1beta1.DesiredTerminated
 }
 
 // Snapshot takes the picture, dropping the nominations that no longer hold (see
@@ -156,11 +156,11 @@ func (c *Cluster) Snapshot() Snapshot {
 // claim runs. It ends when the claim is gone or being deleted, when the TTL passed, when
 // the claim is no longer asked to run (it went back to standby: nothing will start it
 // for the pod), and BindGrace after the claim started running.
-func holds(n nomination, claim *v1alpha1.NodeClaim, now time.Time) (lapse time.Time, ok bool) {
-	if claim == nil || !claim.DeletionTimestamp.IsZero() || now.After(n.expires) || claim.Spec.DesiredState != v1alpha1.DesiredRunning {
+func holds(n nomination, claim *v1beta1.NodeClaim, now time.Time) (lapse time.Time, ok bool) {
+	if claim == nil || !claim.DeletionTimestamp.IsZero() || now.After(n.expires) || claim.Spec.DesiredState != v1beta1.DesiredRunning {
 		return time.Time{}, false
 	}
-	if claim.Status.Phase != v1alpha1.PhaseRunning || claim.Status.LastPhaseChangeTime == nil {
+	if claim.Status.Phase != v1beta1.PhaseRunning || claim.Status.LastPhaseChangeTime == nil {
 		return time.Time{}, true
 	}
 	lapse = claim.Status.LastPhaseChangeTime.Add(BindGrace)

@@ -11,7 +11,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 var epoch = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -31,7 +31,7 @@ func TestProvisionable(t *testing.T) {
 	mirror := unschedulable("mirror")
 	mirror.Annotations = map[string]string{corev1.MirrorPodAnnotationKey: "x"}
 	optedOut := unschedulable("opted-out")
-	optedOut.Annotations = map[string]string{v1alpha1.AnnotationDoNotProvision: "true"}
+	optedOut.Annotations = map[string]string{v1beta1.AnnotationDoNotProvision: "true"}
 	bound := unschedulable("bound")
 	bound.Spec.NodeName = "n"
 	terminating := unschedulable("terminating")
@@ -82,10 +82,10 @@ const prePullNamespace = "stratos"
 func TestAPrePullPodTakesNoRoomOnItsNode(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
-	owner := metav1.OwnerReference{APIVersion: v1alpha1.GroupVersion.String(), Kind: "NodeClaim", Name: "c", UID: "c", Controller: ptr.To(true)}
+	owner := metav1.OwnerReference{APIVersion: v1beta1.GroupVersion.String(), Kind: "NodeClaim", Name: "c", UID: "c", Controller: ptr.To(true)}
 	labelled := func(uid types.UID, namespace string, owners ...metav1.OwnerReference) *corev1.Pod {
 		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Name: "prepull-c", Namespace: namespace, UID: uid, OwnerReferences: owners,
-			Labels: map[string]string{v1alpha1.LabelPrePull: "c"}}, Spec: corev1.PodSpec{NodeName: "n1"}}
+			Labels: map[string]string{v1beta1.LabelPrePull: "c"}}, Spec: corev1.PodSpec{NodeName: "n1"}}
 	}
 	c.updatePod(labelled("p", prePullNamespace, owner), false)
 	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Nodes[0].Pods) != 0 {
@@ -103,7 +103,7 @@ func TestNominationsHoldUntilBoundExpiredOrClaimGone(t *testing.T) {
 	c := New(clk, prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
-	claim := runningClaim("c1", v1alpha1.PhaseLaunching)
+	claim := runningClaim("c1", v1beta1.PhaseLaunching)
 	c.ObserveWrite(claim, "")
 	c.Nominate("c1", []*corev1.Pod{pod}, time.Minute)
 
@@ -129,7 +129,7 @@ func TestANominationToARunningClaimLapsesAfterTheBindGrace(t *testing.T) {
 	c := New(clk, prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
-	claim := runningClaim("c1", v1alpha1.PhaseRunning)
+	claim := runningClaim("c1", v1beta1.PhaseRunning)
 	claim.Status.NodeName = "n1"
 	c.updateClaim(claim, false)
 	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
@@ -155,14 +155,14 @@ func TestANominationEndsWhenItsClaimGoesBackToStandby(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
-	claim := runningClaim("c1", v1alpha1.PhaseStopping)
+	claim := runningClaim("c1", v1beta1.PhaseStopping)
 	c.updateClaim(claim, false)
 	c.Nominate("c1", []*corev1.Pod{pod}, time.Hour)
 	if s := c.Snapshot(); len(s.Pending) != 0 {
 		t.Fatalf("a claim asked to run holds its pods: %+v", s)
 	}
 	standby := claim.DeepCopy()
-	standby.Spec.DesiredState = v1alpha1.DesiredStandby
+	standby.Spec.DesiredState = v1beta1.DesiredStandby
 	c.updateClaim(standby, false)
 	if s := c.Snapshot(); len(s.Pending) != 1 {
 		t.Fatalf("nothing starts a claim asked to stand by, so its pods wait for capacity again: %+v", s)
@@ -170,7 +170,7 @@ func TestANominationEndsWhenItsClaimGoesBackToStandby(t *testing.T) {
 }
 
 // withNodeAndPod shows the claim, its Node n1 and a pod "web" bound to it.
-func withNodeAndPod(c *Cluster, claim *v1alpha1.NodeClaim) {
+func withNodeAndPod(c *Cluster, claim *v1beta1.NodeClaim) {
 	claim.Status.NodeName = "n1"
 	c.updateClaim(claim, false)
 	c.updateNode(&corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n1"}}, false)
@@ -180,17 +180,17 @@ func withNodeAndPod(c *Cluster, claim *v1alpha1.NodeClaim) {
 }
 
 // runningClaim is a claim asked to run, in phase, that changed phase at epoch.
-func runningClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
-	return &v1alpha1.NodeClaim{
+func runningClaim(name string, phase v1beta1.NodeClaimPhase) *v1beta1.NodeClaim {
+	return &v1beta1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, ResourceVersion: "1"},
-		Spec:       v1alpha1.NodeClaimSpec{DesiredState: v1alpha1.DesiredRunning},
-		Status:     v1alpha1.NodeClaimStatus{Phase: phase, LastPhaseChangeTime: &metav1.Time{Time: epoch}},
+		Spec:       v1beta1.NodeClaimSpec{DesiredState: v1beta1.DesiredRunning},
+		Status:     v1beta1.NodeClaimStatus{Phase: phase, LastPhaseChangeTime: &metav1.Time{Time: epoch}},
 	}
 }
 
 func TestObserveWriteDoesNotUndoANewerInformerCopy(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
-	informer := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1", ResourceVersion: "7"}}
+	informer := &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1", ResourceVersion: "7"}}
 	c.updateClaim(informer, false)
 	mine := informer.DeepCopy()
 	mine.ResourceVersion = "6"
@@ -214,7 +214,7 @@ func TestAWriteTheInformerNeverShowsIsForgotten(t *testing.T) {
 	c := New(clk, prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
-	c.ObserveWrite(runningClaim("phantom", v1alpha1.PhaseLaunching), "")
+	c.ObserveWrite(runningClaim("phantom", v1beta1.PhaseLaunching), "")
 	c.Nominate("phantom", []*corev1.Pod{pod}, time.Hour)
 
 	s := c.Snapshot()
@@ -239,7 +239,7 @@ func TestAWriteTheInformerNeverShowsIsForgotten(t *testing.T) {
 func TestAConfirmedWriteOutlivesTheBound(t *testing.T) {
 	clk := testingclock.NewFakeClock(epoch)
 	c := New(clk, prePullNamespace)
-	claim := runningClaim("c1", v1alpha1.PhaseLaunching)
+	claim := runningClaim("c1", v1beta1.PhaseLaunching)
 	c.ObserveWrite(claim, "")
 	c.updateClaim(claim, false)
 	clk.Step(2 * WriteConfirmTimeout)
@@ -252,14 +252,14 @@ func TestAConfirmedWriteOutlivesTheBound(t *testing.T) {
 // deletion this process made counts as a deletion at once.
 func TestWritesOnTopOfTheInformerShowAtOnce(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
-	claim := runningClaim("c1", v1alpha1.PhaseRunning)
+	claim := runningClaim("c1", v1beta1.PhaseRunning)
 	withNodeAndPod(c, claim)
 	if s := c.Snapshot(); len(s.Nodes) != 1 || len(s.Leaving) != 0 {
 		t.Fatalf("a running claim's Node serves pods: %+v", s)
 	}
 
 	given := claim.DeepCopy()
-	given.Spec.DesiredState = v1alpha1.DesiredStandby
+	given.Spec.DesiredState = v1beta1.DesiredStandby
 	given.ResourceVersion = "2"
 	c.ObserveWrite(given, "1")
 	s := c.Snapshot()
@@ -285,7 +285,7 @@ func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
 	pod := unschedulable("web")
 	c.updatePod(pod, false)
-	claim := runningClaim("c1", v1alpha1.PhaseStandby)
+	claim := runningClaim("c1", v1beta1.PhaseStandby)
 	c.updateClaim(claim, false)
 	c.Nominate("c1", []*corev1.Pod{pod}, time.Hour)
 	told := 0
@@ -296,7 +296,7 @@ func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
 		t.Fatal("an unchanged claim must not wake provisioning")
 	}
 	back := claim.DeepCopy()
-	back.Spec.DesiredState = v1alpha1.DesiredStandby
+	back.Spec.DesiredState = v1beta1.DesiredStandby
 	c.updateClaim(back, false)
 	if told != 1 {
 		t.Fatalf("provisioning told %d times, want once when the claim went back to standby", told)
@@ -311,8 +311,8 @@ func TestProvisioningHearsOfNominationsThatLapse(t *testing.T) {
 // room, and its pods are leaving.
 func TestANodeAskedToBeTerminatedIsLeaving(t *testing.T) {
 	c := New(testingclock.NewFakeClock(epoch), prePullNamespace)
-	claim := runningClaim("c1", v1alpha1.PhaseRunning)
-	claim.Spec.DesiredState = v1alpha1.DesiredTerminated
+	claim := runningClaim("c1", v1beta1.PhaseRunning)
+	claim.Spec.DesiredState = v1beta1.DesiredTerminated
 	withNodeAndPod(c, claim)
 	if s := c.Snapshot(); len(s.Nodes) != 0 || len(s.Leaving) != 1 {
 		t.Fatalf("a Node asked to be terminated is no room, and its pods leave: %+v", s)

@@ -7,7 +7,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestWorkload(t *testing.T) {
@@ -25,7 +25,7 @@ func TestWorkload(t *testing.T) {
 		"a failed pod":       {corev1.Pod{Status: corev1.PodStatus{Phase: corev1.PodFailed}}, false},
 		// Stratos's pre-pull pods never reach Workload (the cluster state leaves them
 		// out); the label alone makes no pod one.
-		"a pod labelled as a pre-pull pod": {corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelPrePull: "c"}}}, true},
+		"a pod labelled as a pre-pull pod": {corev1.Pod{ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1beta1.LabelPrePull: "c"}}}, true},
 	}
 	for name, tc := range cases {
 		if got := Workload(&tc.pod); got != tc.want {

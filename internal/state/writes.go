@@ -5,7 +5,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // WriteConfirmTimeout bounds how long a claim this process wrote counts as written
@@ -18,7 +18,7 @@ const WriteConfirmTimeout = 30 * time.Second
 
 // observedWrite is a claim as this process wrote it, before the informer shows it.
 type observedWrite struct {
-	claim *v1alpha1.NodeClaim
+	claim *v1beta1.NodeClaim
 	// base is the resource version the write was made on; "" for a creation.
 	base string
 	at   time.Time
@@ -29,7 +29,7 @@ type observedWrite struct {
 // without its own latest writes would take the same capacity twice. previous is the
 // resource version the write was made on ("" for a creation). A claim the informer
 // already moved past the write is left as the informer has it.
-func (c *Cluster) ObserveWrite(claim *v1alpha1.NodeClaim, previous string) {
+func (c *Cluster) ObserveWrite(claim *v1beta1.NodeClaim, previous string) {
 	c.mu.Lock()
 	current, pending := c.claims[claim.Name], c.writes[claim.Name]
 	onTopOfInformer := current == nil || current.ResourceVersion == previous
@@ -50,7 +50,7 @@ func (c *Cluster) ObserveWrite(claim *v1alpha1.NodeClaim, previous string) {
 
 // ObserveDeletion records that this process just deleted a claim: until the informer
 // shows it, the claim counts as being deleted.
-func (c *Cluster) ObserveDeletion(claim *v1alpha1.NodeClaim) {
+func (c *Cluster) ObserveDeletion(claim *v1beta1.NodeClaim) {
 	deleted := claim.DeepCopy()
 	if deleted.DeletionTimestamp.IsZero() {
 		deleted.DeletionTimestamp = &metav1.Time{Time: c.clock.Now()}
@@ -70,8 +70,8 @@ func (c *Cluster) confirmWriteLocked(name, resourceVersion string, deleted bool)
 // writes the informer does not show yet, those older than WriteConfirmTimeout dropped.
 // It also returns when the oldest write still counted expires (zero when none). The
 // caller holds the lock.
-func (c *Cluster) claimsLocked(now time.Time) (map[string]*v1alpha1.NodeClaim, time.Time) {
-	claims := make(map[string]*v1alpha1.NodeClaim, len(c.claims)+len(c.writes))
+func (c *Cluster) claimsLocked(now time.Time) (map[string]*v1beta1.NodeClaim, time.Time) {
+	claims := make(map[string]*v1beta1.NodeClaim, len(c.claims)+len(c.writes))
 	for name, claim := range c.claims {
 		claims[name] = claim
 	}

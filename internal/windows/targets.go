@@ -7,7 +7,7 @@ import (
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Calendar is the clock windows are read on: the operator's clock unless one is set.
@@ -39,7 +39,7 @@ type Targets struct {
 
 // preWarm raises the targets for the windows that open within their preWarm, and moves
 // Next to the moment the next pre-warm begins when that comes first.
-func (t *Targets) preWarm(specs []v1alpha1.Window, parsed []Window, now time.Time) {
+func (t *Targets) preWarm(specs []v1beta1.Window, parsed []Window, now time.Time) {
 	for i, spec := range specs {
 		lead := defaultPreWarm
 		if spec.PreWarm != nil {
@@ -79,7 +79,7 @@ const defaultPreWarm = 10 * time.Minute
 // highest of those wins), so its nodes have warmed up when it opens. A window that
 // cannot be read (a time zone unknown to this binary) is an error, and the spec's
 // targets hold.
-func For(pool *v1alpha1.NodePool, now time.Time) (Targets, error) {
+func For(pool *v1beta1.NodePool, now time.Time) (Targets, error) {
 	t := Targets{MinStandby: pool.Spec.Standby.Min, MaxNodes: nil}
 	if pool.Spec.Limits != nil {
 		t.MaxNodes = pool.Spec.Limits.Nodes

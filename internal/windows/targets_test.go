@@ -6,14 +6,14 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-func officePool(preWarm *v1alpha1.Duration) *v1alpha1.NodePool {
-	return &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{
-		Standby: v1alpha1.Standby{Min: 1},
-		Limits:  &v1alpha1.Limits{Nodes: ptr.To[int32](50)},
-		Windows: []v1alpha1.Window{
+func officePool(preWarm *v1beta1.Duration) *v1beta1.NodePool {
+	return &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{
+		Standby: v1beta1.Standby{Min: 1},
+		Limits:  &v1beta1.Limits{Nodes: ptr.To[int32](50)},
+		Windows: []v1beta1.Window{
 			{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10), MinRunning: ptr.To[int32](2), PreWarm: preWarm},
 			{Name: "night", Hours: "22-5", TimeZone: "Europe/Berlin", MaxNodes: ptr.To[int32](0)},
 		},
@@ -30,7 +30,7 @@ func berlinAt(t *testing.T, hour, minute int) time.Time {
 }
 
 func TestTargetsFollowTheWindowInForce(t *testing.T) {
-	pool := officePool(v1alpha1.NewDuration(0))
+	pool := officePool(v1beta1.NewDuration(0))
 	cases := []struct {
 		name                   string
 		hour, minute           int
@@ -78,7 +78,7 @@ func TestPreWarmRaisesTheTargetsBeforeTheWindowOpens(t *testing.T) {
 
 func TestPreWarmNeverLowersTheTargets(t *testing.T) {
 	pool := officePool(nil)
-	pool.Spec.Windows = append(pool.Spec.Windows, v1alpha1.Window{Name: "lunch", Days: "mon-fri", Hours: "12", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](3)})
+	pool.Spec.Windows = append(pool.Spec.Windows, v1beta1.Window{Name: "lunch", Days: "mon-fri", Hours: "12", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](3)})
 	// 11:55: office hours are in force, lunch opens in five minutes with a lower target.
 	got, _ := For(pool, berlinAt(t, 11, 55))
 	if got.Window != "office-hours" || got.MinStandby != 10 || len(got.PreWarming) != 0 {

@@ -16,7 +16,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/test/harness"
 )
@@ -53,15 +53,15 @@ func TestClaimCreationPassesOwnerReferencesPermissionEnforcement(t *testing.T) {
 	objects := render(t, valuesFile(t, map[string]any{"settings": map[string]any{"clusterName": "test", "cloudProvider": "fake"}}))
 	operatorUser := installChartRoles(ctx, t, admin, objects)
 
-	pool := &v1alpha1.NodePool{
+	pool := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: v1alpha1.NodePoolSpec{Template: v1alpha1.NodeClaimTemplate{
-			NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}},
+		Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{
+			NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}},
 	}
 	if err := admin.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	claim := claimtemplate.NewClaim(pool, v1alpha1.DesiredRunning)
+	claim := claimtemplate.NewClaim(pool, v1beta1.DesiredRunning)
 	if owner := claim.OwnerReferences; len(owner) != 1 || !ptr.Deref(owner[0].BlockOwnerDeletion, false) {
 		t.Fatalf("the product's claim does not block its pool's deletion: %+v", owner)
 	}

@@ -28,7 +28,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/operator"
 	"github.com/stratos-sh/stratos/internal/scheme"
@@ -171,21 +171,21 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	})
 
 	// A warm pool of one node that pre-pulls an image, and quick to give nodes back.
-	if err := admin.Create(ctx, &v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}); err != nil {
+	if err := admin.Create(ctx, &v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}); err != nil {
 		t.Fatal(err)
 	}
-	pool := &v1alpha1.NodePool{
+	pool := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
-		Spec: v1alpha1.NodePoolSpec{
-			Template:   v1alpha1.NodeClaimTemplate{NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
-			Standby:    v1alpha1.Standby{Min: 1, Max: ptr.To[int32](3), Warmup: v1alpha1.Warmup{Images: []string{"registry.example/app:1"}}},
-			Disruption: v1alpha1.Disruption{ConsolidateAfter: &v1alpha1.Duration{Duration: time.Second}},
+		Spec: v1beta1.NodePoolSpec{
+			Template:   v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
+			Standby:    v1beta1.Standby{Min: 1, Max: ptr.To[int32](3), Warmup: v1beta1.Warmup{Images: []string{"registry.example/app:1"}}},
+			Disruption: v1beta1.Disruption{ConsolidateAfter: &v1beta1.Duration{Duration: time.Second}},
 		},
 	}
 	if err := admin.Create(ctx, pool); err != nil {
 		t.Fatal(err)
 	}
-	standby := waitForClaim(ctx, t, admin, "a warm standby node", func(c *v1alpha1.NodeClaim) bool { return c.Status.Phase == v1alpha1.PhaseStandby }, operatorLog, kubeletLog)
+	standby := waitForClaim(ctx, t, admin, "a warm standby node", func(c *v1beta1.NodeClaim) bool { return c.Status.Phase == v1beta1.PhaseStandby }, operatorLog, kubeletLog)
 
 	// A pod that fits nowhere starts it.
 	pod := &corev1.Pod{
@@ -202,16 +202,16 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	if err := admin.Status().Patch(ctx, pod, client.MergeFrom(base)); err != nil {
 		t.Fatal(err)
 	}
-	running := waitForClaim(ctx, t, admin, "the standby node running for the pod", func(c *v1alpha1.NodeClaim) bool {
-		return c.Name == standby.Name && c.Status.Phase == v1alpha1.PhaseRunning
+	running := waitForClaim(ctx, t, admin, "the standby node running for the pod", func(c *v1beta1.NodeClaim) bool {
+		return c.Name == standby.Name && c.Status.Phase == v1beta1.PhaseRunning
 	}, operatorLog, kubeletLog)
 
 	// Without the pod the node is empty, and goes back to standby: the same instance.
 	if err := admin.Delete(ctx, pod, client.GracePeriodSeconds(0)); err != nil {
 		t.Fatal(err)
 	}
-	back := waitForClaim(ctx, t, admin, "the node back in standby", func(c *v1alpha1.NodeClaim) bool {
-		return c.Name == running.Name && c.Status.Phase == v1alpha1.PhaseStandby && c.Spec.DesiredState == v1alpha1.DesiredStandby
+	back := waitForClaim(ctx, t, admin, "the node back in standby", func(c *v1beta1.NodeClaim) bool {
+		return c.Name == running.Name && c.Status.Phase == v1beta1.PhaseStandby && c.Spec.DesiredState == v1beta1.DesiredStandby
 	}, operatorLog, kubeletLog)
 	if back.Status.InstanceID != standby.Status.InstanceID {
 		t.Errorf("the claim came back on instance %s, not %s", back.Status.InstanceID, standby.Status.InstanceID)
@@ -227,11 +227,11 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	for what, pattern := range map[string]string{
 		"the leader-election Lease":                 `^(POST|PUT) /apis/coordination\.k8s\.io/v1/namespaces/stratos/leases.* 20[01]$`,
 		"a pre-pull pod in the release's namespace": `^POST /api/v1/namespaces/stratos/pods 201$`,
-		"a NodeClaim":              `^POST /apis/stratos\.sh/v1alpha1/nodeclaims 201$`,
+		"a NodeClaim":              `^POST /apis/stratos\.sh/v1beta1/nodeclaims 201$`,
 		"the pod's reservation":    `^PATCH /api/v1/namespaces/default/pods/app 200$`,
 		"a Node patch":             `^PATCH /api/v1/nodes/[^/]+ 200$`,
-		"a NodeClaim status patch": `^PATCH /apis/stratos\.sh/v1alpha1/nodeclaims/[^/]+/status 200$`,
-		"the NodePool status":      `^PUT /apis/stratos\.sh/v1alpha1/nodepools/web/status 200$`,
+		"a NodeClaim status patch": `^PATCH /apis/stratos\.sh/v1beta1/nodeclaims/[^/]+/status 200$`,
+		"the NodePool status":      `^PUT /apis/stratos\.sh/v1beta1/nodepools/web/status 200$`,
 		"an Event":                 `^(POST|PATCH) /apis/events\.k8s\.io/v1/namespaces/[^/]+/events.* 20[01]$`,
 	} {
 		if len(operatorLog.matching(pattern)) == 0 {
@@ -290,11 +290,11 @@ func startKubelets(t *testing.T, cloud *fake.Cloud, cfg *rest.Config) {
 
 // waitForClaim polls the claims until one satisfies cond, for up to two minutes; on
 // timeout it says which requests of the logs were refused.
-func waitForClaim(ctx context.Context, t *testing.T, c client.Client, what string, cond func(*v1alpha1.NodeClaim) bool, logs ...*requestLog) *v1alpha1.NodeClaim {
+func waitForClaim(ctx context.Context, t *testing.T, c client.Client, what string, cond func(*v1beta1.NodeClaim) bool, logs ...*requestLog) *v1beta1.NodeClaim {
 	t.Helper()
-	var found *v1alpha1.NodeClaim
+	var found *v1beta1.NodeClaim
 	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
-		claims := &v1alpha1.NodeClaimList{}
+		claims := &v1beta1.NodeClaimList{}
 		if err := c.List(ctx, claims); err != nil {
 			return false, err
 		}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/intstr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/operator"
 )
 
@@ -50,7 +50,7 @@ func TestDefaultValuesRenderTheOperatorForEKS(t *testing.T) {
 	objects := render(t, minimal(t))
 	want := []string{
 		"ClusterRole stratos", "ClusterRoleBinding stratos",
-		"CustomResourceDefinition awsnodeclasses.stratos.sh", "CustomResourceDefinition fakenodeclasses.stratos.sh",
+		"CustomResourceDefinition ec2nodeclasses.stratos.sh", "CustomResourceDefinition fakenodeclasses.stratos.sh",
 		"CustomResourceDefinition nodeclaims.stratos.sh", "CustomResourceDefinition nodepools.stratos.sh",
 		"Deployment stratos -n stratos", "PodDisruptionBudget stratos -n stratos",
 		"Role stratos -n stratos", "RoleBinding stratos -n stratos",
@@ -88,7 +88,7 @@ func TestDefaultValuesRenderTheOperatorForEKS(t *testing.T) {
 		t.Errorf("container security context %+v is not locked down", sc)
 	}
 	if !keepsOffManagedNodes(pod.Affinity) {
-		t.Errorf("affinity %+v lets the operator run on nodes it manages (%s)", pod.Affinity, v1alpha1.LabelNodePool)
+		t.Errorf("affinity %+v lets the operator run on nodes it manages (%s)", pod.Affinity, v1beta1.LabelNodePool)
 	}
 	var keys []string
 	for _, tsc := range pod.TopologySpreadConstraints {
@@ -236,7 +236,7 @@ func keepsOffManagedNodes(a *corev1.Affinity) bool {
 	for _, term := range terms {
 		found := false
 		for _, e := range term.MatchExpressions {
-			if e.Key == v1alpha1.LabelNodePool && e.Operator == corev1.NodeSelectorOpDoesNotExist {
+			if e.Key == v1beta1.LabelNodePool && e.Operator == corev1.NodeSelectorOpDoesNotExist {
 				found = true
 			}
 		}

@@ -30,7 +30,7 @@ func checkAWS(t *testing.T, rep *report.Report) {
 
 // TestQuickstartOnAWS runs the demo's scenario against moto with the EC2 provider, five
 // times faster than real time: the same file as on the fake cloud, its FakeNodeClass
-// made an AWSNodeClass by the simulator.
+// made an EC2NodeClass by the simulator.
 func TestQuickstartOnAWS(t *testing.T) {
 	t.Parallel()
 	rep := simulate(t, "quickstart.yaml", "--time-scale=5", "--cloud=aws")

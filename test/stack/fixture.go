@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -86,7 +86,7 @@ func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.O
 		tune(&f.Opts.NodeClaim)
 	}
 	f.Op = StartOperator(t, f.Env, f.Cloud, f.Opts)
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}})
 	return f
 }
 
@@ -104,16 +104,16 @@ func (f *Fixture) Create(obj client.Object) {
 }
 
 // Pool creates a pool using the default class with standby.min set, tuned by tune.
-func (f *Fixture) Pool(name string, min int32, tune func(*v1alpha1.NodePool)) *v1alpha1.NodePool {
+func (f *Fixture) Pool(name string, min int32, tune func(*v1beta1.NodePool)) *v1beta1.NodePool {
 	f.T.Helper()
-	pool := &v1alpha1.NodePool{
+	pool := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: v1alpha1.NodePoolSpec{
-			Template: v1alpha1.NodeClaimTemplate{
-				NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"},
-				Labels:       map[string]v1alpha1.LabelValue{"example.com/team": "web"},
+		Spec: v1beta1.NodePoolSpec{
+			Template: v1beta1.NodeClaimTemplate{
+				NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"},
+				Labels:       map[string]v1beta1.LabelValue{"example.com/team": "web"},
 			},
-			Standby: v1alpha1.Standby{Min: min, Warmup: v1alpha1.Warmup{Images: []string{"registry.example/app:1"}}},
+			Standby: v1beta1.Standby{Min: min, Warmup: v1beta1.Warmup{Images: []string{"registry.example/app:1"}}},
 		},
 	}
 	if tune != nil {
@@ -137,13 +137,13 @@ func Patch[T client.Object](f *Fixture, obj T, change func(T)) {
 }
 
 // Claims returns the pool's claims.
-func (f *Fixture) Claims(pool string) []v1alpha1.NodeClaim {
+func (f *Fixture) Claims(pool string) []v1beta1.NodeClaim {
 	f.T.Helper()
-	list := &v1alpha1.NodeClaimList{}
+	list := &v1beta1.NodeClaimList{}
 	if err := f.Env.Client.List(f.Ctx, list); err != nil {
 		f.T.Fatal(err)
 	}
-	var out []v1alpha1.NodeClaim
+	var out []v1beta1.NodeClaim
 	for _, c := range list.Items {
 		if c.Spec.NodePool == pool {
 			out = append(out, c)
@@ -152,9 +152,9 @@ func (f *Fixture) Claims(pool string) []v1alpha1.NodeClaim {
 	return out
 }
 
-func (f *Fixture) Claim(name string) *v1alpha1.NodeClaim {
+func (f *Fixture) Claim(name string) *v1beta1.NodeClaim {
 	f.T.Helper()
-	claim := &v1alpha1.NodeClaim{}
+	claim := &v1beta1.NodeClaim{}
 	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: name}, claim); err != nil {
 		f.T.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func (f *Fixture) Eventually(what string, cond func() bool) {
 }
 
 // WaitForPhase waits until the pool has exactly n claims, all in phase.
-func (f *Fixture) WaitForPhase(pool string, n int, phase v1alpha1.NodeClaimPhase) []v1alpha1.NodeClaim {
+func (f *Fixture) WaitForPhase(pool string, n int, phase v1beta1.NodeClaimPhase) []v1beta1.NodeClaim {
 	f.T.Helper()
 	f.Eventually(fmt.Sprintf("pool %s has %d claims in %s", pool, n, phase), func() bool {
 		claims := f.Claims(pool)
@@ -222,14 +222,14 @@ func (f *Fixture) CheckInvariants() {
 }
 
 // SetDesired asks a claim for a state, as provisioning and disruption do.
-func (f *Fixture) SetDesired(name string, desired v1alpha1.DesiredState) {
+func (f *Fixture) SetDesired(name string, desired v1beta1.DesiredState) {
 	f.T.Helper()
 	claim := f.Claim(name)
-	Patch(f, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = desired })
+	Patch(f, claim, func(c *v1beta1.NodeClaim) { c.Spec.DesiredState = desired })
 }
 
 // waitForClaim waits until the claim is in phase.
-func (f *Fixture) WaitForClaim(name string, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
+func (f *Fixture) WaitForClaim(name string, phase v1beta1.NodeClaimPhase) *v1beta1.NodeClaim {
 	f.T.Helper()
 	f.Eventually("claim "+name+" is "+string(phase), func() bool { return f.Claim(name).Status.Phase == phase })
 	return f.Claim(name)

@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -60,7 +60,7 @@ func launchSpotLimitFallsThroughToOnDemand(t *testing.T, e *ec2Env) {
 	if err != nil {
 		t.Fatalf("the launch asked again: %v; want it on demand", err)
 	}
-	if inst.CapacityType != v1alpha1.CapacityTypeOnDemand {
+	if inst.CapacityType != v1beta1.CapacityTypeOnDemand {
 		t.Fatalf("launched %s, want on-demand outside the spot limit", inst.CapacityType)
 	}
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -171,7 +171,7 @@ func (c *Cloud) act(ctx context.Context, a action, ids []string) (map[string]err
 			results[id] = cloudprovider.NewError(cloudprovider.CodeNotFound, a.op, id, "EC2 has no instance %s", id)
 			continue
 		case !c.owns(inst):
-			results[id] = cloudprovider.NewError(cloudprovider.CodeNotOwned, a.op, id, "instance %s is not tagged %s=%s; Stratos does not act on it", id, v1alpha1.TagCluster, c.opts.ClusterName)
+			results[id] = cloudprovider.NewError(cloudprovider.CodeNotOwned, a.op, id, "instance %s is not tagged %s=%s; Stratos does not act on it", id, v1beta1.TagCluster, c.opts.ClusterName)
 			continue
 		}
 		var state types.InstanceStateName

@@ -15,7 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -81,7 +81,7 @@ func batchedActionsGiveEveryInstanceItsOwnResult(t *testing.T, e *ec2Env) {
 	stopped := e.runInstances(t, 3, "m5.large", zoneA, ours("a"))
 	running := e.runInstances(t, 1, "m5.large", zoneB, ours("a"))
 	terminated := e.runInstances(t, 1, "m5.large", zoneA, ours("a"))
-	foreign := e.runInstances(t, 1, "m5.large", zoneA, map[string]string{v1alpha1.TagCluster: "other-cluster"})
+	foreign := e.runInstances(t, 1, "m5.large", zoneA, map[string]string{v1beta1.TagCluster: "other-cluster"})
 	if _, err := e.clients.EC2.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: append(slices.Clone(stopped), foreign...)}); err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func startOutOfCapacityIsSplitByOffering(t *testing.T, e *ec2Env) {
 	})
 	// One refused call of all five, then one per offering: m5.large in 1a, c5.large in 1b.
 	wantCalls(t, "start", calls, map[string]int{"DescribeInstances": 1, "StartInstances": 3})
-	want := cloudprovider.OfferingKey{InstanceType: "c5.large", Zone: zoneB, CapacityType: v1alpha1.CapacityTypeOnDemand}
+	want := cloudprovider.OfferingKey{InstanceType: "c5.large", Zone: zoneB, CapacityType: v1beta1.CapacityTypeOnDemand}
 	for _, id := range c5 {
 		var cloudErr *cloudprovider.Error
 		if !errors.As(results[id], &cloudErr) || !slices.Equal(cloudErr.Offerings, []cloudprovider.OfferingKey{want}) {

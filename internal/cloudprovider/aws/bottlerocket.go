@@ -10,7 +10,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Bottlerocket takes its user data as settings TOML, not as a MIME document: Stratos
@@ -23,7 +23,7 @@ import (
 // nodeUserData is the user data of a node of class: Bottlerocket settings when the
 // class's images are Bottlerocket's, else the MIME document of nodeadm's NodeConfig
 // (AL2023 and custom images).
-func nodeUserData(class *v1alpha1.AWSNodeClass, join nodeJoin) (string, error) {
+func nodeUserData(class *v1beta1.EC2NodeClass, join nodeJoin) (string, error) {
 	var doc string
 	var err error
 	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == FamilyBottlerocket {

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -178,12 +178,12 @@ func nodeOverhead(vcpus, pods int64, ephemeral resource.Quantity) cloudprovider.
 // marks as its root volume, or else the device the image family keeps the kubelet's
 // files on (/dev/xvda for AL2023 and custom images, /dev/xvdb for Bottlerocket, whose
 // /dev/xvda holds the OS), or else DefaultEphemeralStorage.
-func ephemeralStorage(class *v1alpha1.AWSNodeClass) resource.Quantity {
+func ephemeralStorage(class *v1beta1.EC2NodeClass) resource.Quantity {
 	device := "/dev/xvda"
 	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == FamilyBottlerocket {
 		device = "/dev/xvdb"
 	}
-	var chosen *v1alpha1.BlockDeviceMapping
+	var chosen *v1beta1.BlockDeviceMapping
 	for i, m := range class.Spec.BlockDeviceMappings {
 		if m.RootVolume {
 			chosen = &class.Spec.BlockDeviceMappings[i]

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // networkOf is the network part of DescribeInstanceTypes' answer: one card per entry of
@@ -142,8 +142,8 @@ func TestAccelerators(t *testing.T) {
 
 func TestEphemeralStorage(t *testing.T) {
 	size := func(s string) *resource.Quantity { q := resource.MustParse(s); return &q }
-	device := func(name, volume string, root bool) v1alpha1.BlockDeviceMapping {
-		m := v1alpha1.BlockDeviceMapping{DeviceName: name, RootVolume: root}
+	device := func(name, volume string, root bool) v1beta1.BlockDeviceMapping {
+		m := v1beta1.BlockDeviceMapping{DeviceName: name, RootVolume: root}
 		if volume != "" {
 			m.EBS.VolumeSize = size(volume)
 		}
@@ -152,19 +152,19 @@ func TestEphemeralStorage(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		family   string
-		mappings []v1alpha1.BlockDeviceMapping
+		mappings []v1beta1.BlockDeviceMapping
 		want     string
 	}{
 		{name: "no mappings", want: "20Gi"},
-		{name: "root volume marked", mappings: []v1alpha1.BlockDeviceMapping{device("/dev/xvda", "30Gi", false), device("/dev/sdf", "100Gi", true)}, want: "100Gi"},
-		{name: "al2023's device", family: "al2023", mappings: []v1alpha1.BlockDeviceMapping{device("/dev/xvda", "50Gi", false)}, want: "50Gi"},
-		{name: "bottlerocket's data volume", family: "bottlerocket", mappings: []v1alpha1.BlockDeviceMapping{device("/dev/xvda", "4Gi", false), device("/dev/xvdb", "80Gi", false)}, want: "80Gi"},
-		{name: "root volume without a size", mappings: []v1alpha1.BlockDeviceMapping{device("/dev/xvda", "", true)}, want: "20Gi"},
+		{name: "root volume marked", mappings: []v1beta1.BlockDeviceMapping{device("/dev/xvda", "30Gi", false), device("/dev/sdf", "100Gi", true)}, want: "100Gi"},
+		{name: "al2023's device", family: "al2023", mappings: []v1beta1.BlockDeviceMapping{device("/dev/xvda", "50Gi", false)}, want: "50Gi"},
+		{name: "bottlerocket's data volume", family: "bottlerocket", mappings: []v1beta1.BlockDeviceMapping{device("/dev/xvda", "4Gi", false), device("/dev/xvdb", "80Gi", false)}, want: "80Gi"},
+		{name: "root volume without a size", mappings: []v1beta1.BlockDeviceMapping{device("/dev/xvda", "", true)}, want: "20Gi"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			class := &v1alpha1.AWSNodeClass{}
+			class := &v1beta1.EC2NodeClass{}
 			class.Spec.BlockDeviceMappings = tt.mappings
-			class.Status.AMIs = []v1alpha1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64", Family: tt.family}}
+			class.Status.AMIs = []v1beta1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64", Family: tt.family}}
 			if got := ephemeralStorage(class); got.Cmp(resource.MustParse(tt.want)) != 0 {
 				t.Errorf("ephemeral storage = %s, want %s", got.String(), tt.want)
 			}

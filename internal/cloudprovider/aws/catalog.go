@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -71,9 +71,9 @@ func (c *catalog) run(ctx context.Context) error {
 // who must not change it; offerings the cloud refused lately are turned unavailable by
 // cloudprovider.New's wrapper.
 func (c *Cloud) InstanceTypes(ctx context.Context, nodeClass client.Object) ([]*cloudprovider.InstanceType, error) {
-	class, ok := nodeClass.(*v1alpha1.AWSNodeClass)
+	class, ok := nodeClass.(*v1beta1.EC2NodeClass)
 	if !ok || class == nil {
-		return nil, fmt.Errorf("the aws cloud provider takes an AWSNodeClass, not %T", nodeClass)
+		return nil, fmt.Errorf("the aws cloud provider takes an EC2NodeClass, not %T", nodeClass)
 	}
 	shape, err := shapeOf(class)
 	if err != nil {
@@ -123,7 +123,7 @@ type classShape struct {
 
 // shapeOf reads a node class's shape from its status, which node class resolution
 // writes; a class it has not resolved yet has no instance types.
-func shapeOf(class *v1alpha1.AWSNodeClass) (classShape, error) {
+func shapeOf(class *v1beta1.EC2NodeClass) (classShape, error) {
 	var zones, archs []string
 	for _, subnet := range class.Status.Subnets {
 		if subnet.Zone != "" && !slices.Contains(zones, subnet.Zone) {
@@ -136,17 +136,17 @@ func shapeOf(class *v1alpha1.AWSNodeClass) (classShape, error) {
 		}
 	}
 	if len(archs) == 0 {
-		return classShape{}, fmt.Errorf("AWSNodeClass %s is not ready: no AMI has been resolved for it yet", class.Name)
+		return classShape{}, fmt.Errorf("EC2NodeClass %s is not ready: no AMI has been resolved for it yet", class.Name)
 	}
 	if len(zones) == 0 {
-		return classShape{}, fmt.Errorf("AWSNodeClass %s is not ready: no subnet has been resolved for it yet", class.Name)
+		return classShape{}, fmt.Errorf("EC2NodeClass %s is not ready: no subnet has been resolved for it yet", class.Name)
 	}
 	slices.Sort(zones)
 	slices.Sort(archs)
 	storage := ephemeralStorage(class)
 	stopped, err := stoppedPricePerHour(class)
 	if err != nil {
-		return classShape{}, fmt.Errorf("AWSNodeClass %s: %w", class.Name, err)
+		return classShape{}, fmt.Errorf("EC2NodeClass %s: %w", class.Name, err)
 	}
 	return classShape{zones: strings.Join(zones, ","), archs: strings.Join(archs, ","), ephemeral: storage.Value(), hibernate: class.Spec.Hibernate, stoppedPrice: stopped,
 		disks: int64(len(class.Spec.BlockDeviceMappings))}, nil
@@ -167,7 +167,7 @@ func (p prices) price(t *catalogType, zone, capacityType string) (float64, bool)
 	if !ok {
 		onDemand = t.estimate
 	}
-	if capacityType == v1alpha1.CapacityTypeOnDemand {
+	if capacityType == v1beta1.CapacityTypeOnDemand {
 		return onDemand, true
 	}
 	if len(p.spot) == 0 {

@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -50,13 +50,13 @@ func TestCatalogAgainstMoto(t *testing.T) {
 
 // catalogClass is a node class as node class resolution leaves it: subnets in zones,
 // images of archs.
-func catalogClass(name string, zones []string, archs ...string) *v1alpha1.AWSNodeClass {
-	class := &v1alpha1.AWSNodeClass{ObjectMeta: metav1.ObjectMeta{Name: name}}
+func catalogClass(name string, zones []string, archs ...string) *v1beta1.EC2NodeClass {
+	class := &v1beta1.EC2NodeClass{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	for n, zone := range zones {
-		class.Status.Subnets = append(class.Status.Subnets, v1alpha1.ResolvedSubnet{ID: fmt.Sprintf("subnet-%08d", n), Zone: zone})
+		class.Status.Subnets = append(class.Status.Subnets, v1beta1.ResolvedSubnet{ID: fmt.Sprintf("subnet-%08d", n), Zone: zone})
 	}
 	for n, arch := range archs {
-		class.Status.AMIs = append(class.Status.AMIs, v1alpha1.ResolvedAMI{ID: fmt.Sprintf("ami-%08d", n), Architecture: arch, Family: "al2023"})
+		class.Status.AMIs = append(class.Status.AMIs, v1beta1.ResolvedAMI{ID: fmt.Sprintf("ami-%08d", n), Architecture: arch, Family: "al2023"})
 	}
 	return class
 }
@@ -90,7 +90,7 @@ func testInstanceTypesOfAClass(t *testing.T, env catalogTest) {
 	ctx := context.Background()
 	zones := []string{"us-east-1a", "us-east-1b"}
 	class := catalogClass("default", zones, "amd64")
-	class.Spec.BlockDeviceMappings = []v1alpha1.BlockDeviceMapping{{DeviceName: "/dev/xvda", RootVolume: true, EBS: v1alpha1.BlockDevice{VolumeSize: quantityPtr(resource.MustParse("50Gi"))}}}
+	class.Spec.BlockDeviceMappings = []v1beta1.BlockDeviceMapping{{DeviceName: "/dev/xvda", RootVolume: true, EBS: v1beta1.BlockDevice{VolumeSize: quantityPtr(resource.MustParse("50Gi"))}}}
 	types, err := cloud.InstanceTypes(ctx, class)
 	if err != nil {
 		t.Fatal(err)
@@ -161,20 +161,20 @@ func testInstanceTypesOfAClass(t *testing.T, env catalogTest) {
 		t.Errorf("m5.large offerings = %+v, want on-demand and spot in 2 zones", m5.Offerings)
 	}
 	wantLabels := map[string]string{
-		v1alpha1.LabelInstanceFamily: "m5", v1alpha1.LabelInstanceCategory: "m", v1alpha1.LabelInstanceGeneration: "5",
-		v1alpha1.LabelInstanceSize: "large", v1alpha1.LabelInstanceCPU: "2", v1alpha1.LabelInstanceMemory: "8192",
-		v1alpha1.LabelInstanceHypervisor: "nitro",
+		v1beta1.LabelInstanceFamily: "m5", v1beta1.LabelInstanceCategory: "m", v1beta1.LabelInstanceGeneration: "5",
+		v1beta1.LabelInstanceSize: "large", v1beta1.LabelInstanceCPU: "2", v1beta1.LabelInstanceMemory: "8192",
+		v1beta1.LabelInstanceHypervisor: "nitro",
 	}
 	for key, value := range wantLabels {
 		if m5.Attributes[key] != value {
 			t.Errorf("m5.large label %s = %q, want %q", key, m5.Attributes[key], value)
 		}
 	}
-	if _, ok := m5.Attributes[v1alpha1.LabelInstanceGPUCount]; ok {
+	if _, ok := m5.Attributes[v1beta1.LabelInstanceGPUCount]; ok {
 		t.Errorf("m5.large has a GPU count label: %v", m5.Attributes)
 	}
 	// AWS publishes m5.large's baseline bandwidth as 0.75 Gbps ("up to 10").
-	if got := m5.Attributes[v1alpha1.LabelInstanceNetworkBandwidth]; got != "750" {
+	if got := m5.Attributes[v1beta1.LabelInstanceNetworkBandwidth]; got != "750" {
 		t.Errorf("m5.large network bandwidth label = %q, want 750 (Mbps)", got)
 	}
 
@@ -182,7 +182,7 @@ func testInstanceTypesOfAClass(t *testing.T, env catalogTest) {
 	if g4dn == nil {
 		t.Fatal("g4dn.xlarge is not listed")
 	}
-	if gpus := g4dn.Capacity[resourceNvidiaGPU]; gpus.Value() != 1 || g4dn.Attributes[v1alpha1.LabelInstanceGPUName] != "t4" || g4dn.Attributes[v1alpha1.LabelInstanceGPUCount] != "1" {
+	if gpus := g4dn.Capacity[resourceNvidiaGPU]; gpus.Value() != 1 || g4dn.Attributes[v1beta1.LabelInstanceGPUName] != "t4" || g4dn.Attributes[v1beta1.LabelInstanceGPUCount] != "1" {
 		t.Errorf("g4dn.xlarge: %s nvidia.com/gpu, labels %v; want one T4", gpus.String(), g4dn.Attributes)
 	}
 }
@@ -297,12 +297,12 @@ func testPricesFromMoto(t *testing.T, env catalogTest) {
 	m5 := typesByName(types)["m5.large"]
 	for _, o := range m5.Offerings {
 		switch o.CapacityType {
-		case v1alpha1.CapacityTypeOnDemand:
+		case v1beta1.CapacityTypeOnDemand:
 			// 2 vCPUs at $0.0348 and 8 GiB at $0.0033 (docs/aws.md).
 			if o.PricePerHour != 0.0960 || !o.Available {
 				t.Errorf("m5.large on demand in %s: $%v, available %v; want the estimate $0.0960", o.Zone, o.PricePerHour, o.Available)
 			}
-		case v1alpha1.CapacityTypeSpot:
+		case v1beta1.CapacityTypeSpot:
 			if want, ok := listed[o.Zone]; !ok || o.PricePerHour != want || !o.Available {
 				t.Errorf("m5.large spot in %s: $%v, available %v; moto lists $%v", o.Zone, o.PricePerHour, o.Available, want)
 			}
@@ -319,10 +319,10 @@ func TestInstanceTypesOfClassesThatAreNotReady(t *testing.T) {
 		class client.Object
 		want  string
 	}{
-		{"another kind", &v1alpha1.FakeNodeClass{}, "takes an AWSNodeClass, not *v1alpha1.FakeNodeClass"},
-		{"nil", (*v1alpha1.AWSNodeClass)(nil), "takes an AWSNodeClass"},
-		{"no images", catalogClass("no-images", []string{"us-east-1a"}), "AWSNodeClass no-images is not ready: no AMI"},
-		{"no subnets", catalogClass("no-subnets", nil, "amd64"), "AWSNodeClass no-subnets is not ready: no subnet"},
+		{"another kind", &v1beta1.FakeNodeClass{}, "takes an EC2NodeClass, not *v1beta1.FakeNodeClass"},
+		{"nil", (*v1beta1.EC2NodeClass)(nil), "takes an EC2NodeClass"},
+		{"no images", catalogClass("no-images", []string{"us-east-1a"}), "EC2NodeClass no-images is not ready: no AMI"},
+		{"no subnets", catalogClass("no-subnets", nil, "amd64"), "EC2NodeClass no-subnets is not ready: no subnet"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := cloud.InstanceTypes(ctx, tt.class)
@@ -340,7 +340,7 @@ func testRefusedOfferingsAreUnavailable(t *testing.T, env catalogTest) {
 	unavailable := cloudprovider.NewUnavailableOfferings(time.Minute, nil)
 	provider := cloudprovider.New(cloud, cloudprovider.DefaultBatchOptions, unavailable)
 	class := catalogClass("default", []string{"us-east-1a", "us-east-1b"}, "amd64")
-	refused := cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: v1alpha1.CapacityTypeSpot}
+	refused := cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: v1beta1.CapacityTypeSpot}
 	unavailable.Mark(refused, "test")
 	types, err := provider.InstanceTypes(context.Background(), class)
 	if err != nil {

@@ -13,7 +13,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/moto"
 )
 
@@ -58,7 +58,7 @@ func newCountedCloud(clients *Clients, opts Options) (*Cloud, *catalogCallCounte
 // spot prices are described once; the Pricing API is not called on the request path.
 func testCallsDoNotGrowWithLoad(t *testing.T, env catalogTest) {
 	cloud, counter := newCountedCloud(env.clients, Options{})
-	classes := []*v1alpha1.AWSNodeClass{
+	classes := []*v1beta1.EC2NodeClass{
 		catalogClass("a", []string{"us-east-1a", "us-east-1b"}, "amd64"),
 		catalogClass("b", []string{"us-east-1c"}, "arm64"),
 		catalogClass("c", []string{"us-east-1a", "us-east-1b", "us-east-1c"}, "amd64", "arm64"),

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -61,10 +61,10 @@ func (c *Cloud) ListInstances(ctx context.Context, tags map[string]string) ([]*c
 	if want == nil {
 		want = map[string]string{}
 	}
-	if v, ok := want[v1alpha1.TagCluster]; ok && v != c.opts.ClusterName {
+	if v, ok := want[v1beta1.TagCluster]; ok && v != c.opts.ClusterName {
 		return nil, nil // another cluster's instances are none of ours
 	}
-	want[v1alpha1.TagCluster] = c.opts.ClusterName
+	want[v1beta1.TagCluster] = c.opts.ClusterName
 	filters := append(tagFilters(want), types.Filter{Name: aws.String("instance-state-name"), Values: liveStates})
 	var list []*cloudprovider.Instance
 	err := c.describeEach(ctx, filters, func(inst types.Instance) {
@@ -100,7 +100,7 @@ func (c *Cloud) describeByID(ctx context.Context, op string, ids []string) (map[
 
 // owns reports whether the instance carries the cluster's tag.
 func (c *Cloud) owns(inst types.Instance) bool {
-	return tagMap(inst.Tags)[v1alpha1.TagCluster] == c.opts.ClusterName
+	return tagMap(inst.Tags)[v1beta1.TagCluster] == c.opts.ClusterName
 }
 
 // describeEach calls visit with every instance the filters match, page by page.
@@ -173,9 +173,9 @@ func providerID(zone, id string) string {
 // capacityType is spot for a spot instance and on-demand for any other.
 func capacityType(lifecycle types.InstanceLifecycleType) string {
 	if lifecycle == types.InstanceLifecycleTypeSpot {
-		return v1alpha1.CapacityTypeSpot
+		return v1beta1.CapacityTypeSpot
 	}
-	return v1alpha1.CapacityTypeOnDemand
+	return v1beta1.CapacityTypeOnDemand
 }
 
 // kubernetesArchitecture names an EC2 architecture as kubernetes.io/arch does.

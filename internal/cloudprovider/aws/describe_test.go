@@ -14,7 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	gocmp "github.com/google/go-cmp/cmp"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -52,9 +52,9 @@ func describeConvertsEveryField(t *testing.T, e *ec2Env) {
 	}
 	for _, want := range []cloudprovider.Instance{
 		{ID: onDemand, ProviderID: "aws:///us-east-1b/" + onDemand, Type: "m5.large", ImageID: e.amis["amd64"], Zone: zoneB,
-			CapacityType: v1alpha1.CapacityTypeOnDemand, Architecture: "amd64", State: cloudprovider.StateRunning, Tags: tags},
+			CapacityType: v1beta1.CapacityTypeOnDemand, Architecture: "amd64", State: cloudprovider.StateRunning, Tags: tags},
 		{ID: spot, ProviderID: "aws:///us-east-1a/" + spot, Type: "m6g.large", ImageID: e.amis["arm64"], Zone: zoneA,
-			CapacityType: v1alpha1.CapacityTypeSpot, Architecture: "arm64", State: cloudprovider.StateRunning, Tags: tags},
+			CapacityType: v1beta1.CapacityTypeSpot, Architecture: "arm64", State: cloudprovider.StateRunning, Tags: tags},
 	} {
 		got := *found[want.ID]
 		if got.LaunchTime.Before(started) {
@@ -85,7 +85,7 @@ func describePaginatesPastOnePage(t *testing.T, e *ec2Env) {
 	wantCalls(t, "describe of 12 in pages of 5", calls, map[string]int{"DescribeInstances": 3})
 
 	before = awsCalls(t)
-	list, err := e.cloud.ListInstances(context.Background(), map[string]string{v1alpha1.TagNodePool: "pages"})
+	list, err := e.cloud.ListInstances(context.Background(), map[string]string{v1beta1.TagNodePool: "pages"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +121,7 @@ func listByTagsExcludesOtherClustersAndTerminated(t *testing.T, e *ec2Env) {
 	stopped := e.runInstances(t, 1, "m5.large", zoneB, ours("list-a"))
 	terminated := e.runInstances(t, 1, "m5.large", zoneA, ours("list-a"))
 	otherPool := e.runInstances(t, 1, "m5.large", zoneA, ours("list-b"))
-	e.runInstances(t, 1, "m5.large", zoneA, map[string]string{v1alpha1.TagCluster: "other-cluster", v1alpha1.TagNodePool: "list-a"})
+	e.runInstances(t, 1, "m5.large", zoneA, map[string]string{v1beta1.TagCluster: "other-cluster", v1beta1.TagNodePool: "list-a"})
 	if _, err := e.clients.EC2.StopInstances(ctx, &ec2.StopInstancesInput{InstanceIds: stopped}); err != nil {
 		t.Fatal(err)
 	}
@@ -133,9 +133,9 @@ func listByTagsExcludesOtherClustersAndTerminated(t *testing.T, e *ec2Env) {
 		tags map[string]string
 		want []string
 	}{
-		{map[string]string{v1alpha1.TagNodePool: "list-a"}, slices.Concat(running, stopped)},
-		{map[string]string{v1alpha1.TagNodePool: "list-b"}, otherPool},
-		{map[string]string{v1alpha1.TagCluster: "other-cluster", v1alpha1.TagNodePool: "list-a"}, nil},
+		{map[string]string{v1beta1.TagNodePool: "list-a"}, slices.Concat(running, stopped)},
+		{map[string]string{v1beta1.TagNodePool: "list-b"}, otherPool},
+		{map[string]string{v1beta1.TagCluster: "other-cluster", v1beta1.TagNodePool: "list-a"}, nil},
 	} {
 		list, err := e.cloud.ListInstances(ctx, tc.tags)
 		if err != nil {
@@ -160,10 +160,10 @@ func instanceWithoutTheTagIsNotOwnedNotGone(t *testing.T, e *ec2Env) {
 	ctx := context.Background()
 	ids := e.runInstances(t, 3, "m5.large", zoneA, ours("untagged"))
 	kept, untagged, renamed := ids[0], ids[1], ids[2]
-	if _, err := e.clients.EC2.DeleteTags(ctx, &ec2.DeleteTagsInput{Resources: []string{untagged}, Tags: []types.Tag{{Key: aws.String(v1alpha1.TagCluster)}}}); err != nil {
+	if _, err := e.clients.EC2.DeleteTags(ctx, &ec2.DeleteTagsInput{Resources: []string{untagged}, Tags: []types.Tag{{Key: aws.String(v1beta1.TagCluster)}}}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := e.clients.EC2.CreateTags(ctx, &ec2.CreateTagsInput{Resources: []string{renamed}, Tags: ec2Tags(map[string]string{v1alpha1.TagCluster: "renamed"})}); err != nil {
+	if _, err := e.clients.EC2.CreateTags(ctx, &ec2.CreateTagsInput{Resources: []string{renamed}, Tags: ec2Tags(map[string]string{v1beta1.TagCluster: "renamed"})}); err != nil {
 		t.Fatal(err)
 	}
 

@@ -4,7 +4,7 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -28,7 +28,7 @@ func imageDisks(family string) map[string]cloudprovider.Disk {
 // the class's block device mappings laid over them by device name, as EC2 merges a
 // launch template's mappings with the image's. A mapping that does not size its volume
 // keeps the image's size, or DefaultEphemeralStorage for a device the image lacks.
-func classDisks(class *v1alpha1.AWSNodeClass) []cloudprovider.Disk {
+func classDisks(class *v1beta1.EC2NodeClass) []cloudprovider.Disk {
 	family := ""
 	if len(class.Status.AMIs) > 0 {
 		family = class.Status.AMIs[0].Family
@@ -58,6 +58,6 @@ func classDisks(class *v1alpha1.AWSNodeClass) []cloudprovider.Disk {
 // stoppedPricePerHour estimates what a stopped instance of the node class costs an hour:
 // its volumes at us-east-1's EBS storage prices (cloudprovider.EBSPricesPerGiBMonth),
 // without provisioned IOPS or throughput.
-func stoppedPricePerHour(class *v1alpha1.AWSNodeClass) (float64, error) {
+func stoppedPricePerHour(class *v1beta1.EC2NodeClass) (float64, error) {
 	return cloudprovider.DisksPricePerHour(classDisks(class))
 }

@@ -23,21 +23,21 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/test/moto"
 )
 
 // ec2Env is a moto EC2 with a VPC, a subnet in each of two zones, a security group, an
-// image per architecture, an AWSNodeClass whose status is resolved to them, and a
+// image per architecture, an EC2NodeClass whose status is resolved to them, and a
 // provider of testCluster. Its clients go through a proxy that records every request
 // and can answer some with errors moto never gives.
 type ec2Env struct {
 	clients *Clients
 	proxy   *ec2Proxy
 	cloud   *Cloud
-	class   *v1alpha1.AWSNodeClass
+	class   *v1beta1.EC2NodeClass
 	// subnets by zone and images by architecture.
 	subnets map[string]string
 	amis    map[string]string
@@ -88,23 +88,23 @@ func newEC2Env(t *testing.T) *ec2Env {
 	if len(e.amis) != 2 {
 		t.Fatalf("moto has no image of each architecture: %v", e.amis)
 	}
-	e.class = &v1alpha1.AWSNodeClass{
+	e.class = &v1beta1.EC2NodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: "default"},
-		Spec: v1alpha1.AWSNodeClassSpec{
+		Spec: v1beta1.EC2NodeClassSpec{
 			InstanceProfile: "nodes",
 			Tags:            map[string]string{"team": "platform"},
-			MetadataOptions: v1alpha1.MetadataOptions{HTTPEndpoint: "enabled", HTTPTokens: "required", HTTPPutResponseHopLimit: 1},
+			MetadataOptions: v1beta1.MetadataOptions{HTTPEndpoint: "enabled", HTTPTokens: "required", HTTPPutResponseHopLimit: 1},
 		},
-		Status: v1alpha1.AWSNodeClassStatus{
-			AMIs: []v1alpha1.ResolvedAMI{
+		Status: v1beta1.EC2NodeClassStatus{
+			AMIs: []v1beta1.ResolvedAMI{
 				{ID: e.amis["amd64"], Architecture: "amd64"},
 				{ID: e.amis["arm64"], Architecture: "arm64"},
 			},
-			Subnets: []v1alpha1.ResolvedSubnet{
+			Subnets: []v1beta1.ResolvedSubnet{
 				{ID: e.subnets[zoneA], Zone: zoneA},
 				{ID: e.subnets[zoneB], Zone: zoneB},
 			},
-			SecurityGroups:  []v1alpha1.ResolvedSecurityGroup{{ID: aws.ToString(sg.GroupId), Name: "nodes"}},
+			SecurityGroups:  []v1beta1.ResolvedSecurityGroup{{ID: aws.ToString(sg.GroupId), Name: "nodes"}},
 			InstanceProfile: "nodes",
 		},
 	}
@@ -147,7 +147,7 @@ func (e *ec2Env) state(t *testing.T, id string) types.InstanceStateName {
 
 // ours are the ownership tags of an instance of testCluster.
 func ours(pool string) map[string]string {
-	return map[string]string{v1alpha1.TagCluster: testCluster, v1alpha1.TagNodePool: pool}
+	return map[string]string{v1beta1.TagCluster: testCluster, v1beta1.TagNodePool: pool}
 }
 
 // testInstanceTypes are hand-made instance types with offerings in both zones: amd64
@@ -165,8 +165,8 @@ func testInstanceTypes() []*cloudprovider.InstanceType {
 		}
 		for _, zone := range []string{zoneA, zoneB} {
 			t.Offerings = append(t.Offerings,
-				cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true},
-				cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: price / 3, Available: true})
+				cloudprovider.Offering{Zone: zone, CapacityType: v1beta1.CapacityTypeOnDemand, PricePerHour: price, Available: true},
+				cloudprovider.Offering{Zone: zone, CapacityType: v1beta1.CapacityTypeSpot, PricePerHour: price / 3, Available: true})
 		}
 		return t
 	}

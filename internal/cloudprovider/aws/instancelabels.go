@@ -13,7 +13,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
-// instanceAttributes are the well-known instance labels (v1alpha1.LabelInstance*) of a
+// instanceAttributes are the well-known instance labels (v1beta1.LabelInstance*) of a
 // type, from what DescribeInstanceTypes says of it, made the way the fake cloud makes
 // its own (cloudprovider.InstanceFacts). Labels that do not apply (GPUs on a type
 // without) or that EC2 does not say are absent.

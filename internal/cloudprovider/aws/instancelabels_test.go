@@ -8,7 +8,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestLabelValue(t *testing.T) {
@@ -40,16 +40,16 @@ func TestInstanceAttributes(t *testing.T) {
 		},
 	}
 	want := map[string]string{
-		v1alpha1.LabelInstanceFamily:           "g4dn",
-		v1alpha1.LabelInstanceCategory:         "g",
-		v1alpha1.LabelInstanceGeneration:       "4",
-		v1alpha1.LabelInstanceSize:             "xlarge",
-		v1alpha1.LabelInstanceCPU:              "4",
-		v1alpha1.LabelInstanceMemory:           "16384",
-		v1alpha1.LabelInstanceGPUCount:         "1",
-		v1alpha1.LabelInstanceGPUName:          "t4",
-		v1alpha1.LabelInstanceHypervisor:       "nitro",
-		v1alpha1.LabelInstanceNetworkBandwidth: "5000",
+		v1beta1.LabelInstanceFamily:           "g4dn",
+		v1beta1.LabelInstanceCategory:         "g",
+		v1beta1.LabelInstanceGeneration:       "4",
+		v1beta1.LabelInstanceSize:             "xlarge",
+		v1beta1.LabelInstanceCPU:              "4",
+		v1beta1.LabelInstanceMemory:           "16384",
+		v1beta1.LabelInstanceGPUCount:         "1",
+		v1beta1.LabelInstanceGPUName:          "t4",
+		v1beta1.LabelInstanceHypervisor:       "nitro",
+		v1beta1.LabelInstanceNetworkBandwidth: "5000",
 	}
 	if diff := cmp.Diff(want, instanceAttributes(g4dn)); diff != "" {
 		t.Errorf("attributes of g4dn.xlarge (-want +got):\n%s", diff)
@@ -64,13 +64,13 @@ func TestInstanceAttributes(t *testing.T) {
 		NetworkInfo:  &ec2types.NetworkInfo{NetworkPerformance: aws.String("50 Gigabit")},
 	}
 	want = map[string]string{
-		v1alpha1.LabelInstanceFamily:           "bmn-sf1",
-		v1alpha1.LabelInstanceCategory:         "bmn",
-		v1alpha1.LabelInstanceSize:             "metal",
-		v1alpha1.LabelInstanceCPU:              "64",
-		v1alpha1.LabelInstanceMemory:           "262144",
-		v1alpha1.LabelInstanceHypervisor:       "",
-		v1alpha1.LabelInstanceNetworkBandwidth: "50000",
+		v1beta1.LabelInstanceFamily:           "bmn-sf1",
+		v1beta1.LabelInstanceCategory:         "bmn",
+		v1beta1.LabelInstanceSize:             "metal",
+		v1beta1.LabelInstanceCPU:              "64",
+		v1beta1.LabelInstanceMemory:           "262144",
+		v1beta1.LabelInstanceHypervisor:       "",
+		v1beta1.LabelInstanceNetworkBandwidth: "50000",
 	}
 	if diff := cmp.Diff(want, instanceAttributes(metal)); diff != "" {
 		t.Errorf("attributes of bmn-sf1.metal (-want +got):\n%s", diff)

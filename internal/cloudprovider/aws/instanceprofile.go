@@ -11,11 +11,11 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	iamtypes "github.com/aws/aws-sdk-go-v2/service/iam/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-// TagNodeClass names, on an instance profile Stratos made, the AWSNodeClass it is for.
-const TagNodeClass = v1alpha1.Group + "/awsnodeclass"
+// TagNodeClass names, on an instance profile Stratos made, the EC2NodeClass it is for.
+const TagNodeClass = v1beta1.Group + "/ec2nodeclass"
 
 // maxInstanceProfileName is IAM's limit on the length of an instance profile's name.
 const maxInstanceProfileName = 128
@@ -24,7 +24,7 @@ const maxInstanceProfileName = 128
 var notIAMName = regexp.MustCompile(`[^\w+=,.@-]`)
 
 // InstanceProfileName is the name of the instance profile Stratos manages for one
-// spec.role of an AWSNodeClass: stratos_<cluster>_<hash>, the hash taken of the
+// spec.role of an EC2NodeClass: stratos_<cluster>_<hash>, the hash taken of the
 // cluster, the region, the class and the role, as IAM names are global to the account
 // while a cluster is in one region. Each role gets a profile of its own, so that a
 // change of role never touches the profile running nodes hold: they keep theirs until
@@ -66,7 +66,7 @@ func InstanceProfileClassPath(cluster, class string) string {
 
 // resolveInstanceProfile is spec.instanceProfile, which must exist, or the profile
 // Stratos manages for spec.role, made or given the role when needed.
-func (r *Resolver) resolveInstanceProfile(ctx context.Context, class *v1alpha1.AWSNodeClass) (string, *Failure) {
+func (r *Resolver) resolveInstanceProfile(ctx context.Context, class *v1beta1.EC2NodeClass) (string, *Failure) {
 	if name := class.Spec.InstanceProfile; name != "" {
 		_, err := r.clients.IAM.GetInstanceProfile(ctx, &iam.GetInstanceProfileInput{InstanceProfileName: aws.String(name)})
 		switch {
@@ -131,13 +131,13 @@ func (r *Resolver) ensureInstanceProfile(ctx context.Context, class, role string
 // madeFor reports whether profile carries the tags Stratos puts on the profiles it
 // makes for class in this cluster.
 func (r *Resolver) madeFor(profile *iamtypes.InstanceProfile, class string) bool {
-	return tagValue(profile.Tags, TagNodeClass) == class && tagValue(profile.Tags, v1alpha1.TagCluster) == r.opts.ClusterName
+	return tagValue(profile.Tags, TagNodeClass) == class && tagValue(profile.Tags, v1beta1.TagCluster) == r.opts.ClusterName
 }
 
 // instanceProfileTags mark a managed profile as the cluster's, for the class.
 func (r *Resolver) instanceProfileTags(class string) []iamtypes.Tag {
 	return []iamtypes.Tag{
-		{Key: aws.String(v1alpha1.TagCluster), Value: aws.String(r.opts.ClusterName)},
+		{Key: aws.String(v1beta1.TagCluster), Value: aws.String(r.opts.ClusterName)},
 		{Key: aws.String(TagNodeClass), Value: aws.String(class)},
 		{Key: aws.String("kubernetes.io/cluster/" + r.opts.ClusterName), Value: aws.String("owned")},
 	}
@@ -193,7 +193,7 @@ func (r *Resolver) SweepInstanceProfiles(ctx context.Context, keep func(class st
 		if err != nil {
 			return fmt.Errorf("reading instance profile %s: %w", aws.ToString(listed.InstanceProfileName), err)
 		}
-		if profile == nil || tagValue(profile.Tags, v1alpha1.TagCluster) != r.opts.ClusterName {
+		if profile == nil || tagValue(profile.Tags, v1beta1.TagCluster) != r.opts.ClusterName {
 			return nil
 		}
 		class := tagValue(profile.Tags, TagNodeClass)

@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestInstanceProfileNamesAreValidAndDistinct(t *testing.T) {
@@ -79,7 +79,7 @@ func roleNames(out *iam.GetInstanceProfileOutput) []string {
 	return names
 }
 
-func roleClass(name, role string) *v1alpha1.AWSNodeClass {
+func roleClass(name, role string) *v1beta1.EC2NodeClass {
 	class := awsClass(name, nil, nil, nil)
 	class.Spec.Role = role
 	return class
@@ -105,7 +105,7 @@ func TestManagedInstanceProfileHoldsTheRole(t *testing.T) {
 		t.Errorf("path = %q", got)
 	}
 	tags := profile.InstanceProfile.Tags
-	if tagValue(tags, v1alpha1.TagCluster) != testCluster || tagValue(tags, TagNodeClass) != "default" || tagValue(tags, "kubernetes.io/cluster/"+testCluster) != "owned" {
+	if tagValue(tags, v1beta1.TagCluster) != testCluster || tagValue(tags, TagNodeClass) != "default" || tagValue(tags, "kubernetes.io/cluster/"+testCluster) != "owned" {
 		t.Errorf("tags = %v; want the cluster, the class and kubernetes.io/cluster/%s", tags, testCluster)
 	}
 	if got := roleNames(profile); !slices.Equal(got, []string{"nodes"}) {

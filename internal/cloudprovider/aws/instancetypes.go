@@ -10,7 +10,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/volumes"
 )
 
@@ -142,10 +142,10 @@ func kubernetesArch(info *ec2types.InstanceTypeInfo) string {
 func usageClasses(info *ec2types.InstanceTypeInfo) []string {
 	var out []string
 	if slices.Contains(info.SupportedUsageClasses, ec2types.UsageClassTypeOnDemand) {
-		out = append(out, v1alpha1.CapacityTypeOnDemand)
+		out = append(out, v1beta1.CapacityTypeOnDemand)
 	}
 	if slices.Contains(info.SupportedUsageClasses, ec2types.UsageClassTypeSpot) {
-		out = append(out, v1alpha1.CapacityTypeSpot)
+		out = append(out, v1beta1.CapacityTypeSpot)
 	}
 	return out
 }

@@ -16,14 +16,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // Create launches one instance for a claim with an instant EC2 fleet, from the instance
 // types of the node class, or returns the one an earlier call for the claim launched.
 func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
-	class, err := asAWSNodeClass(req.NodeClass)
+	class, err := asEC2NodeClass(req.NodeClass)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +46,7 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 // The instance is returned as the fleet's answer describes it, without describing it
 // again.
 func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, instanceTypes []*cloudprovider.InstanceType) (*cloudprovider.Instance, error) {
-	class, err := asAWSNodeClass(req.NodeClass)
+	class, err := asEC2NodeClass(req.NodeClass)
 	if err != nil {
 		return nil, err
 	}
@@ -73,7 +73,7 @@ func (c *Cloud) launch(ctx context.Context, req *cloudprovider.CreateRequest, in
 		labels: sharedLabels(req.Labels), taints: req.Taints, kubelet: req.Kubelet,
 	})
 	if err != nil {
-		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "", "AWSNodeClass %s: %v", class.Name, err)
+		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "", "EC2NodeClass %s: %v", class.Name, err)
 	}
 	lt, err := c.templates.templateFor(class, data)
 	if err != nil {
@@ -122,18 +122,18 @@ func (c *Cloud) templateGone(lt launchTemplate) error {
 		"launch template %s was deleted outside Stratos; the next attempt makes it again", lt.name)
 }
 
-// asAWSNodeClass is the request's node class.
-func asAWSNodeClass(obj client.Object) (*v1alpha1.AWSNodeClass, error) {
-	class, ok := obj.(*v1alpha1.AWSNodeClass)
+// asEC2NodeClass is the request's node class.
+func asEC2NodeClass(obj client.Object) (*v1beta1.EC2NodeClass, error) {
+	class, ok := obj.(*v1beta1.EC2NodeClass)
 	if !ok || class == nil {
-		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "", "the EC2 provider launches from an AWSNodeClass, not %T", obj)
+		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "", "the EC2 provider launches from an EC2NodeClass, not %T", obj)
 	}
 	return class, nil
 }
 
 // readyToLaunch checks that the node class's status holds what a launch needs; its
 // resolution fills it, and its Ready condition says what did not resolve.
-func readyToLaunch(class *v1alpha1.AWSNodeClass) error {
+func readyToLaunch(class *v1beta1.EC2NodeClass) error {
 	var missing []string
 	if len(class.Status.AMIs) == 0 {
 		missing = append(missing, "images")
@@ -149,7 +149,7 @@ func readyToLaunch(class *v1alpha1.AWSNodeClass) error {
 	}
 	if len(missing) > 0 {
 		return cloudprovider.NewError(cloudprovider.CodeInvalidParameter, cloudprovider.OpCreate, "",
-			"AWSNodeClass %s has no resolved %s yet; its Ready condition says why", class.Name, strings.Join(missing, ", "))
+			"EC2NodeClass %s has no resolved %s yet; its Ready condition says why", class.Name, strings.Join(missing, ", "))
 	}
 	return nil
 }
@@ -161,11 +161,11 @@ func readyToLaunch(class *v1alpha1.AWSNodeClass) error {
 // It finds only what DescribeInstances shows already: EC2 is eventually consistent, so
 // an instance launched a moment ago may not show yet, which the token covers on EC2.
 func (c *Cloud) launchedFor(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
-	claim := req.Tags[v1alpha1.TagNodeClaim]
+	claim := req.Tags[v1beta1.TagNodeClaim]
 	if claim == "" {
 		return nil, nil
 	}
-	filters := append(tagFilters(map[string]string{v1alpha1.TagCluster: c.opts.ClusterName, v1alpha1.TagNodeClaim: claim}),
+	filters := append(tagFilters(map[string]string{v1beta1.TagCluster: c.opts.ClusterName, v1beta1.TagNodeClaim: claim}),
 		types.Filter{Name: aws.String("instance-state-name"), Values: []string{
 			string(types.InstanceStateNamePending), string(types.InstanceStateNameRunning),
 			string(types.InstanceStateNameStopping), string(types.InstanceStateNameStopped),
@@ -195,7 +195,7 @@ func fleetInput(plan *launchPlan, lt launchTemplate, tags map[string]string, tok
 			DefaultTargetCapacityType: types.DefaultTargetCapacityType(plan.capacityType),
 		},
 	}
-	if plan.capacityType == v1alpha1.CapacityTypeSpot {
+	if plan.capacityType == v1beta1.CapacityTypeSpot {
 		input.SpotOptions = &types.SpotOptionsRequest{AllocationStrategy: types.SpotAllocationStrategyPriceCapacityOptimized}
 	} else {
 		input.OnDemandOptions = &types.OnDemandOptionsRequest{AllocationStrategy: types.FleetOnDemandAllocationStrategyLowestPrice}
@@ -281,6 +281,6 @@ func fleetInstance(fi types.CreateFleetInstance, plan *launchPlan, instanceTypes
 // provider ID, and the operator sets the claim label at registration.
 func sharedLabels(labels map[string]string) map[string]string {
 	out := maps.Clone(labels)
-	delete(out, v1alpha1.LabelNodeClaim)
+	delete(out, v1beta1.LabelNodeClaim)
 	return out
 }

@@ -20,7 +20,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -54,18 +54,18 @@ func launchRequest(e *ec2Env, claim string) *cloudprovider.CreateRequest {
 	return &cloudprovider.CreateRequest{
 		ClientToken:  "uid-" + claim,
 		NodeClass:    e.class,
-		Requirements: []corev1.NodeSelectorRequirement{{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}}},
+		Requirements: []corev1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}}},
 		Requests:     corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")},
-		Labels:       map[string]string{v1alpha1.LabelNodePool: "default", v1alpha1.LabelNodeClaim: claim},
-		Taints:       []corev1.Taint{v1alpha1.StandbyTaint, {Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}},
-		Tags:         map[string]string{v1alpha1.TagCluster: testCluster, v1alpha1.TagNodePool: "default", v1alpha1.TagNodeClaim: claim},
+		Labels:       map[string]string{v1beta1.LabelNodePool: "default", v1beta1.LabelNodeClaim: claim},
+		Taints:       []corev1.Taint{v1beta1.StandbyTaint, {Key: "dedicated", Value: "gpu", Effect: corev1.TaintEffectNoSchedule}},
+		Tags:         map[string]string{v1beta1.TagCluster: testCluster, v1beta1.TagNodePool: "default", v1beta1.TagNodeClaim: claim},
 	}
 }
 
 // wantTags are the tags of the instance of claim launched from e.class.
 func wantTags(claim string) map[string]string {
 	return map[string]string{
-		v1alpha1.TagCluster: testCluster, v1alpha1.TagNodePool: "default", v1alpha1.TagNodeClaim: claim,
+		v1beta1.TagCluster: testCluster, v1beta1.TagNodePool: "default", v1beta1.TagNodeClaim: claim,
 		"kubernetes.io/cluster/" + testCluster: "owned", "Name": claim, "team": "platform",
 	}
 }
@@ -129,7 +129,7 @@ func launchTagsInstanceVolumeAndNetworkInterface(t *testing.T, e *ec2Env) {
 	// instance profile, which its claim records.
 	want := cloudprovider.Instance{
 		ID: inst.ID, ProviderID: "aws:///us-east-1a/" + inst.ID, Type: "m6g.large", ImageID: e.amis["arm64"], InstanceProfile: e.class.Status.InstanceProfile, Zone: zoneA,
-		CapacityType: v1alpha1.CapacityTypeOnDemand, Architecture: "arm64", State: cloudprovider.StatePending, Tags: wantTags("tags-1"),
+		CapacityType: v1beta1.CapacityTypeOnDemand, Architecture: "arm64", State: cloudprovider.StatePending, Tags: wantTags("tags-1"),
 	}
 	got := *inst
 	got.LaunchTime = want.LaunchTime
@@ -210,7 +210,7 @@ func launchIsIdempotent(t *testing.T, e *ec2Env) {
 		t.Fatalf("the same claim launched %s, then %s", first.ID, second.ID)
 	}
 	wantCalls(t, "the repeated launch", calls, map[string]int{"DescribeInstances": 1})
-	list, err := e.cloud.ListInstances(ctx, map[string]string{v1alpha1.TagNodeClaim: "again-1"})
+	list, err := e.cloud.ListInstances(ctx, map[string]string{v1beta1.TagNodeClaim: "again-1"})
 	if err != nil || len(list) != 1 {
 		t.Fatalf("instances of the claim: %v, %v; want one", list, err)
 	}
@@ -248,7 +248,7 @@ func launchSpotWhenAllowed(t *testing.T, e *ec2Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if inst.CapacityType != v1alpha1.CapacityTypeSpot {
+	if inst.CapacityType != v1beta1.CapacityTypeSpot {
 		t.Fatalf("launched %s, want spot", inst.CapacityType)
 	}
 	form := createFleetForm(t, e.proxy.since(mark))
@@ -256,7 +256,7 @@ func launchSpotWhenAllowed(t *testing.T, e *ec2Env) {
 		t.Fatalf("CreateFleet asked %v", form)
 	}
 	found, err := e.cloud.DescribeInstances(ctx, []string{inst.ID})
-	if err != nil || found[inst.ID].CapacityType != v1alpha1.CapacityTypeSpot {
+	if err != nil || found[inst.ID].CapacityType != v1beta1.CapacityTypeSpot {
 		t.Fatalf("EC2 describes %+v, %v; want a spot instance", found[inst.ID], err)
 	}
 }
@@ -303,7 +303,7 @@ func launchCapacityErrorsNameTheOfferings(t *testing.T, e *ec2Env) {
 	var want []cloudprovider.OfferingKey
 	for _, typ := range []string{"m5.large", "m5.xlarge", "m6g.large"} {
 		for _, zone := range []string{zoneA, zoneB} {
-			want = append(want, cloudprovider.OfferingKey{InstanceType: typ, Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand})
+			want = append(want, cloudprovider.OfferingKey{InstanceType: typ, Zone: zone, CapacityType: v1beta1.CapacityTypeOnDemand})
 		}
 	}
 	got := slices.SortedFunc(slices.Values(cloudErr.Offerings), func(a, b cloudprovider.OfferingKey) int { return strings.Compare(a.String(), b.String()) })
@@ -366,7 +366,7 @@ func launchFromTheCatalog(t *testing.T, e *ec2Env) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Contains(allowed, inst.Type) || inst.CapacityType != v1alpha1.CapacityTypeOnDemand ||
+	if !slices.Contains(allowed, inst.Type) || inst.CapacityType != v1beta1.CapacityTypeOnDemand ||
 		(inst.Zone != zoneA && inst.Zone != zoneB) || inst.Architecture != archOf[inst.Type] || inst.ImageID != e.amis[inst.Architecture] {
 		t.Fatalf("launched %+v: want an on-demand %v in a subnet's zone from the image of its architecture", inst, allowed)
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -31,16 +31,16 @@ type launchPlan struct {
 // launchOverride is one instance type in one subnet, with the image of its architecture.
 type launchOverride struct {
 	instanceType string
-	subnet       v1alpha1.ResolvedSubnet
-	ami          v1alpha1.ResolvedAMI
+	subnet       v1beta1.ResolvedSubnet
+	ami          v1beta1.ResolvedAMI
 }
 
 // candidate is an offering a launch may use.
 type candidate struct {
 	instanceType *cloudprovider.InstanceType
 	offering     cloudprovider.Offering
-	subnet       v1alpha1.ResolvedSubnet
-	ami          v1alpha1.ResolvedAMI
+	subnet       v1beta1.ResolvedSubnet
+	ami          v1beta1.ResolvedAMI
 }
 
 // planLaunch chooses what a launch offers EC2, from the instance types of the node class:
@@ -49,8 +49,8 @@ type candidate struct {
 // subnet, of an architecture with an image. Spot when any such offering is spot (the
 // requirements decide whether spot is allowed), else on-demand; the cheapest
 // maxInstanceTypes types, each in every zone it qualifies in, up to maxOverrides.
-func planLaunch(class *v1alpha1.AWSNodeClass, req *cloudprovider.CreateRequest, instanceTypes []*cloudprovider.InstanceType) (*launchPlan, error) {
-	amis := map[string]v1alpha1.ResolvedAMI{}
+func planLaunch(class *v1beta1.EC2NodeClass, req *cloudprovider.CreateRequest, instanceTypes []*cloudprovider.InstanceType) (*launchPlan, error) {
+	amis := map[string]v1beta1.ResolvedAMI{}
 	for _, ami := range class.Status.AMIs {
 		if _, ok := amis[ami.Architecture]; !ok {
 			amis[ami.Architecture] = ami
@@ -58,7 +58,7 @@ func planLaunch(class *v1alpha1.AWSNodeClass, req *cloudprovider.CreateRequest, 
 	}
 	// One subnet per zone, the first the node class resolved: a second one in the same
 	// zone would not change what EC2 picks, and would take room among the overrides.
-	subnets := map[string]v1alpha1.ResolvedSubnet{}
+	subnets := map[string]v1beta1.ResolvedSubnet{}
 	for _, s := range class.Status.Subnets {
 		if _, ok := subnets[s.Zone]; !ok {
 			subnets[s.Zone] = s
@@ -97,15 +97,15 @@ func planLaunch(class *v1alpha1.AWSNodeClass, req *cloudprovider.CreateRequest, 
 	if len(candidates) == 0 {
 		if satisfying == 0 {
 			return nil, cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
-				"no instance type of AWSNodeClass %s, in the zones of its subnets and the architectures of its images, satisfies the requirements and requests", class.Name)
+				"no instance type of EC2NodeClass %s, in the zones of its subnets and the architectures of its images, satisfies the requirements and requests", class.Name)
 		}
 		return nil, cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, cloudprovider.OpCreate, "",
-			"all %d offerings of AWSNodeClass %s that satisfy the requirements and requests are unavailable now", avoided, class.Name)
+			"all %d offerings of EC2NodeClass %s that satisfy the requirements and requests are unavailable now", avoided, class.Name)
 	}
 
-	plan := &launchPlan{capacityType: v1alpha1.CapacityTypeOnDemand}
-	if slices.ContainsFunc(candidates, func(c candidate) bool { return c.offering.CapacityType == v1alpha1.CapacityTypeSpot }) {
-		plan.capacityType = v1alpha1.CapacityTypeSpot
+	plan := &launchPlan{capacityType: v1beta1.CapacityTypeOnDemand}
+	if slices.ContainsFunc(candidates, func(c candidate) bool { return c.offering.CapacityType == v1beta1.CapacityTypeSpot }) {
+		plan.capacityType = v1beta1.CapacityTypeSpot
 	}
 	candidates = slices.DeleteFunc(candidates, func(c candidate) bool { return c.offering.CapacityType != plan.capacityType })
 	slices.SortFunc(candidates, func(a, b candidate) int {

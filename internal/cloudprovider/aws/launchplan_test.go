@@ -11,17 +11,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // planClass is a node class resolved to an image per architecture and a subnet per zone.
-func planClass() *v1alpha1.AWSNodeClass {
-	return &v1alpha1.AWSNodeClass{
+func planClass() *v1beta1.EC2NodeClass {
+	return &v1beta1.EC2NodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: "plan"},
-		Status: v1alpha1.AWSNodeClassStatus{
-			AMIs:    []v1alpha1.ResolvedAMI{{ID: "ami-amd", Architecture: "amd64"}, {ID: "ami-arm", Architecture: "arm64"}},
-			Subnets: []v1alpha1.ResolvedSubnet{{ID: "subnet-a", Zone: zoneA}, {ID: "subnet-b", Zone: zoneB}, {ID: "subnet-a2", Zone: zoneA}},
+		Status: v1beta1.EC2NodeClassStatus{
+			AMIs:    []v1beta1.ResolvedAMI{{ID: "ami-amd", Architecture: "amd64"}, {ID: "ami-arm", Architecture: "arm64"}},
+			Subnets: []v1beta1.ResolvedSubnet{{ID: "subnet-a", Zone: zoneA}, {ID: "subnet-b", Zone: zoneB}, {ID: "subnet-a2", Zone: zoneA}},
 		},
 	}
 }
@@ -36,7 +36,7 @@ func planOverrides(p *launchPlan) []string {
 }
 
 func onDemandOnly() []corev1.NodeSelectorRequirement {
-	return []corev1.NodeSelectorRequirement{{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}}}
+	return []corev1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}}}
 }
 
 func TestPlanLaunch(t *testing.T) {
@@ -48,7 +48,7 @@ func TestPlanLaunch(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
 		req          cloudprovider.CreateRequest
-		class        func(*v1alpha1.AWSNodeClass)
+		class        func(*v1beta1.EC2NodeClass)
 		types        func([]*cloudprovider.InstanceType)
 		wantCapacity string
 		want         []string
@@ -66,7 +66,7 @@ func TestPlanLaunch(t *testing.T) {
 			name: "requests fit the allocatable the kubelet configuration leaves",
 			req: cloudprovider.CreateRequest{
 				Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1500m")},
-				Kubelet:  &v1alpha1.KubeletConfiguration{SystemReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
+				Kubelet:  &v1beta1.KubeletConfiguration{SystemReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}},
 			},
 			wantCapacity: "spot",
 			want:         []string{"ami-amd: m5.xlarge subnet-a", "ami-amd: m5.xlarge subnet-b"},
@@ -76,7 +76,7 @@ func TestPlanLaunch(t *testing.T) {
 			// launched as a type whose kubelet keeps back all its memory.
 			name: "no request, and types the kubelet configuration leaves no memory are left out",
 			req: cloudprovider.CreateRequest{
-				Kubelet: &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")}},
+				Kubelet: &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("8Gi")}},
 			},
 			wantCapacity: "spot",
 			want:         []string{"ami-amd: m5.xlarge subnet-a", "ami-amd: m5.xlarge subnet-b"},
@@ -114,7 +114,7 @@ func TestPlanLaunch(t *testing.T) {
 		},
 		{
 			name: "zones without a subnet and architectures without an image are left out",
-			class: func(c *v1alpha1.AWSNodeClass) {
+			class: func(c *v1beta1.EC2NodeClass) {
 				c.Status.Subnets = c.Status.Subnets[1:2]
 				c.Status.AMIs = c.Status.AMIs[:1]
 			},
@@ -212,7 +212,7 @@ func TestPlanLaunchKeepsToEC2sLimitOfOverrides(t *testing.T) {
 	for i := range 6 {
 		zone := fmt.Sprintf("us-east-1%c", 'a'+i)
 		zones = append(zones, zone)
-		class.Status.Subnets = append(class.Status.Subnets, v1alpha1.ResolvedSubnet{ID: "subnet-" + zone, Zone: zone})
+		class.Status.Subnets = append(class.Status.Subnets, v1beta1.ResolvedSubnet{ID: "subnet-" + zone, Zone: zone})
 	}
 	var types []*cloudprovider.InstanceType
 	for i := range maxInstanceTypes {

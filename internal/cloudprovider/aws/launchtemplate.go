@@ -18,7 +18,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/clock"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -60,7 +60,7 @@ type launchTemplate struct {
 const maxLaunchTemplateName = 128
 
 // templateFor returns the launch template of a node class and user data.
-func (t *launchTemplates) templateFor(class *v1alpha1.AWSNodeClass, userData string) (launchTemplate, error) {
+func (t *launchTemplates) templateFor(class *v1beta1.EC2NodeClass, userData string) (launchTemplate, error) {
 	data := templateData(class, userData)
 	content, err := json.Marshal(data)
 	if err != nil {
@@ -79,7 +79,7 @@ func (t *launchTemplates) templateFor(class *v1alpha1.AWSNodeClass, userData str
 // type, the subnet and the image (of the type's architecture), which each override of a
 // fleet sets: one template serves both architectures, and a new image behind an alias
 // needs no new template.
-func templateData(class *v1alpha1.AWSNodeClass, userData string) *types.RequestLaunchTemplateData {
+func templateData(class *v1beta1.EC2NodeClass, userData string) *types.RequestLaunchTemplateData {
 	data := &types.RequestLaunchTemplateData{
 		UserData:            aws.String(base64.StdEncoding.EncodeToString([]byte(userData))),
 		IamInstanceProfile:  &types.LaunchTemplateIamInstanceProfileSpecificationRequest{Name: aws.String(class.Status.InstanceProfile)},
@@ -95,7 +95,7 @@ func templateData(class *v1alpha1.AWSNodeClass, userData string) *types.RequestL
 	return data
 }
 
-func blockDeviceMappings(mappings []v1alpha1.BlockDeviceMapping) []types.LaunchTemplateBlockDeviceMappingRequest {
+func blockDeviceMappings(mappings []v1beta1.BlockDeviceMapping) []types.LaunchTemplateBlockDeviceMappingRequest {
 	var out []types.LaunchTemplateBlockDeviceMappingRequest
 	for _, m := range mappings {
 		ebs := &types.LaunchTemplateEbsBlockDeviceRequest{
@@ -129,7 +129,7 @@ func gibibytes(size resource.Quantity) int32 {
 }
 
 // metadataOptions converts the node class's IMDS options; unset ones are EC2's defaults.
-func metadataOptions(o v1alpha1.MetadataOptions) *types.LaunchTemplateInstanceMetadataOptionsRequest {
+func metadataOptions(o v1beta1.MetadataOptions) *types.LaunchTemplateInstanceMetadataOptionsRequest {
 	out := &types.LaunchTemplateInstanceMetadataOptionsRequest{
 		HttpEndpoint:     types.LaunchTemplateInstanceMetadataEndpointState(o.HTTPEndpoint),
 		HttpProtocolIpv6: types.LaunchTemplateInstanceMetadataProtocolIpv6(o.HTTPProtocolIPv6),
@@ -164,7 +164,7 @@ func (t *launchTemplates) ensure(ctx context.Context, lt launchTemplate) error {
 			LaunchTemplateData: lt.data,
 			TagSpecifications: []types.TagSpecification{{
 				ResourceType: types.ResourceTypeLaunchTemplate,
-				Tags:         ec2Tags(map[string]string{v1alpha1.TagCluster: t.cluster}),
+				Tags:         ec2Tags(map[string]string{v1beta1.TagCluster: t.cluster}),
 			}},
 		})
 		if err != nil && awsErrorCode(err) != "InvalidLaunchTemplateName.AlreadyExistsException" {

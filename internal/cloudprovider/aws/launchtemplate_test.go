@@ -18,7 +18,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/ec2machines"
 )
@@ -48,7 +48,7 @@ func launchTemplateCarriesTheNodeClassAndUserData(t *testing.T, e *ec2Env) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if tags := tagMap(templates.LaunchTemplates[0].Tags); tags[v1alpha1.TagCluster] != testCluster {
+		if tags := tagMap(templates.LaunchTemplates[0].Tags); tags[v1beta1.TagCluster] != testCluster {
 			t.Fatalf("launch template %s tagged %v, want the cluster's tag", name, tags)
 		}
 		versions, err := e.clients.EC2.DescribeLaunchTemplateVersions(ctx, &ec2.DescribeLaunchTemplateVersionsInput{LaunchTemplateName: aws.String(name)})
@@ -165,7 +165,7 @@ func burstOfFifty(t *testing.T, e *ec2Env) {
 	for i := range n {
 		wg.Go(func() {
 			req := launchRequest(e, fmt.Sprintf("burst-%02d", i))
-			req.Labels[v1alpha1.LabelNodePool] = "burst" // a pool no earlier test launched for
+			req.Labels[v1beta1.LabelNodePool] = "burst" // a pool no earlier test launched for
 			inst, err := e.cloud.launch(ctx, req, testInstanceTypes())
 			if err != nil {
 				errs <- err
@@ -209,10 +209,10 @@ func burstOfFifty(t *testing.T, e *ec2Env) {
 // share its template, made once.
 func launchTemplatePerKubeletConfiguration(t *testing.T, e *ec2Env) {
 	ctx := context.Background()
-	launch := func(claim, pool string, kubelet *v1alpha1.KubeletConfiguration) (string, map[string]int) {
+	launch := func(claim, pool string, kubelet *v1beta1.KubeletConfiguration) (string, map[string]int) {
 		t.Helper()
 		req := launchRequest(e, claim)
-		req.Labels[v1alpha1.LabelNodePool] = pool
+		req.Labels[v1beta1.LabelNodePool] = pool
 		req.Kubelet = kubelet
 		mark, before := e.proxy.mark(), awsCalls(t)
 		if _, err := e.cloud.launch(ctx, req, testInstanceTypes()); err != nil {
@@ -226,11 +226,11 @@ func launchTemplatePerKubeletConfiguration(t *testing.T, e *ec2Env) {
 
 	// Labels of their own, so that the templates are this test's; the third claim differs
 	// from the first two in its kubelet configuration only.
-	dense, calls := launch("kubelet-1", "dense", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](110)})
+	dense, calls := launch("kubelet-1", "dense", &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](110)})
 	wantCalls(t, "the first launch of a kubelet configuration", calls, newTemplate)
-	again, calls := launch("kubelet-2", "dense", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](110)})
+	again, calls := launch("kubelet-2", "dense", &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](110)})
 	wantCalls(t, "another claim of the same configuration", calls, knownTemplate)
-	sparse, calls := launch("kubelet-3", "dense", &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](20)})
+	sparse, calls := launch("kubelet-3", "dense", &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](20)})
 	wantCalls(t, "a claim of the same labels with another configuration", calls, newTemplate)
 	if again != dense || sparse == dense {
 		t.Fatalf("templates %s, %s (same configuration) and %s (another): want the first two one and the third another", dense, again, sparse)

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/clock"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Launch templates count against EC2's quota per region (5,000), and a change of a
@@ -31,7 +31,7 @@ func (t *launchTemplates) used(name string, now time.Time) {
 // were made at least ttl ago, and returns their names.
 func (t *launchTemplates) collect(ctx context.Context, now time.Time, ttl time.Duration) ([]string, error) {
 	pages := ec2.NewDescribeLaunchTemplatesPaginator(t.ec2, &ec2.DescribeLaunchTemplatesInput{
-		Filters: tagFilters(map[string]string{v1alpha1.TagCluster: t.cluster}),
+		Filters: tagFilters(map[string]string{v1beta1.TagCluster: t.cluster}),
 	})
 	var stale []string
 	for pages.HasMorePages() {

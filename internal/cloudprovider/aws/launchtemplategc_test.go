@@ -11,7 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	clocktesting "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // The leader deletes its cluster's templates that no launch used for the TTL, keeps
@@ -24,7 +24,7 @@ func TestUnusedLaunchTemplatesAreCollected(t *testing.T) {
 	launchFor := func(pool, claim string) string {
 		t.Helper()
 		req := launchRequest(e, claim)
-		req.Labels[v1alpha1.LabelNodePool] = pool
+		req.Labels[v1beta1.LabelNodePool] = pool
 		mark := e.proxy.mark()
 		if _, err := cloud.launch(ctx, req, testInstanceTypes()); err != nil {
 			t.Fatal(err)
@@ -38,7 +38,7 @@ func TestUnusedLaunchTemplatesAreCollected(t *testing.T) {
 		LaunchTemplateName: aws.String(other),
 		LaunchTemplateData: &types.RequestLaunchTemplateData{UserData: aws.String("")},
 		TagSpecifications: []types.TagSpecification{{ResourceType: types.ResourceTypeLaunchTemplate,
-			Tags: ec2Tags(map[string]string{v1alpha1.TagCluster: "other-cluster"})}},
+			Tags: ec2Tags(map[string]string{v1beta1.TagCluster: "other-cluster"})}},
 	}); err != nil {
 		t.Fatal(err)
 	}

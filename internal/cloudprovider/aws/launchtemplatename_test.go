@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // A cluster name as long as EKS allows (100 characters) still gives launch template names
 // EC2 accepts (at most 128), and two such clusters sharing all but their last characters
 // still get different names, since their nodes' user data names each cluster.
 func TestLaunchTemplateNamesFitEC2ForTheLongestClusterNames(t *testing.T) {
-	class := &v1alpha1.AWSNodeClass{}
+	class := &v1beta1.EC2NodeClass{}
 	nameFor := func(cluster string) string {
 		t.Helper()
 		lt := &launchTemplates{cluster: cluster}

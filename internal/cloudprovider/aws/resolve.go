@@ -9,10 +9,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/smithy-go"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-// Reasons an AWSNodeClass does not resolve, as its Ready condition and Events say them.
+// Reasons an EC2NodeClass does not resolve, as its Ready condition and Events say them.
 const (
 	ReasonAMINotFound             = "AMINotFound"
 	ReasonSubnetsNotFound         = "SubnetsNotFound"
@@ -29,7 +29,7 @@ const (
 // Part is a part of a node class that resolves on its own.
 type Part string
 
-// The parts of an AWSNodeClass, in the order they resolve.
+// The parts of an EC2NodeClass, in the order they resolve.
 const (
 	PartAMIs            Part = "amis"
 	PartSubnets         Part = "subnets"
@@ -51,12 +51,12 @@ type Failure struct {
 
 func (f *Failure) Error() string { return fmt.Sprintf("%s: %s", f.Reason, f.Message) }
 
-// Resolution is what an AWSNodeClass's selectors resolved to. A part that failed is
+// Resolution is what an EC2NodeClass's selectors resolved to. A part that failed is
 // empty and has its Failure.
 type Resolution struct {
-	AMIs            []v1alpha1.ResolvedAMI
-	Subnets         []v1alpha1.ResolvedSubnet
-	SecurityGroups  []v1alpha1.ResolvedSecurityGroup
+	AMIs            []v1beta1.ResolvedAMI
+	Subnets         []v1beta1.ResolvedSubnet
+	SecurityGroups  []v1beta1.ResolvedSecurityGroup
 	InstanceProfile string
 	// Failures, one per part that did not resolve, in the order of the parts.
 	Failures []*Failure
@@ -78,7 +78,7 @@ func (r *Resolution) fail(f *Failure) {
 	}
 }
 
-// Resolver turns an AWSNodeClass's selectors into the images, subnets, security groups
+// Resolver turns an EC2NodeClass's selectors into the images, subnets, security groups
 // and instance profile its nodes launch with. It makes and removes the instance
 // profiles of classes that name a role; everything else it only reads.
 type Resolver struct {
@@ -97,7 +97,7 @@ func NewResolver(opts Options, clients *Clients) *Resolver {
 // keep the others from resolving. For a class with spec.role it makes the managed
 // instance profile, or gives it the role, when needed; the caller must have recorded
 // that it may have to remove it (a finalizer) before.
-func (r *Resolver) Resolve(ctx context.Context, class *v1alpha1.AWSNodeClass) Resolution {
+func (r *Resolver) Resolve(ctx context.Context, class *v1beta1.EC2NodeClass) Resolution {
 	var res Resolution
 	var f *Failure
 	res.AMIs, f = r.resolveAMIs(ctx, class.Spec.AMISelectorTerms)

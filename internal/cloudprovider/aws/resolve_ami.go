@@ -13,7 +13,7 @@ import (
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Image families: how an image joins the cluster.
@@ -68,7 +68,7 @@ func aliasParameters(root, kubernetesVersion, alias string) (string, map[string]
 // resolveAMIs resolves the AMI selector terms to the newest available image per
 // architecture: through the SSM parameters of an alias, or among the images the ID,
 // name and tag terms match together.
-func (r *Resolver) resolveAMIs(ctx context.Context, terms []v1alpha1.AMISelectorTerm) ([]v1alpha1.ResolvedAMI, *Failure) {
+func (r *Resolver) resolveAMIs(ctx context.Context, terms []v1beta1.AMISelectorTerm) ([]v1beta1.ResolvedAMI, *Failure) {
 	if len(terms) == 1 && terms[0].Alias != "" {
 		return r.resolveAlias(ctx, terms[0].Alias)
 	}
@@ -106,7 +106,7 @@ func (r *Resolver) resolveAMIs(ctx context.Context, terms []v1alpha1.AMISelector
 
 // imageQuery describes the images of a name and tags term. Without an owner, the
 // caller's own images and Amazon's count.
-func imageQuery(term v1alpha1.AMISelectorTerm) *ec2.DescribeImagesInput {
+func imageQuery(term v1beta1.AMISelectorTerm) *ec2.DescribeImagesInput {
 	owners := []string{"self", "amazon"}
 	if term.Owner != "" {
 		owners = []string{term.Owner}
@@ -121,7 +121,7 @@ func imageQuery(term v1alpha1.AMISelectorTerm) *ec2.DescribeImagesInput {
 // resolveAlias reads the images an alias publishes for each architecture from SSM and
 // describes them. An architecture without a parameter is left out; an alias with none
 // does not resolve.
-func (r *Resolver) resolveAlias(ctx context.Context, alias string) ([]v1alpha1.ResolvedAMI, *Failure) {
+func (r *Resolver) resolveAlias(ctx context.Context, alias string) ([]v1beta1.ResolvedAMI, *Failure) {
 	if r.opts.KubernetesVersion == "" {
 		return nil, &Failure{Part: PartAMIs, Reason: ReasonAMINotFound,
 			Message: fmt.Sprintf("alias %s needs the cluster's Kubernetes version, and the operator was given none", alias)}
@@ -173,7 +173,7 @@ func (r *Resolver) describeImages(ctx context.Context, in *ec2.DescribeImagesInp
 
 // newestPerArchitecture picks, for each architecture Stratos launches, the image
 // created last (the greater ID on a tie, so that the choice is stable), amd64 first.
-func newestPerArchitecture(images []ec2types.Image, family string) []v1alpha1.ResolvedAMI {
+func newestPerArchitecture(images []ec2types.Image, family string) []v1beta1.ResolvedAMI {
 	newest := map[string]ec2types.Image{}
 	for _, image := range images {
 		arch, ok := ec2Architectures[string(image.Architecture)]
@@ -184,10 +184,10 @@ func newestPerArchitecture(images []ec2types.Image, family string) []v1alpha1.Re
 			newest[arch] = image
 		}
 	}
-	var out []v1alpha1.ResolvedAMI
+	var out []v1beta1.ResolvedAMI
 	for _, arch := range slices.Sorted(maps.Keys(newest)) {
 		image := newest[arch]
-		out = append(out, v1alpha1.ResolvedAMI{ID: aws.ToString(image.ImageId), Name: aws.ToString(image.Name), Architecture: arch, Family: family})
+		out = append(out, v1beta1.ResolvedAMI{ID: aws.ToString(image.ImageId), Name: aws.ToString(image.Name), Architecture: arch, Family: family})
 	}
 	return out
 }

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestAliasParametersFollowTheEKSPublishedPaths(t *testing.T) {
@@ -66,47 +66,47 @@ func TestAliasesResolveThroughSSMParameters(t *testing.T) {
 
 	cases := []struct {
 		alias string
-		want  []v1alpha1.ResolvedAMI
+		want  []v1beta1.ResolvedAMI
 	}{
-		{"al2023@latest", []v1alpha1.ResolvedAMI{
+		{"al2023@latest", []v1beta1.ResolvedAMI{
 			{ID: "ami-0a1a0000000000001", Name: images[0].Name, Architecture: "amd64", Family: FamilyAL2023},
 			{ID: "ami-0a1a0000000000002", Name: images[1].Name, Architecture: "arm64", Family: FamilyAL2023},
 		}},
 		// Only the amd64 image of this version is published: arm64 is left out.
-		{"al2023@v20250501", []v1alpha1.ResolvedAMI{
+		{"al2023@v20250501", []v1beta1.ResolvedAMI{
 			{ID: "ami-0a1a0000000000003", Name: images[2].Name, Architecture: "amd64", Family: FamilyAL2023},
 		}},
-		{"bottlerocket@latest", []v1alpha1.ResolvedAMI{
+		{"bottlerocket@latest", []v1beta1.ResolvedAMI{
 			{ID: "ami-0b0b0000000000001", Name: images[3].Name, Architecture: "amd64", Family: FamilyBottlerocket},
 			{ID: "ami-0b0b0000000000002", Name: images[4].Name, Architecture: "arm64", Family: FamilyBottlerocket},
 		}},
-		{"bottlerocket@v1.40.0", []v1alpha1.ResolvedAMI{
+		{"bottlerocket@v1.40.0", []v1beta1.ResolvedAMI{
 			{ID: "ami-0b0b0000000000002", Name: images[4].Name, Architecture: "arm64", Family: FamilyBottlerocket},
 		}},
 	}
 	for _, c := range cases {
-		amis, failure := r.resolveAMIs(context.Background(), []v1alpha1.AMISelectorTerm{{Alias: c.alias}})
+		amis, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: c.alias}})
 		if failure != nil || !reflect.DeepEqual(amis, c.want) {
 			t.Errorf("%s resolved to %+v, %v; want %+v", c.alias, amis, failure, c.want)
 		}
 	}
 
 	// A version nobody published does not resolve, and the message says where it looked.
-	_, failure := r.resolveAMIs(context.Background(), []v1alpha1.AMISelectorTerm{{Alias: "bottlerocket@v9.9.9"}})
+	_, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "bottlerocket@v9.9.9"}})
 	if failure == nil || failure.Reason != ReasonAMINotFound || !strings.Contains(failure.Message, br+"x86_64/9.9.9/image_id") {
 		t.Errorf("bottlerocket@v9.9.9 failed with %+v; want AMINotFound naming the parameters read", failure)
 	}
 
 	// A new image behind latest is what the next resolution gives.
 	putParameter(t, clients, al+"x86_64/standard/recommended/image_id", "ami-0a1a0000000000003")
-	amis, failure := r.resolveAMIs(context.Background(), []v1alpha1.AMISelectorTerm{{Alias: "al2023@latest"}})
+	amis, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "al2023@latest"}})
 	if failure != nil || len(amis) != 2 || amis[0].ID != "ami-0a1a0000000000003" {
 		t.Errorf("after the parameter moved, al2023@latest resolved to %+v, %v; want ami-0a1a0000000000003 for amd64", amis, failure)
 	}
 
 	// Without the cluster's version an alias cannot be read.
 	r.opts.KubernetesVersion = ""
-	if _, failure := r.resolveAMIs(context.Background(), []v1alpha1.AMISelectorTerm{{Alias: "al2023@latest"}}); failure == nil || failure.Reason != ReasonAMINotFound {
+	if _, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "al2023@latest"}}); failure == nil || failure.Reason != ReasonAMINotFound {
 		t.Errorf("an alias without a Kubernetes version failed with %+v; want AMINotFound", failure)
 	}
 }
@@ -125,27 +125,27 @@ func TestAMISelectorsPickTheNewestImagePerArchitecture(t *testing.T) {
 		// Another account's image of the same name.
 		motoImage{ID: "ami-0c0c0000000000006", Name: "team-node-9", Architecture: "x86_64", OwnerID: "111122223333", CreationDate: "2025-06-01T00:00:00.000Z"},
 	)
-	amd64 := func(id, name string) v1alpha1.ResolvedAMI {
-		return v1alpha1.ResolvedAMI{ID: id, Name: name, Architecture: "amd64", Family: FamilyCustom}
+	amd64 := func(id, name string) v1beta1.ResolvedAMI {
+		return v1beta1.ResolvedAMI{ID: id, Name: name, Architecture: "amd64", Family: FamilyCustom}
 	}
-	arm := v1alpha1.ResolvedAMI{ID: "ami-0c0c0000000000003", Name: "team-node-arm-1", Architecture: "arm64", Family: FamilyCustom}
+	arm := v1beta1.ResolvedAMI{ID: "ami-0c0c0000000000003", Name: "team-node-arm-1", Architecture: "arm64", Family: FamilyCustom}
 	cases := []struct {
 		name  string
-		terms []v1alpha1.AMISelectorTerm
-		want  []v1alpha1.ResolvedAMI
+		terms []v1beta1.AMISelectorTerm
+		want  []v1beta1.ResolvedAMI
 	}{
-		{"by name with a wildcard", []v1alpha1.AMISelectorTerm{{Name: "team-node-*", Owner: "self"}},
-			[]v1alpha1.ResolvedAMI{amd64("ami-0c0c0000000000002", "team-node-2"), arm}},
-		{"by tag", []v1alpha1.AMISelectorTerm{{Tags: map[string]string{"team": "a"}}},
-			[]v1alpha1.ResolvedAMI{amd64("ami-0c0c0000000000002", "team-node-2"), arm}},
-		{"by tags that must all hold", []v1alpha1.AMISelectorTerm{{Tags: map[string]string{"team": "a", "release": "*"}}},
-			[]v1alpha1.ResolvedAMI{amd64("ami-0c0c0000000000002", "team-node-2")}},
-		{"by ID", []v1alpha1.AMISelectorTerm{{ID: "ami-0c0c0000000000001"}},
-			[]v1alpha1.ResolvedAMI{amd64("ami-0c0c0000000000001", "team-node-1")}},
-		{"terms add up", []v1alpha1.AMISelectorTerm{{ID: "ami-0c0c0000000000001"}, {Name: "team-node-arm-*"}},
-			[]v1alpha1.ResolvedAMI{amd64("ami-0c0c0000000000001", "team-node-1"), arm}},
-		{"by owner", []v1alpha1.AMISelectorTerm{{Name: "team-node-*", Owner: "111122223333"}},
-			[]v1alpha1.ResolvedAMI{amd64("ami-0c0c0000000000006", "team-node-9")}},
+		{"by name with a wildcard", []v1beta1.AMISelectorTerm{{Name: "team-node-*", Owner: "self"}},
+			[]v1beta1.ResolvedAMI{amd64("ami-0c0c0000000000002", "team-node-2"), arm}},
+		{"by tag", []v1beta1.AMISelectorTerm{{Tags: map[string]string{"team": "a"}}},
+			[]v1beta1.ResolvedAMI{amd64("ami-0c0c0000000000002", "team-node-2"), arm}},
+		{"by tags that must all hold", []v1beta1.AMISelectorTerm{{Tags: map[string]string{"team": "a", "release": "*"}}},
+			[]v1beta1.ResolvedAMI{amd64("ami-0c0c0000000000002", "team-node-2")}},
+		{"by ID", []v1beta1.AMISelectorTerm{{ID: "ami-0c0c0000000000001"}},
+			[]v1beta1.ResolvedAMI{amd64("ami-0c0c0000000000001", "team-node-1")}},
+		{"terms add up", []v1beta1.AMISelectorTerm{{ID: "ami-0c0c0000000000001"}, {Name: "team-node-arm-*"}},
+			[]v1beta1.ResolvedAMI{amd64("ami-0c0c0000000000001", "team-node-1"), arm}},
+		{"by owner", []v1beta1.AMISelectorTerm{{Name: "team-node-*", Owner: "111122223333"}},
+			[]v1beta1.ResolvedAMI{amd64("ami-0c0c0000000000006", "team-node-9")}},
 	}
 	for _, c := range cases {
 		amis, failure := r.resolveAMIs(context.Background(), c.terms)
@@ -153,7 +153,7 @@ func TestAMISelectorsPickTheNewestImagePerArchitecture(t *testing.T) {
 			t.Errorf("%s: resolved to %+v, %v; want %+v", c.name, amis, failure, c.want)
 		}
 	}
-	for _, terms := range [][]v1alpha1.AMISelectorTerm{
+	for _, terms := range [][]v1beta1.AMISelectorTerm{
 		{{Name: "nothing-*"}},
 		{{ID: "ami-0c0c0000000000004"}}, // pending
 		{{ID: "ami-0c0c0000000000005"}}, // i386

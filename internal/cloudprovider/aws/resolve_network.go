@@ -10,7 +10,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // filter is an EC2 filter: name matches any of values, where * and ? are wildcards.
@@ -47,7 +47,7 @@ func networkQueries(idFilter string, ids []string, nameFilter string, names []st
 
 // resolveSubnets resolves the subnet selector terms to every subnet any term matches,
 // by ID, with its zone.
-func (r *Resolver) resolveSubnets(ctx context.Context, terms []v1alpha1.SubnetSelectorTerm) ([]v1alpha1.ResolvedSubnet, *Failure) {
+func (r *Resolver) resolveSubnets(ctx context.Context, terms []v1beta1.SubnetSelectorTerm) ([]v1beta1.ResolvedSubnet, *Failure) {
 	var ids []string
 	var tagTerms []map[string]string
 	for _, term := range terms {
@@ -57,7 +57,7 @@ func (r *Resolver) resolveSubnets(ctx context.Context, terms []v1alpha1.SubnetSe
 			tagTerms = append(tagTerms, term.Tags)
 		}
 	}
-	found := map[string]v1alpha1.ResolvedSubnet{}
+	found := map[string]v1beta1.ResolvedSubnet{}
 	for _, filters := range networkQueries("subnet-id", ids, "", nil, tagTerms) {
 		pages := ec2.NewDescribeSubnetsPaginator(r.clients.EC2, &ec2.DescribeSubnetsInput{Filters: filters, MaxResults: aws.Int32(1000)})
 		for pages.HasMorePages() {
@@ -67,19 +67,19 @@ func (r *Resolver) resolveSubnets(ctx context.Context, terms []v1alpha1.SubnetSe
 			}
 			for _, s := range page.Subnets {
 				id := aws.ToString(s.SubnetId)
-				found[id] = v1alpha1.ResolvedSubnet{ID: id, Zone: aws.ToString(s.AvailabilityZone), ZoneID: aws.ToString(s.AvailabilityZoneId)}
+				found[id] = v1beta1.ResolvedSubnet{ID: id, Zone: aws.ToString(s.AvailabilityZone), ZoneID: aws.ToString(s.AvailabilityZoneId)}
 			}
 		}
 	}
 	if len(found) == 0 {
 		return nil, &Failure{Part: PartSubnets, Reason: ReasonSubnetsNotFound, Message: "no subnet matches spec.subnetSelectorTerms"}
 	}
-	return slices.SortedFunc(maps.Values(found), func(a, b v1alpha1.ResolvedSubnet) int { return cmp.Compare(a.ID, b.ID) }), nil
+	return slices.SortedFunc(maps.Values(found), func(a, b v1beta1.ResolvedSubnet) int { return cmp.Compare(a.ID, b.ID) }), nil
 }
 
 // resolveSecurityGroups resolves the security group selector terms to every group any
 // term matches, by ID.
-func (r *Resolver) resolveSecurityGroups(ctx context.Context, terms []v1alpha1.SecurityGroupSelectorTerm) ([]v1alpha1.ResolvedSecurityGroup, *Failure) {
+func (r *Resolver) resolveSecurityGroups(ctx context.Context, terms []v1beta1.SecurityGroupSelectorTerm) ([]v1beta1.ResolvedSecurityGroup, *Failure) {
 	var ids, names []string
 	var tagTerms []map[string]string
 	for _, term := range terms {
@@ -92,7 +92,7 @@ func (r *Resolver) resolveSecurityGroups(ctx context.Context, terms []v1alpha1.S
 			tagTerms = append(tagTerms, term.Tags)
 		}
 	}
-	found := map[string]v1alpha1.ResolvedSecurityGroup{}
+	found := map[string]v1beta1.ResolvedSecurityGroup{}
 	for _, filters := range networkQueries("group-id", ids, "group-name", names, tagTerms) {
 		pages := ec2.NewDescribeSecurityGroupsPaginator(r.clients.EC2, &ec2.DescribeSecurityGroupsInput{Filters: filters, MaxResults: aws.Int32(1000)})
 		for pages.HasMorePages() {
@@ -102,12 +102,12 @@ func (r *Resolver) resolveSecurityGroups(ctx context.Context, terms []v1alpha1.S
 			}
 			for _, g := range page.SecurityGroups {
 				id := aws.ToString(g.GroupId)
-				found[id] = v1alpha1.ResolvedSecurityGroup{ID: id, Name: aws.ToString(g.GroupName)}
+				found[id] = v1beta1.ResolvedSecurityGroup{ID: id, Name: aws.ToString(g.GroupName)}
 			}
 		}
 	}
 	if len(found) == 0 {
 		return nil, &Failure{Part: PartSecurityGroups, Reason: ReasonSecurityGroupsNotFound, Message: "no security group matches spec.securityGroupSelectorTerms"}
 	}
-	return slices.SortedFunc(maps.Values(found), func(a, b v1alpha1.ResolvedSecurityGroup) int { return cmp.Compare(a.ID, b.ID) }), nil
+	return slices.SortedFunc(maps.Values(found), func(a, b v1beta1.ResolvedSecurityGroup) int { return cmp.Compare(a.ID, b.ID) }), nil
 }

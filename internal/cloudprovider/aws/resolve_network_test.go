@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // tagSpec tags a resource at its creation.
@@ -81,26 +81,26 @@ func TestSubnetSelectorsResolveWithZones(t *testing.T) {
 	b := createSubnet(t, clients, vpc, "10.0.2.0/24", "us-east-1b", map[string]string{"stratos.sh/discovery": "test", "tier": "public"})
 	c := createSubnet(t, clients, vpc, "10.0.3.0/24", "us-east-1c", map[string]string{"other": "x"})
 	ids := zoneIDs(t, clients)
-	subnet := func(id, zone string) v1alpha1.ResolvedSubnet {
-		return v1alpha1.ResolvedSubnet{ID: id, Zone: zone, ZoneID: ids[zone]}
+	subnet := func(id, zone string) v1beta1.ResolvedSubnet {
+		return v1beta1.ResolvedSubnet{ID: id, Zone: zone, ZoneID: ids[zone]}
 	}
-	byID := func(want ...v1alpha1.ResolvedSubnet) []v1alpha1.ResolvedSubnet {
-		slices.SortFunc(want, func(x, y v1alpha1.ResolvedSubnet) int { return cmp.Compare(x.ID, y.ID) })
+	byID := func(want ...v1beta1.ResolvedSubnet) []v1beta1.ResolvedSubnet {
+		slices.SortFunc(want, func(x, y v1beta1.ResolvedSubnet) int { return cmp.Compare(x.ID, y.ID) })
 		return want
 	}
 	cases := []struct {
 		name  string
-		terms []v1alpha1.SubnetSelectorTerm
-		want  []v1alpha1.ResolvedSubnet
+		terms []v1beta1.SubnetSelectorTerm
+		want  []v1beta1.ResolvedSubnet
 	}{
-		{"by tag", []v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}},
+		{"by tag", []v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}},
 			byID(subnet(a, "us-east-1a"), subnet(b, "us-east-1b"))},
-		{"by tags that must all hold", []v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test", "tier": "private"}}},
+		{"by tags that must all hold", []v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test", "tier": "private"}}},
 			byID(subnet(a, "us-east-1a"))},
-		{"by any value of a tag", []v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"other": "*"}}},
+		{"by any value of a tag", []v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"other": "*"}}},
 			byID(subnet(c, "us-east-1c"))},
-		{"by ID", []v1alpha1.SubnetSelectorTerm{{ID: b}}, byID(subnet(b, "us-east-1b"))},
-		{"terms add up", []v1alpha1.SubnetSelectorTerm{{ID: c}, {Tags: map[string]string{"tier": "private"}}, {ID: a}},
+		{"by ID", []v1beta1.SubnetSelectorTerm{{ID: b}}, byID(subnet(b, "us-east-1b"))},
+		{"terms add up", []v1beta1.SubnetSelectorTerm{{ID: c}, {Tags: map[string]string{"tier": "private"}}, {ID: a}},
 			byID(subnet(a, "us-east-1a"), subnet(c, "us-east-1c"))},
 	}
 	for _, tc := range cases {
@@ -112,7 +112,7 @@ func TestSubnetSelectorsResolveWithZones(t *testing.T) {
 	if ids["us-east-1a"] == "" {
 		t.Errorf("moto gave no zone ID for us-east-1a: the zone IDs above were not checked")
 	}
-	for _, terms := range [][]v1alpha1.SubnetSelectorTerm{{{Tags: map[string]string{"tier": "none"}}}, {{ID: "subnet-0000000000000dead"}}} {
+	for _, terms := range [][]v1beta1.SubnetSelectorTerm{{{Tags: map[string]string{"tier": "none"}}}, {{ID: "subnet-0000000000000dead"}}} {
 		if _, failure := r.resolveSubnets(context.Background(), terms); failure == nil || failure.Reason != ReasonSubnetsNotFound {
 			t.Errorf("%+v failed with %+v; want SubnetsNotFound", terms, failure)
 		}
@@ -127,29 +127,29 @@ func TestSecurityGroupSelectorsResolve(t *testing.T) {
 	extra := createSecurityGroup(t, clients, vpc, "extra", map[string]string{"role": "extra"})
 	cases := []struct {
 		name  string
-		terms []v1alpha1.SecurityGroupSelectorTerm
-		want  []v1alpha1.ResolvedSecurityGroup
+		terms []v1beta1.SecurityGroupSelectorTerm
+		want  []v1beta1.ResolvedSecurityGroup
 	}{
-		{"by tag", []v1alpha1.SecurityGroupSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}}, []v1alpha1.ResolvedSecurityGroup{{ID: nodes, Name: "nodes"}}},
-		{"by name", []v1alpha1.SecurityGroupSelectorTerm{{Name: "extra"}}, []v1alpha1.ResolvedSecurityGroup{{ID: extra, Name: "extra"}}},
-		{"by ID", []v1alpha1.SecurityGroupSelectorTerm{{ID: extra}}, []v1alpha1.ResolvedSecurityGroup{{ID: extra, Name: "extra"}}},
+		{"by tag", []v1beta1.SecurityGroupSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}}, []v1beta1.ResolvedSecurityGroup{{ID: nodes, Name: "nodes"}}},
+		{"by name", []v1beta1.SecurityGroupSelectorTerm{{Name: "extra"}}, []v1beta1.ResolvedSecurityGroup{{ID: extra, Name: "extra"}}},
+		{"by ID", []v1beta1.SecurityGroupSelectorTerm{{ID: extra}}, []v1beta1.ResolvedSecurityGroup{{ID: extra, Name: "extra"}}},
 	}
-	both := []v1alpha1.ResolvedSecurityGroup{{ID: nodes, Name: "nodes"}, {ID: extra, Name: "extra"}}
+	both := []v1beta1.ResolvedSecurityGroup{{ID: nodes, Name: "nodes"}, {ID: extra, Name: "extra"}}
 	if both[1].ID < both[0].ID {
 		both[0], both[1] = both[1], both[0]
 	}
 	cases = append(cases, struct {
 		name  string
-		terms []v1alpha1.SecurityGroupSelectorTerm
-		want  []v1alpha1.ResolvedSecurityGroup
-	}{"terms add up", []v1alpha1.SecurityGroupSelectorTerm{{Name: "extra"}, {Tags: map[string]string{"stratos.sh/discovery": "*"}}}, both})
+		terms []v1beta1.SecurityGroupSelectorTerm
+		want  []v1beta1.ResolvedSecurityGroup
+	}{"terms add up", []v1beta1.SecurityGroupSelectorTerm{{Name: "extra"}, {Tags: map[string]string{"stratos.sh/discovery": "*"}}}, both})
 	for _, tc := range cases {
 		got, failure := r.resolveSecurityGroups(context.Background(), tc.terms)
 		if failure != nil || !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: resolved to %+v, %v; want %+v", tc.name, got, failure, tc.want)
 		}
 	}
-	for _, terms := range [][]v1alpha1.SecurityGroupSelectorTerm{{{Name: "nobody"}}, {{ID: "sg-0000000000000dead"}}} {
+	for _, terms := range [][]v1beta1.SecurityGroupSelectorTerm{{{Name: "nobody"}}, {{ID: "sg-0000000000000dead"}}} {
 		if _, failure := r.resolveSecurityGroups(context.Background(), terms); failure == nil || failure.Reason != ReasonSecurityGroupsNotFound {
 			t.Errorf("%+v failed with %+v; want SecurityGroupsNotFound", terms, failure)
 		}

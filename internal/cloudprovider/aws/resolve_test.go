@@ -15,7 +15,7 @@ import (
 	"github.com/aws/smithy-go"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // testSSMRoot is where the tests publish image aliases: moto refuses parameters under /aws.
@@ -80,11 +80,11 @@ func putParameter(t *testing.T, clients *Clients, name, value string) {
 	}
 }
 
-// awsClass is an AWSNodeClass with the given selectors and role.
-func awsClass(name string, amis []v1alpha1.AMISelectorTerm, subnets []v1alpha1.SubnetSelectorTerm, groups []v1alpha1.SecurityGroupSelectorTerm) *v1alpha1.AWSNodeClass {
-	return &v1alpha1.AWSNodeClass{
+// awsClass is an EC2NodeClass with the given selectors and role.
+func awsClass(name string, amis []v1beta1.AMISelectorTerm, subnets []v1beta1.SubnetSelectorTerm, groups []v1beta1.SecurityGroupSelectorTerm) *v1beta1.EC2NodeClass {
+	return &v1beta1.EC2NodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: v1alpha1.AWSNodeClassSpec{
+		Spec: v1beta1.EC2NodeClassSpec{
 			AMISelectorTerms: amis, SubnetSelectorTerms: subnets, SecurityGroupSelectorTerms: groups,
 		},
 	}
@@ -119,9 +119,9 @@ func TestResolveReportsEachPartOnItsOwn(t *testing.T) {
 	vpc := createVPC(t, clients)
 	subnet := createSubnet(t, clients, vpc, "10.0.1.0/24", "us-east-1a", map[string]string{"team": "a"})
 	class := awsClass("mixed",
-		[]v1alpha1.AMISelectorTerm{{ID: "ami-0a000000000000001"}},
-		[]v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"team": "a"}}},
-		[]v1alpha1.SecurityGroupSelectorTerm{{Tags: map[string]string{"team": "nobody"}}})
+		[]v1beta1.AMISelectorTerm{{ID: "ami-0a000000000000001"}},
+		[]v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"team": "a"}}},
+		[]v1beta1.SecurityGroupSelectorTerm{{Tags: map[string]string{"team": "nobody"}}})
 	class.Spec.InstanceProfile = "missing-profile"
 
 	res := r.Resolve(context.Background(), class)

@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -23,16 +23,16 @@ func kubernetesClusterTag(cluster string) string { return "kubernetes.io/cluster
 // (stratos.sh/cluster, -nodepool, -nodeclaim), with the cluster tag always this
 // provider's, kubernetes.io/cluster/<cluster>: owned, and Name: the claim's name unless
 // the node class names its instances itself.
-func launchTags(req *cloudprovider.CreateRequest, class *v1alpha1.AWSNodeClass, cluster string) map[string]string {
+func launchTags(req *cloudprovider.CreateRequest, class *v1beta1.EC2NodeClass, cluster string) map[string]string {
 	tags := maps.Clone(class.Spec.Tags)
 	if tags == nil {
 		tags = map[string]string{}
 	}
 	maps.Copy(tags, req.Tags)
-	tags[v1alpha1.TagCluster] = cluster
+	tags[v1beta1.TagCluster] = cluster
 	tags[kubernetesClusterTag(cluster)] = "owned"
-	if _, named := tags[tagName]; !named && req.Tags[v1alpha1.TagNodeClaim] != "" {
-		tags[tagName] = req.Tags[v1alpha1.TagNodeClaim]
+	if _, named := tags[tagName]; !named && req.Tags[v1beta1.TagNodeClaim] != "" {
+		tags[tagName] = req.Tags[v1beta1.TagNodeClaim]
 	}
 	return tags
 }

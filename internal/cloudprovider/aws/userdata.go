@@ -19,7 +19,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // User data on AL2023 (and custom images): a MIME multipart document whose parts are the
@@ -52,7 +52,7 @@ type nodeJoin struct {
 	cluster     ClusterDetails
 	labels      map[string]string
 	taints      []corev1.Taint
-	kubelet     *v1alpha1.KubeletConfiguration
+	kubelet     *v1beta1.KubeletConfiguration
 }
 
 // userData returns the node's user data: the node class's own user data (nil: none),

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	kubeletapis "k8s.io/kubelet/pkg/apis"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // kubeletSettings are the fields of the kubelet's own KubeletConfiguration
@@ -27,7 +27,7 @@ type kubeletSettings struct {
 }
 
 // settingsOf writes a pool's kubelet configuration in the kubelet's terms; nil is none.
-func settingsOf(k *v1alpha1.KubeletConfiguration) kubeletSettings {
+func settingsOf(k *v1beta1.KubeletConfiguration) kubeletSettings {
 	if k == nil {
 		return kubeletSettings{}
 	}
@@ -52,7 +52,7 @@ func settingsOf(k *v1alpha1.KubeletConfiguration) kubeletSettings {
 // nodeadmKubeletConfig is the kubelet configuration as nodeadm's NodeConfig carries it
 // in spec.kubelet.config: a document of KubeletConfiguration fields, which nodeadm
 // merges over the image's own, key by key. Nil when nothing is set.
-func nodeadmKubeletConfig(k *v1alpha1.KubeletConfiguration) (map[string]runtime.RawExtension, error) {
+func nodeadmKubeletConfig(k *v1beta1.KubeletConfiguration) (map[string]runtime.RawExtension, error) {
 	doc, err := json.Marshal(settingsOf(k))
 	if err != nil {
 		return nil, err
@@ -80,7 +80,7 @@ func quantities(list corev1.ResourceList) map[string]string {
 }
 
 // thresholds writes eviction thresholds as the kubelet reads them: signal → threshold.
-func thresholds(t map[string]v1alpha1.EvictionThreshold) map[string]string {
+func thresholds(t map[string]v1beta1.EvictionThreshold) map[string]string {
 	if len(t) == 0 {
 		return nil
 	}

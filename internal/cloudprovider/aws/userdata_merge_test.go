@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/sim/ec2machines"
 )
 
@@ -47,8 +47,8 @@ memory = "3Gi"
 `
 
 // poolKubelet is a pool's kubelet configuration that overlaps the class's.
-func poolKubelet() *v1alpha1.KubeletConfiguration {
-	return &v1alpha1.KubeletConfiguration{
+func poolKubelet() *v1beta1.KubeletConfiguration {
+	return &v1beta1.KubeletConfiguration{
 		MaxPods:      ptr.To[int32](20),
 		KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
 	}

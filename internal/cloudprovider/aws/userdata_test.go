@@ -21,7 +21,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // readParts reads a MIME multipart document with the standard library, as cloud-init
@@ -66,14 +66,14 @@ func testJoin() nodeJoin {
 }
 
 // testKubelet sets every field of the kubelet configuration.
-func testKubelet() *v1alpha1.KubeletConfiguration {
-	return &v1alpha1.KubeletConfiguration{
+func testKubelet() *v1beta1.KubeletConfiguration {
+	return &v1beta1.KubeletConfiguration{
 		MaxPods:                     ptr.To[int32](20),
 		SystemReserved:              corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("200Mi")},
 		KubeReserved:                corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi"), corev1.ResourceEphemeralStorage: resource.MustParse("2Gi")},
-		EvictionHard:                map[string]v1alpha1.EvictionThreshold{"memory.available": "500Mi", "nodefs.available": "15%"},
-		EvictionSoft:                map[string]v1alpha1.EvictionThreshold{"memory.available": "1Gi"},
-		EvictionSoftGracePeriod:     map[string]v1alpha1.Duration{"memory.available": {Duration: 90 * time.Second}},
+		EvictionHard:                map[string]v1beta1.EvictionThreshold{"memory.available": "500Mi", "nodefs.available": "15%"},
+		EvictionSoft:                map[string]v1beta1.EvictionThreshold{"memory.available": "1Gi"},
+		EvictionSoftGracePeriod:     map[string]v1beta1.Duration{"memory.available": {Duration: 90 * time.Second}},
 		ImageGCHighThresholdPercent: ptr.To[int32](90),
 		ImageGCLowThresholdPercent:  ptr.To[int32](70),
 	}
@@ -103,7 +103,7 @@ func TestUserDataCarriesTheKubeletConfiguration(t *testing.T) {
 	_, bodies := readParts(t, doc)
 	golden(t, "al2023-nodeconfig-kubelet.yaml", bodies[0])
 
-	join.kubelet = &v1alpha1.KubeletConfiguration{MaxPods: ptr.To[int32](8)}
+	join.kubelet = &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](8)}
 	doc, err = userData(join, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -276,7 +276,7 @@ team = ["platform:NoSchedule"]
 // cannot launch there, and is told so rather than sending settings Bottlerocket refuses.
 func TestBottlerocketUserDataRefusesWhatItCannotReserve(t *testing.T) {
 	join := testJoin()
-	join.kubelet = &v1alpha1.KubeletConfiguration{SystemReserved: corev1.ResourceList{"pid": resource.MustParse("1000")}}
+	join.kubelet = &v1beta1.KubeletConfiguration{SystemReserved: corev1.ResourceList{"pid": resource.MustParse("1000")}}
 	if _, err := bottlerocketUserData(join, nil); err == nil || !strings.Contains(err.Error(), "reserves pid") {
 		t.Fatalf("a pid reservation on Bottlerocket gave %v, want an error naming it", err)
 	}
@@ -291,7 +291,7 @@ func TestBottlerocketUserDataRefusesWhatIsNotTOML(t *testing.T) {
 
 // A class of Bottlerocket images launches with settings TOML; others with nodeadm's MIME.
 func TestNodeUserDataFollowsTheImageFamily(t *testing.T) {
-	class := &v1alpha1.AWSNodeClass{Status: v1alpha1.AWSNodeClassStatus{AMIs: []v1alpha1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64", Family: FamilyBottlerocket}}}}
+	class := &v1beta1.EC2NodeClass{Status: v1beta1.EC2NodeClassStatus{AMIs: []v1beta1.ResolvedAMI{{ID: "ami-1", Architecture: "amd64", Family: FamilyBottlerocket}}}}
 	doc, err := nodeUserData(class, testJoin())
 	if err != nil || !strings.HasPrefix(doc, "[settings") {
 		t.Fatalf("Bottlerocket user data %q, %v; want settings TOML", doc, err)
@@ -308,7 +308,7 @@ func TestNodeUserDataFollowsTheImageFamily(t *testing.T) {
 // the schema's bound.
 func TestNodeUserDataOverEC2sLimitIsRefused(t *testing.T) {
 	own := "#!/bin/bash\n# " + strings.Repeat("x", maxUserData-200) + "\n"
-	class := &v1alpha1.AWSNodeClass{Spec: v1alpha1.AWSNodeClassSpec{UserData: &own}}
+	class := &v1beta1.EC2NodeClass{Spec: v1beta1.EC2NodeClassSpec{UserData: &own}}
 	_, err := nodeUserData(class, testJoin())
 	if err == nil || !strings.Contains(err.Error(), "over EC2's limit of 16384") || !strings.Contains(err.Error(), fmt.Sprintf("spec.userData is %d", len(own))) {
 		t.Fatalf("user data over 16 KiB gave %v; want an error naming the limit and the class's part", err)

@@ -7,7 +7,7 @@ import (
 
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -103,7 +103,7 @@ func TestListByTags(t *testing.T) {
 	c, clk := newCloud(t, Options{})
 	tagged := func(token, pool string) *cloudprovider.Instance {
 		req := request(token)
-		req.Tags[v1alpha1.TagNodePool] = pool
+		req.Tags[v1beta1.TagNodePool] = pool
 		return create(t, c, req)
 	}
 	a, b, gone := tagged("a", "web"), tagged("b", "batch"), tagged("c", "web")
@@ -123,13 +123,13 @@ func TestListByTags(t *testing.T) {
 		}
 		return ids
 	}
-	if got := list(map[string]string{v1alpha1.TagCluster: "test", v1alpha1.TagNodePool: "web"}); len(got) != 1 || got[0] != a.ID {
+	if got := list(map[string]string{v1beta1.TagCluster: "test", v1beta1.TagNodePool: "web"}); len(got) != 1 || got[0] != a.ID {
 		t.Errorf("web instances = %v, want [%s]", got, a.ID)
 	}
-	if got := list(map[string]string{v1alpha1.TagCluster: "test"}); len(got) != 2 {
+	if got := list(map[string]string{v1beta1.TagCluster: "test"}); len(got) != 2 {
 		t.Errorf("cluster instances = %v, want %s and %s", got, a.ID, b.ID)
 	}
-	if got := list(map[string]string{v1alpha1.TagCluster: "other"}); len(got) != 0 {
+	if got := list(map[string]string{v1beta1.TagCluster: "other"}); len(got) != 0 {
 		t.Errorf("other cluster's instances = %v", got)
 	}
 }
@@ -180,10 +180,10 @@ func TestExternalChanges(t *testing.T) {
 func TestInstanceTypes(t *testing.T) {
 	c, _ := newCloud(t, Options{})
 	c.SetFaults(Faults{InsufficientCapacity: []Offering{{InstanceType: "m5.large", Zone: "fake-1b"}}})
-	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{
+	class := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{
 		InstanceTypes: []string{"m5.large", "c5.large", "no.such"},
 		Zones:         []string{"fake-1b", "fake-1c"},
-		Faults:        &v1alpha1.FakeFaults{InsufficientCapacity: []v1alpha1.FakeOffering{{Zone: "fake-1c"}}},
+		Faults:        &v1beta1.FakeFaults{InsufficientCapacity: []v1beta1.FakeOffering{{Zone: "fake-1c"}}},
 	}}
 	types, err := c.InstanceTypes(context.Background(), class)
 	if err != nil {
@@ -205,9 +205,9 @@ func TestInstanceTypes(t *testing.T) {
 	// The answer is a copy.
 	types[0].Offerings[0].PricePerHour = 0
 	types[0].Capacity["cpu"] = types[0].Overhead.KubeReserved["cpu"]
-	types[0].Attributes[v1alpha1.LabelInstanceCPU] = "0"
+	types[0].Attributes[v1beta1.LabelInstanceCPU] = "0"
 	again, _ := c.InstanceTypes(context.Background(), nil)
-	if again[0].Offerings[0].PricePerHour == 0 || again[0].Capacity.Cpu().Value() != 2 || again[0].Attributes[v1alpha1.LabelInstanceCPU] != "2" || len(again) != len(DefaultCatalog()) {
+	if again[0].Offerings[0].PricePerHour == 0 || again[0].Capacity.Cpu().Value() != 2 || again[0].Attributes[v1beta1.LabelInstanceCPU] != "2" || len(again) != len(DefaultCatalog()) {
 		t.Errorf("the catalogue changed through a returned type")
 	}
 	if got := c.Calls()[cloudprovider.OpInstanceTypes]; got != 2 {

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/volumes"
 )
@@ -123,8 +123,8 @@ func newType(facts cloudprovider.InstanceFacts, arch string, maxPods int64, onDe
 	var offerings []cloudprovider.Offering
 	for _, zone := range zones {
 		offerings = append(offerings,
-			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: onDemand, StoppedPricePerHour: stoppedPricePerHour, Available: true},
-			cloudprovider.Offering{Zone: zone, CapacityType: v1alpha1.CapacityTypeSpot, PricePerHour: spotPrice(facts.Name, zone, onDemand), StoppedPricePerHour: stoppedPricePerHour, Available: true},
+			cloudprovider.Offering{Zone: zone, CapacityType: v1beta1.CapacityTypeOnDemand, PricePerHour: onDemand, StoppedPricePerHour: stoppedPricePerHour, Available: true},
+			cloudprovider.Offering{Zone: zone, CapacityType: v1beta1.CapacityTypeSpot, PricePerHour: spotPrice(facts.Name, zone, onDemand), StoppedPricePerHour: stoppedPricePerHour, Available: true},
 		)
 	}
 	return &cloudprovider.InstanceType{

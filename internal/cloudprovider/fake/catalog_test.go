@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -48,7 +48,7 @@ func TestDefaultCatalog(t *testing.T) {
 			offered[o.Zone][o.CapacityType] = o.PricePerHour
 		}
 		for _, zone := range DefaultZones() {
-			onDemand, spot := offered[zone][v1alpha1.CapacityTypeOnDemand], offered[zone][v1alpha1.CapacityTypeSpot]
+			onDemand, spot := offered[zone][v1beta1.CapacityTypeOnDemand], offered[zone][v1beta1.CapacityTypeSpot]
 			if onDemand == 0 || spot == 0 {
 				t.Errorf("%s is not offered both ways in %s", it.Name, zone)
 				continue
@@ -91,7 +91,7 @@ func TestCatalogFigures(t *testing.T) {
 				t.Errorf("%s %s overhead = %s, want %s", tt.name, r, got.String(), want)
 			}
 		}
-		if o, _ := it.Cheapest(nil); it.Offerings[0].PricePerHour < tt.onDemand-1e-9 || it.Offerings[0].PricePerHour > tt.onDemand+1e-9 || o.CapacityType != v1alpha1.CapacityTypeSpot {
+		if o, _ := it.Cheapest(nil); it.Offerings[0].PricePerHour < tt.onDemand-1e-9 || it.Offerings[0].PricePerHour > tt.onDemand+1e-9 || o.CapacityType != v1beta1.CapacityTypeSpot {
 			t.Errorf("%s on-demand $%v, cheapest %s", tt.name, it.Offerings[0].PricePerHour, o.CapacityType)
 		}
 	}
@@ -102,19 +102,19 @@ func TestCatalogAttributes(t *testing.T) {
 	for _, it := range DefaultCatalog() {
 		byName[it.Name] = it
 		// Every type says what it is, and its numbers agree with its capacity.
-		for _, key := range []string{v1alpha1.LabelInstanceFamily, v1alpha1.LabelInstanceCategory, v1alpha1.LabelInstanceGeneration,
-			v1alpha1.LabelInstanceSize, v1alpha1.LabelInstanceCPU, v1alpha1.LabelInstanceMemory, v1alpha1.LabelInstanceHypervisor,
-			v1alpha1.LabelInstanceNetworkBandwidth} {
+		for _, key := range []string{v1beta1.LabelInstanceFamily, v1beta1.LabelInstanceCategory, v1beta1.LabelInstanceGeneration,
+			v1beta1.LabelInstanceSize, v1beta1.LabelInstanceCPU, v1beta1.LabelInstanceMemory, v1beta1.LabelInstanceHypervisor,
+			v1beta1.LabelInstanceNetworkBandwidth} {
 			if it.Attributes[key] == "" {
 				t.Errorf("%s has no %s", it.Name, key)
 			}
 		}
 		cpu, memory := it.Capacity[corev1.ResourceCPU], it.Capacity[corev1.ResourceMemory]
-		if it.Attributes[v1alpha1.LabelInstanceCPU] != cpu.String() || it.Attributes[v1alpha1.LabelInstanceMemory] != fmt.Sprint(memory.Value()>>20) {
-			t.Errorf("%s: cpu %s, memory %s MiB; capacity %s, %s", it.Name, it.Attributes[v1alpha1.LabelInstanceCPU], it.Attributes[v1alpha1.LabelInstanceMemory], cpu.String(), memory.String())
+		if it.Attributes[v1beta1.LabelInstanceCPU] != cpu.String() || it.Attributes[v1beta1.LabelInstanceMemory] != fmt.Sprint(memory.Value()>>20) {
+			t.Errorf("%s: cpu %s, memory %s MiB; capacity %s, %s", it.Name, it.Attributes[v1beta1.LabelInstanceCPU], it.Attributes[v1beta1.LabelInstanceMemory], cpu.String(), memory.String())
 		}
 		gpus := it.Capacity[ResourceGPU]
-		if count, ok := it.Attributes[v1alpha1.LabelInstanceGPUCount]; ok != !gpus.IsZero() || (ok && count != gpus.String()) {
+		if count, ok := it.Attributes[v1beta1.LabelInstanceGPUCount]; ok != !gpus.IsZero() || (ok && count != gpus.String()) {
 			t.Errorf("%s: GPU count label %q, capacity %s", it.Name, count, gpus.String())
 		}
 	}
@@ -123,20 +123,20 @@ func TestCatalogAttributes(t *testing.T) {
 		want map[string]string
 	}{
 		{"m5.2xlarge", map[string]string{
-			v1alpha1.LabelInstanceFamily: "m5", v1alpha1.LabelInstanceCategory: "m", v1alpha1.LabelInstanceGeneration: "5",
-			v1alpha1.LabelInstanceSize: "2xlarge", v1alpha1.LabelInstanceCPU: "8", v1alpha1.LabelInstanceMemory: "32768",
-			v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceNetworkBandwidth: "2500",
+			v1beta1.LabelInstanceFamily: "m5", v1beta1.LabelInstanceCategory: "m", v1beta1.LabelInstanceGeneration: "5",
+			v1beta1.LabelInstanceSize: "2xlarge", v1beta1.LabelInstanceCPU: "8", v1beta1.LabelInstanceMemory: "32768",
+			v1beta1.LabelInstanceHypervisor: "nitro", v1beta1.LabelInstanceNetworkBandwidth: "2500",
 		}},
 		{"c6g.8xlarge", map[string]string{
-			v1alpha1.LabelInstanceFamily: "c6g", v1alpha1.LabelInstanceCategory: "c", v1alpha1.LabelInstanceGeneration: "6",
-			v1alpha1.LabelInstanceSize: "8xlarge", v1alpha1.LabelInstanceCPU: "32", v1alpha1.LabelInstanceMemory: "65536",
-			v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceNetworkBandwidth: "12000",
+			v1beta1.LabelInstanceFamily: "c6g", v1beta1.LabelInstanceCategory: "c", v1beta1.LabelInstanceGeneration: "6",
+			v1beta1.LabelInstanceSize: "8xlarge", v1beta1.LabelInstanceCPU: "32", v1beta1.LabelInstanceMemory: "65536",
+			v1beta1.LabelInstanceHypervisor: "nitro", v1beta1.LabelInstanceNetworkBandwidth: "12000",
 		}},
 		{"g4dn.2xlarge", map[string]string{
-			v1alpha1.LabelInstanceFamily: "g4dn", v1alpha1.LabelInstanceCategory: "g", v1alpha1.LabelInstanceGeneration: "4",
-			v1alpha1.LabelInstanceSize: "2xlarge", v1alpha1.LabelInstanceCPU: "8", v1alpha1.LabelInstanceMemory: "32768",
-			v1alpha1.LabelInstanceGPUCount: "1", v1alpha1.LabelInstanceGPUName: "t4",
-			v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceNetworkBandwidth: "10000",
+			v1beta1.LabelInstanceFamily: "g4dn", v1beta1.LabelInstanceCategory: "g", v1beta1.LabelInstanceGeneration: "4",
+			v1beta1.LabelInstanceSize: "2xlarge", v1beta1.LabelInstanceCPU: "8", v1beta1.LabelInstanceMemory: "32768",
+			v1beta1.LabelInstanceGPUCount: "1", v1beta1.LabelInstanceGPUName: "t4",
+			v1beta1.LabelInstanceHypervisor: "nitro", v1beta1.LabelInstanceNetworkBandwidth: "10000",
 		}},
 	}
 	for _, tt := range tests {

@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -196,13 +196,13 @@ func hostname(ip string) string {
 }
 
 // fakeNodeClass is the node class of a request; nil means the whole catalogue, no overrides.
-type fakeNodeClass v1alpha1.FakeNodeClass
+type fakeNodeClass v1beta1.FakeNodeClass
 
 func asFakeNodeClass(obj client.Object) (*fakeNodeClass, error) {
 	switch nc := obj.(type) {
 	case nil:
 		return nil, nil
-	case *v1alpha1.FakeNodeClass:
+	case *v1beta1.FakeNodeClass:
 		return (*fakeNodeClass)(nc), nil
 	default:
 		return nil, fmt.Errorf("fake cloud: node class %T is not a FakeNodeClass", obj)
@@ -216,7 +216,7 @@ func (nc *fakeNodeClass) name() string {
 	return nc.Name
 }
 
-func (nc *fakeNodeClass) faults() *v1alpha1.FakeFaults {
+func (nc *fakeNodeClass) faults() *v1beta1.FakeFaults {
 	if nc == nil {
 		return nil
 	}
@@ -228,7 +228,7 @@ func (nc *fakeNodeClass) hibernate() bool {
 	return nc != nil && nc.Spec.Hibernate
 }
 
-func (nc *fakeNodeClass) physics() *v1alpha1.FakePhysics {
+func (nc *fakeNodeClass) physics() *v1beta1.FakePhysics {
 	if nc == nil {
 		return nil
 	}

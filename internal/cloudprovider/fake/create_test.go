@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -69,7 +69,7 @@ func TestCreateInstanceFields(t *testing.T) {
 		if inst.ProviderID != "fake:///"+inst.Zone+"/"+inst.ID {
 			t.Errorf("providerID = %q", inst.ProviderID)
 		}
-		if !inst.LaunchTime.Equal(epoch) || inst.Tags[v1alpha1.TagCluster] != "test" {
+		if !inst.LaunchTime.Equal(epoch) || inst.Tags[v1beta1.TagCluster] != "test" {
 			t.Errorf("launch time %s, tags %v", inst.LaunchTime, inst.Tags)
 		}
 		if stored := c.instances[inst.ID].Tags; stored["mutated"] != "" {
@@ -79,12 +79,12 @@ func TestCreateInstanceFields(t *testing.T) {
 }
 
 func TestCreateChoosesCheapest(t *testing.T) {
-	onDemand := corev1.NodeSelectorRequirement{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}}
+	onDemand := corev1.NodeSelectorRequirement{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}}
 	amd64 := corev1.NodeSelectorRequirement{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}
 	notZoneA := corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"fake-1a"}}
 	tests := []struct {
 		name         string
-		class        *v1alpha1.FakeNodeClass
+		class        *v1beta1.FakeNodeClass
 		requirements []corev1.NodeSelectorRequirement
 		requests     corev1.ResourceList
 		wantType     string
@@ -100,7 +100,7 @@ func TestCreateChoosesCheapest(t *testing.T) {
 		{name: "pods need a 4xlarge", requirements: []corev1.NodeSelectorRequirement{onDemand},
 			requests: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("100")}, wantType: "c6g.4xlarge", wantZone: "fake-1a"},
 		{name: "class types and zones", requirements: []corev1.NodeSelectorRequirement{onDemand},
-			class:    &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"r5.large", "m5.large"}, Zones: []string{"fake-1c"}}},
+			class:    &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"r5.large", "m5.large"}, Zones: []string{"fake-1c"}}},
 			wantType: "m5.large", wantZone: "fake-1c"},
 	}
 	for _, tt := range tests {
@@ -109,7 +109,7 @@ func TestCreateChoosesCheapest(t *testing.T) {
 			req := request("a")
 			req.NodeClass, req.Requirements, req.Requests = tt.class, tt.requirements, tt.requests
 			inst := create(t, c, req)
-			if inst.Type != tt.wantType || inst.Zone != tt.wantZone || inst.CapacityType != v1alpha1.CapacityTypeOnDemand {
+			if inst.Type != tt.wantType || inst.Zone != tt.wantZone || inst.CapacityType != v1beta1.CapacityTypeOnDemand {
 				t.Errorf("launched %s %s in %s, want %s on-demand in %s", inst.Type, inst.CapacityType, inst.Zone, tt.wantType, tt.wantZone)
 			}
 		})
@@ -131,13 +131,13 @@ func TestCreateChoosesCheapestSpot(t *testing.T) {
 	if o, _ := it.Cheapest(func(o cloudprovider.Offering) bool { return o.Zone == inst.Zone && o.CapacityType == inst.CapacityType }); o.PricePerHour != cheapest {
 		t.Errorf("launched %s %s in %s at $%.4f, the cheapest offering is $%.4f", inst.Type, inst.CapacityType, inst.Zone, o.PricePerHour, cheapest)
 	}
-	if inst.CapacityType != v1alpha1.CapacityTypeSpot || inst.Architecture != "arm64" {
+	if inst.CapacityType != v1beta1.CapacityTypeSpot || inst.Architecture != "arm64" {
 		t.Errorf("launched %s %s %s", inst.Type, inst.CapacityType, inst.Architecture)
 	}
 }
 
 func TestCreateInsufficientCapacity(t *testing.T) {
-	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"c6g.large"}}}
+	class := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"c6g.large"}}}
 	class.Name = "small"
 
 	t.Run("nothing satisfies the request", func(t *testing.T) {
@@ -155,7 +155,7 @@ func TestCreateInsufficientCapacity(t *testing.T) {
 		c, _ := newCloud(t, Options{})
 		c.SetFaults(Faults{InsufficientCapacity: []Offering{{Zone: "fake-1a"}, {Zone: "fake-1b"}}})
 		outOfC := class.DeepCopy()
-		outOfC.Spec.Faults = &v1alpha1.FakeFaults{InsufficientCapacity: []v1alpha1.FakeOffering{{InstanceType: "c6g.large", Zone: "fake-1c"}}}
+		outOfC.Spec.Faults = &v1beta1.FakeFaults{InsufficientCapacity: []v1beta1.FakeOffering{{InstanceType: "c6g.large", Zone: "fake-1c"}}}
 		req := request("a")
 		req.NodeClass = outOfC
 		_, err := c.Create(context.Background(), req)
@@ -167,7 +167,7 @@ func TestCreateInsufficientCapacity(t *testing.T) {
 		}
 		var refused []cloudprovider.OfferingKey
 		for _, zone := range []string{"fake-1a", "fake-1b", "fake-1c"} {
-			for _, capacityType := range []string{v1alpha1.CapacityTypeOnDemand, v1alpha1.CapacityTypeSpot} {
+			for _, capacityType := range []string{v1beta1.CapacityTypeOnDemand, v1beta1.CapacityTypeSpot} {
 				refused = append(refused, cloudprovider.OfferingKey{InstanceType: "c6g.large", Zone: zone, CapacityType: capacityType})
 			}
 		}
@@ -184,11 +184,11 @@ func TestCreateInsufficientCapacity(t *testing.T) {
 // through its overrides, and those the request says are unavailable; when none is left,
 // the error names only those the faults refused, not those the caller knew of already.
 func TestCreateSkipsOfferingsOutOfCapacity(t *testing.T) {
-	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}}}
+	class := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}}}
 	class.Name = "one-type"
-	onDemand := corev1.NodeSelectorRequirement{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}}
+	onDemand := corev1.NodeSelectorRequirement{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}}
 	key := func(zone string) cloudprovider.OfferingKey {
-		return cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand}
+		return cloudprovider.OfferingKey{InstanceType: "m5.large", Zone: zone, CapacityType: v1beta1.CapacityTypeOnDemand}
 	}
 	newRequest := func(token string, unavailable ...cloudprovider.OfferingKey) *cloudprovider.CreateRequest {
 		req := request(token)
@@ -226,11 +226,11 @@ func TestCreateSkipsOfferingsOutOfCapacity(t *testing.T) {
 func TestCreateRejectsOtherNodeClasses(t *testing.T) {
 	c, _ := newCloud(t, Options{})
 	req := request("a")
-	req.NodeClass = &v1alpha1.AWSNodeClass{}
+	req.NodeClass = &v1beta1.EC2NodeClass{}
 	if _, err := c.Create(context.Background(), req); err == nil || !strings.Contains(err.Error(), "not a FakeNodeClass") {
 		t.Errorf("error = %v", err)
 	}
-	var typedNil *v1alpha1.FakeNodeClass
+	var typedNil *v1beta1.FakeNodeClass
 	req.NodeClass = typedNil
 	create(t, c, req)
 }

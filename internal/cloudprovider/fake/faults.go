@@ -8,7 +8,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -136,7 +136,7 @@ func (c *Cloud) beginCall(op string, now time.Time) error {
 }
 
 // classFault returns the error a node class's faults fail op with for one instance, if any.
-func (c *Cloud) classFault(f *v1alpha1.FakeFaults, op, instanceID string) error {
+func (c *Cloud) classFault(f *v1beta1.FakeFaults, op, instanceID string) error {
 	if f == nil {
 		return nil
 	}
@@ -154,7 +154,7 @@ func (c *Cloud) classFault(f *v1alpha1.FakeFaults, op, instanceID string) error 
 }
 
 // outOfCapacity reports whether the cloud's or the node class's faults take the offering away.
-func (c *Cloud) outOfCapacity(f *v1alpha1.FakeFaults, instanceType, zone string) bool {
+func (c *Cloud) outOfCapacity(f *v1beta1.FakeFaults, instanceType, zone string) bool {
 	for _, o := range c.faults.InsufficientCapacity {
 		if o.matches(instanceType, zone) {
 			return true
@@ -172,7 +172,7 @@ func (c *Cloud) outOfCapacity(f *v1alpha1.FakeFaults, instanceType, zone string)
 }
 
 // neverRegisters rolls whether a new instance's kubelet will never register.
-func (c *Cloud) neverRegisters(f *v1alpha1.FakeFaults) bool {
+func (c *Cloud) neverRegisters(f *v1beta1.FakeFaults) bool {
 	if c.roll(c.faults.NeverRegister) {
 		return true
 	}
@@ -193,7 +193,7 @@ func (c *Cloud) roll(p float64) bool {
 }
 
 // imagePullErrors are the images whose every pull fails on a node class's instances.
-func imagePullErrors(f *v1alpha1.FakeFaults) []string {
+func imagePullErrors(f *v1beta1.FakeFaults) []string {
 	if f == nil {
 		return nil
 	}

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -92,9 +92,9 @@ func TestRateLimit(t *testing.T) {
 
 func TestNodeClassFaults(t *testing.T) {
 	c, clk := newCloud(t, Options{})
-	flaky := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{Errors: []v1alpha1.FakeOperationFault{
-		{Operation: v1alpha1.FakeOperationStart, Percent: 100, Error: v1alpha1.FakeErrorInsufficientCapacity},
-		{Operation: v1alpha1.FakeOperationStop, Percent: 100},
+	flaky := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{Errors: []v1beta1.FakeOperationFault{
+		{Operation: v1beta1.FakeOperationStart, Percent: 100, Error: v1beta1.FakeErrorInsufficientCapacity},
+		{Operation: v1beta1.FakeOperationStop, Percent: 100},
 	}}}}
 	req := request("flaky")
 	req.NodeClass = flaky
@@ -124,7 +124,7 @@ func TestNodeClassFaults(t *testing.T) {
 	wantState(t, c, good.ID, cloudprovider.StatePending)
 
 	failing := flaky.DeepCopy()
-	failing.Spec.Faults.Errors = []v1alpha1.FakeOperationFault{{Operation: v1alpha1.FakeOperationCreate, Percent: 100, Error: v1alpha1.FakeErrorQuotaExceeded}}
+	failing.Spec.Faults.Errors = []v1beta1.FakeOperationFault{{Operation: v1beta1.FakeOperationCreate, Percent: 100, Error: v1beta1.FakeErrorQuotaExceeded}}
 	req = request("failing")
 	req.NodeClass = failing
 	_, err = c.Create(context.Background(), req)
@@ -137,7 +137,7 @@ func TestNeverRegister(t *testing.T) {
 	lost := create(t, c, request("lost"))
 	c.SetFaults(Faults{})
 	req := request("class")
-	req.NodeClass = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{NeverRegisterPercent: 100}}}
+	req.NodeClass = &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{NeverRegisterPercent: 100}}}
 	lostByClass := create(t, c, req)
 	fine := create(t, c, request("fine"))
 

@@ -9,7 +9,7 @@ import (
 
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -34,7 +34,7 @@ func newCloud(t *testing.T, opts Options) (*Cloud, *testingclock.FakeClock) {
 }
 
 func request(token string) *cloudprovider.CreateRequest {
-	return &cloudprovider.CreateRequest{ClientToken: token, Tags: map[string]string{v1alpha1.TagCluster: "test"}}
+	return &cloudprovider.CreateRequest{ClientToken: token, Tags: map[string]string{v1beta1.TagCluster: "test"}}
 }
 
 func create(t *testing.T, c *Cloud, req *cloudprovider.CreateRequest) *cloudprovider.Instance {

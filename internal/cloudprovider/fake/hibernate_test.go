@@ -7,14 +7,14 @@ import (
 
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // hibernating is a launch request whose node class asks for hibernation.
 func hibernating(token string) *cloudprovider.CreateRequest {
 	req := request(token)
-	req.NodeClass = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Hibernate: true}}
+	req.NodeClass = &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Hibernate: true}}
 	return req
 }
 
@@ -177,8 +177,8 @@ func TestHibernationCarriesOnTheBootWhereItFroze(t *testing.T) {
 func TestHibernatePhysicsFromTheNodeClass(t *testing.T) {
 	c, clk := newCloud(t, Options{})
 	req := hibernating("a")
-	req.NodeClass.(*v1alpha1.FakeNodeClass).Spec.Physics = &v1alpha1.FakePhysics{
-		HibernateDelay: v1alpha1.NewDuration(time.Minute), HibernateResumeDelay: v1alpha1.NewDuration(time.Second),
+	req.NodeClass.(*v1beta1.FakeNodeClass).Spec.Physics = &v1beta1.FakePhysics{
+		HibernateDelay: v1beta1.NewDuration(time.Minute), HibernateResumeDelay: v1beta1.NewDuration(time.Second),
 	}
 	inst := running(t, c, clk, req)
 	clk.Step(c.physics.BootDelay + c.physics.ReadyDelay)

@@ -8,7 +8,7 @@ import (
 
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -185,7 +185,7 @@ func TestImagePullErrors(t *testing.T) {
 	c, clk := newCloud(t, Options{})
 	p := c.physics
 	req := request("a")
-	req.NodeClass = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{ImagePullErrors: []string{"missing:1"}}}}
+	req.NodeClass = &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{"missing:1"}}}}
 	inst, name := readyInstance(t, c, clk, req)
 	readyAt := clk.Now()
 	sec := func(d time.Duration) string { return fmt.Sprintf("%gs", readyAt.Add(d).Sub(epoch).Seconds()) }

@@ -6,7 +6,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -23,10 +23,10 @@ type instance struct {
 	// What the launch asked of the kubelet.
 	labels  map[string]string
 	taints  []corev1.Taint
-	kubelet *v1alpha1.KubeletConfiguration
+	kubelet *v1beta1.KubeletConfiguration
 
 	physics       Physics
-	faults        *v1alpha1.FakeFaults
+	faults        *v1beta1.FakeFaults
 	neverRegister bool
 	// hibernation: the instance was launched able to hibernate, as EC2's
 	// HibernationOptions.Configured; only such an instance may hibernate.

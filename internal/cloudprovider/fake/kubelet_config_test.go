@@ -8,26 +8,26 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // kubeletConfig is what the tests below launch with; on a fake m5.large (2 vCPUs, 8Gi,
 // a 20Gi disk; kube-reserved 70m, 574Mi and 1Gi; 100Mi kept free of memory) it makes
 // 8 pods and an allocatable of 2000−70−100 = 1830m, 8192−1024−100 = 7068Mi and
 // 20−1−2 = 17Gi.
-func kubeletConfig() *v1alpha1.KubeletConfiguration {
-	return &v1alpha1.KubeletConfiguration{
+func kubeletConfig() *v1beta1.KubeletConfiguration {
+	return &v1beta1.KubeletConfiguration{
 		MaxPods:        ptr.To[int32](8),
 		KubeReserved:   corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
 		SystemReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m")},
-		EvictionHard:   map[string]v1alpha1.EvictionThreshold{"nodefs.available": "10%"},
+		EvictionHard:   map[string]v1beta1.EvictionThreshold{"nodefs.available": "10%"},
 	}
 }
 
 func onlyTypes(names ...string) []corev1.NodeSelectorRequirement {
 	return []corev1.NodeSelectorRequirement{
 		{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: names},
-		{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeOnDemand}},
+		{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}},
 	}
 }
 
@@ -75,7 +75,7 @@ func TestKubeletReportsItsConfiguration(t *testing.T) {
 func TestCreateFitsUnderTheKubeletConfiguration(t *testing.T) {
 	for _, tt := range []struct {
 		name    string
-		kubelet *v1alpha1.KubeletConfiguration
+		kubelet *v1beta1.KubeletConfiguration
 		want    string
 	}{
 		{"image defaults", nil, "m5.large"},

@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // containerStatus returns the status of the pod's container name, init or not.
@@ -106,7 +106,7 @@ func TestKubeletPullsImagesForPods(t *testing.T) {
 	t.Run("ErrImagePull, then ImagePullBackOff", func(t *testing.T) {
 		pc.t = t
 		req := request("faulty")
-		req.NodeClass = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{ImagePullErrors: []string{"registry.example/missing:1"}}}}
+		req.NodeClass = &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{"registry.example/missing:1"}}}}
 		_, nodeName := pc.readyNodeFor(req)
 		key := pc.bind("broken", nodeName, containers("registry.example/app:1", "registry.example/missing:1"))
 		pc.waitPod(key, "pulling", func(pod *corev1.Pod) bool { return waitingReason(pod, "b") == reasonContainerCreating })

@@ -18,7 +18,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/volumes"
 	"github.com/stratos-sh/stratos/test/harness"
@@ -62,8 +62,8 @@ func TestKubelet(t *testing.T) {
 	})
 
 	req := request("a")
-	req.Labels = map[string]string{v1alpha1.LabelNodePool: "web"}
-	req.Taints = []corev1.Taint{v1alpha1.StandbyTaint}
+	req.Labels = map[string]string{v1beta1.LabelNodePool: "web"}
+	req.Taints = []corev1.Taint{v1beta1.StandbyTaint}
 	inst := create(t, c, req)
 	c.SetFaults(Faults{NeverRegister: 1})
 	lost := create(t, c, request("lost"))
@@ -186,8 +186,8 @@ func checkRegistration(t *testing.T, node *corev1.Node, inst *cloudprovider.Inst
 		corev1.LabelInstanceTypeStable: inst.Type,
 		corev1.LabelTopologyZone:       inst.Zone,
 		corev1.LabelTopologyRegion:     DefaultRegion,
-		v1alpha1.LabelCapacityType:     inst.CapacityType,
-		v1alpha1.LabelNodePool:         "web",
+		v1beta1.LabelCapacityType:     inst.CapacityType,
+		v1beta1.LabelNodePool:         "web",
 	} {
 		if got := node.Labels[key]; got != want {
 			t.Errorf("label %s = %q, want %q", key, got, want)

@@ -1,7 +1,7 @@
 package fake
 
 import (
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -44,12 +44,12 @@ func (c *Cloud) retag(id string, change func(map[string]string)) error {
 // owned reports whether the caller owns the instance: it carries the caller's cluster
 // tag, or the cloud knows no cluster name. The caller holds the lock.
 func (c *Cloud) owned(inst *instance) bool {
-	return c.clusterName == "" || inst.Tags[v1alpha1.TagCluster] == c.clusterName
+	return c.clusterName == "" || inst.Tags[v1beta1.TagCluster] == c.clusterName
 }
 
 // notOwnedError refuses an action on an instance that is not the caller's, as the EC2
 // provider does before it would call EC2.
 func (c *Cloud) notOwnedError(op string, inst *instance) error {
 	return cloudprovider.NewError(cloudprovider.CodeNotOwned, op, inst.ID, "the instance is not tagged %s=%s",
-		v1alpha1.TagCluster, c.clusterName)
+		v1beta1.TagCluster, c.clusterName)
 }

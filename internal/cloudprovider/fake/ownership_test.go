@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -15,7 +15,7 @@ func TestInstancesWithoutTheCallersTagAreNotOwned(t *testing.T) {
 	c, clk := newCloud(t, Options{ClusterName: "test"})
 	kept := running(t, c, clk, request("kept"))
 	untagged := running(t, c, clk, request("untagged"))
-	if err := c.RemoveTag(untagged.ID, v1alpha1.TagCluster); err != nil {
+	if err := c.RemoveTag(untagged.ID, v1beta1.TagCluster); err != nil {
 		t.Fatal(err)
 	}
 	wantOwned := func(what string, want map[string]bool) {
@@ -45,7 +45,7 @@ func TestInstancesWithoutTheCallersTagAreNotOwned(t *testing.T) {
 	}
 	wantState(t, c, untagged.ID, cloudprovider.StateRunning)
 
-	if err := c.SetTag(untagged.ID, v1alpha1.TagCluster, "test"); err != nil {
+	if err := c.SetTag(untagged.ID, v1beta1.TagCluster, "test"); err != nil {
 		t.Fatal(err)
 	}
 	wantOwned("tag back", map[string]bool{kept.ID: true, untagged.ID: true})
@@ -54,5 +54,5 @@ func TestInstancesWithoutTheCallersTagAreNotOwned(t *testing.T) {
 	wantOwned("cluster renamed", map[string]bool{kept.ID: false, untagged.ID: false})
 	wantCode(t, act(t, c.TerminateInstances, kept.ID), cloudprovider.CodeNotOwned)
 	wantState(t, c, kept.ID, cloudprovider.StateRunning)
-	wantCode(t, c.RemoveTag("i-00000000000000000", v1alpha1.TagCluster), cloudprovider.CodeNotFound)
+	wantCode(t, c.RemoveTag("i-00000000000000000", v1beta1.TagCluster), cloudprovider.CodeNotFound)
 }

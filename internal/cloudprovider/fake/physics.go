@@ -6,7 +6,7 @@ import (
 	"math/rand/v2"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Physics are the timings of the fake cloud and of the kubelets on its instances.
@@ -63,13 +63,13 @@ func DefaultPhysics() Physics {
 }
 
 // With returns p with the fields a node class sets replaced; unset fields keep p's values.
-func (p Physics) With(o *v1alpha1.FakePhysics) Physics {
+func (p Physics) With(o *v1beta1.FakePhysics) Physics {
 	if o == nil {
 		return p
 	}
 	for _, f := range []struct {
 		dst *time.Duration
-		src *v1alpha1.Duration
+		src *v1beta1.Duration
 	}{
 		{&p.LaunchDelay, o.LaunchDelay},
 		{&p.BootDelay, o.BootDelay},

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -148,9 +148,9 @@ func TestPhysicsWith(t *testing.T) {
 	if got := base.With(nil); got != base {
 		t.Errorf("With(nil) = %+v", got)
 	}
-	got := base.With(&v1alpha1.FakePhysics{
-		LaunchDelay: v1alpha1.NewDuration(time.Second), JitterPercent: new(int32),
-		HibernateDelay: v1alpha1.NewDuration(time.Minute), HibernateResumeDelay: v1alpha1.NewDuration(2 * time.Second),
+	got := base.With(&v1beta1.FakePhysics{
+		LaunchDelay: v1beta1.NewDuration(time.Second), JitterPercent: new(int32),
+		HibernateDelay: v1beta1.NewDuration(time.Minute), HibernateResumeDelay: v1beta1.NewDuration(2 * time.Second),
 	})
 	want := base
 	want.LaunchDelay, want.JitterPercent = time.Second, 0
@@ -163,8 +163,8 @@ func TestPhysicsWith(t *testing.T) {
 func TestNodeClassPhysics(t *testing.T) {
 	c, clk := newCloud(t, Options{})
 	req := request("a")
-	req.NodeClass = &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{
-		LaunchDelay: v1alpha1.NewDuration(2 * time.Second),
+	req.NodeClass = &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{
+		LaunchDelay: v1beta1.NewDuration(2 * time.Second),
 	}}}
 	inst := create(t, c, req)
 	clk.Step(2 * time.Second)

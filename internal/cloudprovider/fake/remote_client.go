@@ -14,7 +14,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -141,11 +141,11 @@ func (r *Remote) InstanceTypes(ctx context.Context, nodeClass client.Object) ([]
 
 // wireNodeClass rejects node classes of other kinds before the call, as the in-process
 // cloud does.
-func wireNodeClass(obj client.Object) (*v1alpha1.FakeNodeClass, error) {
+func wireNodeClass(obj client.Object) (*v1beta1.FakeNodeClass, error) {
 	switch nc := obj.(type) {
 	case nil:
 		return nil, nil
-	case *v1alpha1.FakeNodeClass:
+	case *v1beta1.FakeNodeClass:
 		return nc, nil
 	default:
 		return nil, fmt.Errorf("fake cloud: node class %T is not a FakeNodeClass", obj)

@@ -9,7 +9,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -33,14 +33,14 @@ const maxRequestBytes = 16 << 20
 // the only kind the fake cloud accepts; null means none.
 type createRequest struct {
 	ClientToken  string                           `json:"clientToken,omitempty"`
-	NodeClass    *v1alpha1.FakeNodeClass          `json:"nodeClass,omitempty"`
+	NodeClass    *v1beta1.FakeNodeClass          `json:"nodeClass,omitempty"`
 	Requirements []corev1.NodeSelectorRequirement `json:"requirements,omitempty"`
 	Requests     corev1.ResourceList              `json:"requests,omitempty"`
 	Labels       map[string]string                `json:"labels,omitempty"`
 	Taints       []corev1.Taint                   `json:"taints,omitempty"`
 	Tags         map[string]string                `json:"tags,omitempty"`
 	Unavailable  []cloudprovider.OfferingKey      `json:"unavailable,omitempty"`
-	Kubelet      *v1alpha1.KubeletConfiguration   `json:"kubelet,omitempty"`
+	Kubelet      *v1beta1.KubeletConfiguration   `json:"kubelet,omitempty"`
 }
 
 type instanceResponse struct {
@@ -74,7 +74,7 @@ type listResponse struct {
 }
 
 type instanceTypesRequest struct {
-	NodeClass *v1alpha1.FakeNodeClass `json:"nodeClass,omitempty"`
+	NodeClass *v1beta1.FakeNodeClass `json:"nodeClass,omitempty"`
 }
 
 type instanceTypesResponse struct {
@@ -172,7 +172,7 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 }
 
 // nodeClassObject returns an untyped nil for no node class, as in-process callers pass.
-func nodeClassObject(nc *v1alpha1.FakeNodeClass) client.Object {
+func nodeClassObject(nc *v1beta1.FakeNodeClass) client.Object {
 	if nc == nil {
 		return nil
 	}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/apimachinery/pkg/conversion"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -134,7 +134,7 @@ func TestRemoteCarriesOfferingsOutOfCapacity(t *testing.T) {
 	wantCode(t, errs[parked.ID], cloudprovider.CodeInsufficientCapacity)
 	wantOfferings(t, errs[parked.ID], []cloudprovider.OfferingKey{parkedKey})
 
-	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{parked.Type}, Zones: []string{parked.Zone}}}
+	class := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{parked.Type}, Zones: []string{parked.Zone}}}
 	req := request("refused")
 	req.NodeClass = class
 	_, err = remote.Create(ctx, req)
@@ -178,7 +178,7 @@ func TestRemoteAnswersAsTheCloudInProcess(t *testing.T) {
 	a := running(t, c, clk, request("a"))
 	b := create(t, c, request("b"))
 	other := request("c")
-	other.Tags = map[string]string{v1alpha1.TagCluster: "other"}
+	other.Tags = map[string]string{v1beta1.TagCluster: "other"}
 	create(t, c, other)
 	ids := []string{a.ID, b.ID, "i-unknown"}
 
@@ -189,7 +189,7 @@ func TestRemoteAnswersAsTheCloudInProcess(t *testing.T) {
 	localFound, _ := c.DescribeInstances(ctx, ids)
 	wantSame(t, "DescribeInstances", remoteFound, localFound)
 
-	mine := map[string]string{v1alpha1.TagCluster: "test"}
+	mine := map[string]string{v1beta1.TagCluster: "test"}
 	remoteList, err := remote.ListInstances(ctx, mine)
 	if err != nil {
 		t.Fatal(err)
@@ -200,12 +200,12 @@ func TestRemoteAnswersAsTheCloudInProcess(t *testing.T) {
 	}
 	wantSame(t, "ListInstances", remoteList, localList)
 
-	narrow := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{
+	narrow := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{
 		InstanceTypes: []string{"m5.large", "c6g.xlarge"},
 		Zones:         []string{"fake-1a", "fake-1b"},
-		Faults:        &v1alpha1.FakeFaults{InsufficientCapacity: []v1alpha1.FakeOffering{{Zone: "fake-1b"}}},
+		Faults:        &v1beta1.FakeFaults{InsufficientCapacity: []v1beta1.FakeOffering{{Zone: "fake-1b"}}},
 	}}
-	for name, class := range map[string]*v1alpha1.FakeNodeClass{"no node class": nil, "a narrow node class": narrow} {
+	for name, class := range map[string]*v1beta1.FakeNodeClass{"no node class": nil, "a narrow node class": narrow} {
 		remoteTypes, err := remote.InstanceTypes(ctx, class)
 		if err != nil {
 			t.Fatal(err)
@@ -217,10 +217,10 @@ func TestRemoteAnswersAsTheCloudInProcess(t *testing.T) {
 
 func TestRemoteHonoursTheNodeClass(t *testing.T) {
 	c, clk, remote, _ := newRemote(t)
-	class := &v1alpha1.FakeNodeClass{Spec: v1alpha1.FakeNodeClassSpec{
+	class := &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{
 		InstanceTypes: []string{"c5.xlarge"},
 		Zones:         []string{"fake-1b"},
-		Physics:       &v1alpha1.FakePhysics{LaunchDelay: v1alpha1.NewDuration(time.Minute)},
+		Physics:       &v1beta1.FakePhysics{LaunchDelay: v1beta1.NewDuration(time.Minute)},
 	}}
 	class.Name = "slow"
 	req := request("a")
@@ -238,7 +238,7 @@ func TestRemoteHonoursTheNodeClass(t *testing.T) {
 	clk.Step(time.Minute - c.physics.LaunchDelay)
 	wantState(t, c, inst.ID, cloudprovider.StateRunning)
 
-	if _, err := remote.InstanceTypes(context.Background(), &v1alpha1.AWSNodeClass{}); err == nil {
+	if _, err := remote.InstanceTypes(context.Background(), &v1beta1.EC2NodeClass{}); err == nil {
 		t.Error("a node class of another kind was accepted")
 	}
 }

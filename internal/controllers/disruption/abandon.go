@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/pdbs"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -27,7 +27,7 @@ import (
 // budget (until then it is still cordoned, so it counts as the census finds it). A
 // drain is voluntary until it ends — only a claim deleted outright is beyond recall — so
 // the choice to disrupt is disruption's to take back.
-func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, claims []*v1alpha1.NodeClaim) error {
+func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, claims []*v1beta1.NodeClaim) error {
 	if pp.pool.Spec.Disruption.DrainTimeout != nil {
 		return nil
 	}
@@ -62,10 +62,10 @@ func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, cla
 
 // drainingVoluntarily reports whether a claim drains because it was asked to stand by or
 // to be terminated, not because it was deleted.
-func drainingVoluntarily(claim *v1alpha1.NodeClaim) bool {
+func drainingVoluntarily(claim *v1beta1.NodeClaim) bool {
 	desired := claim.Spec.DesiredState
-	return claim.DeletionTimestamp.IsZero() && claim.Status.Phase == v1alpha1.PhaseDraining &&
-		(desired == v1alpha1.DesiredStandby || desired == v1alpha1.DesiredTerminated)
+	return claim.DeletionTimestamp.IsZero() && claim.Status.Phase == v1beta1.PhaseDraining &&
+		(desired == v1beta1.DesiredStandby || desired == v1beta1.DesiredTerminated)
 }
 
 // drainBlocked says why no workload pod left on a draining Node can go now (for the
@@ -99,9 +99,9 @@ func drainBlocked(budgets pdbs.Set, pods []*corev1.Pod) *pdbs.Blocked {
 // pool's budget stays taken for this pass: the Node is cordoned until the lifecycle
 // controller acts, and the passes after count it from its phase. A replacement it was drained for is forgotten: it is planned again
 // once the node's pods may go.
-func (c *Controller) abandon(ctx context.Context, pp *poolPass, claim *v1alpha1.NodeClaim, blocked *pdbs.Blocked, waited time.Duration) error {
+func (c *Controller) abandon(ctx context.Context, pp *poolPass, claim *v1beta1.NodeClaim, blocked *pdbs.Blocked, waited time.Duration) error {
 	updated := claim.DeepCopy()
-	updated.Spec.DesiredState = v1alpha1.DesiredRunning
+	updated.Spec.DesiredState = v1beta1.DesiredRunning
 	if err := c.Client.Patch(ctx, updated, client.MergeFromWithOptions(claim, client.MergeFromWithOptimisticLock{})); err != nil {
 		if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 			return nil // the claim changed: the next pass looks again

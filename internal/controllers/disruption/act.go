@@ -10,14 +10,14 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/pdbs"
 )
 
 // decision is one node to disrupt, and how.
 type decision struct {
-	reason v1alpha1.DisruptionReason
+	reason v1beta1.DisruptionReason
 	// giveBack sends the node back to standby; otherwise it is asked to be terminated.
 	giveBack bool
 	// forceful disrupts the node whatever its pods' PodDisruptionBudgets say: expiry in
@@ -46,7 +46,7 @@ func (c *Controller) act(ctx context.Context, pp *poolPass, cand candidate, d de
 
 // write makes the decision's write, and says how it went.
 func (c *Controller) write(ctx context.Context, pp *poolPass, cand candidate, d decision) (bool, outcome, error) {
-	claim := &v1alpha1.NodeClaim{}
+	claim := &v1beta1.NodeClaim{}
 	if err := c.APIReader.Get(ctx, client.ObjectKeyFromObject(cand.claim), claim); err != nil {
 		if apierrors.IsNotFound(err) {
 			return false, outcomeAborted, nil
@@ -77,10 +77,10 @@ func (c *Controller) write(ctx context.Context, pp *poolPass, cand candidate, d 
 	}
 	base := claim.DeepCopy()
 	done := outcomeTerminate
-	claim.Spec.DesiredState = v1alpha1.DesiredTerminated
+	claim.Spec.DesiredState = v1beta1.DesiredTerminated
 	if d.giveBack {
 		done = outcomeStandby
-		claim.Spec.DesiredState = v1alpha1.DesiredStandby
+		claim.Spec.DesiredState = v1beta1.DesiredStandby
 	}
 	if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return lostRace(err)

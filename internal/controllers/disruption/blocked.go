@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/pdbs"
 )
 
@@ -16,7 +16,7 @@ import (
 // disruption would otherwise give back, remove or replace: the DisruptionBlocked
 // condition, True with the budget's words, and an Event. Both are written only when the
 // words change, so a node held for a day is written once, not at every pass.
-func (c *Controller) holdBack(ctx context.Context, claim *v1alpha1.NodeClaim, blocked *pdbs.Blocked) {
+func (c *Controller) holdBack(ctx context.Context, claim *v1beta1.NodeClaim, blocked *pdbs.Blocked) {
 	why := blocked.String() + "; the node is kept until it can"
 	if c.setBlocked(ctx, claim, metav1.ConditionTrue, ReasonPodDisruptionBudget, why) {
 		log.FromContext(ctx).V(1).Info("A PodDisruptionBudget keeps a node", "nodeclaim", claim.Name, "budgets", blocked.Budgets, "why", why)
@@ -26,8 +26,8 @@ func (c *Controller) holdBack(ctx context.Context, claim *v1alpha1.NodeClaim, bl
 
 // release records that no PodDisruptionBudget keeps the claim's node any more, if one
 // did.
-func (c *Controller) release(ctx context.Context, claim *v1alpha1.NodeClaim) {
-	if meta.IsStatusConditionTrue(claim.Status.Conditions, v1alpha1.ConditionDisruptionBlocked) {
+func (c *Controller) release(ctx context.Context, claim *v1beta1.NodeClaim) {
+	if meta.IsStatusConditionTrue(claim.Status.Conditions, v1beta1.ConditionDisruptionBlocked) {
 		c.setBlocked(ctx, claim, metav1.ConditionFalse, ReasonNotBlocked, "The PodDisruptionBudgets of the node's pods let them go")
 	}
 }
@@ -35,13 +35,13 @@ func (c *Controller) release(ctx context.Context, claim *v1alpha1.NodeClaim) {
 // setBlocked writes the claim's DisruptionBlocked condition unless it says that already,
 // and reports whether it wrote. A write that fails (a conflict with another writer) is
 // left to the next pass, which finds the condition still to write.
-func (c *Controller) setBlocked(ctx context.Context, claim *v1alpha1.NodeClaim, status metav1.ConditionStatus, reason, message string) bool {
-	if have := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionDisruptionBlocked); have != nil &&
+func (c *Controller) setBlocked(ctx context.Context, claim *v1beta1.NodeClaim, status metav1.ConditionStatus, reason, message string) bool {
+	if have := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionDisruptionBlocked); have != nil &&
 		have.Status == status && have.Reason == reason && have.Message == message {
 		return false
 	}
 	updated := claim.DeepCopy()
-	meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{Type: v1alpha1.ConditionDisruptionBlocked,
+	meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{Type: v1beta1.ConditionDisruptionBlocked,
 		Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(c.Clock.Now())})
 	if err := c.Client.Status().Patch(ctx, updated, client.MergeFromWithOptions(claim, client.MergeFromWithOptimisticLock{})); err != nil {
 		log.FromContext(ctx).V(1).Info("Writing the DisruptionBlocked condition failed; the next pass tries again", "nodeclaim", claim.Name, "error", err.Error())

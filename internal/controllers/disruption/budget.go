@@ -3,13 +3,13 @@ package disruption
 import (
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/budgets"
 )
 
 // budget is what a pool's budgets leave in one pass.
 type budget struct {
-	budgets           []v1alpha1.Budget
+	budgets           []v1beta1.Budget
 	total, disrupting int
 	now               time.Time
 	// err is set when a budget could not be read; nothing is disrupted then.
@@ -17,7 +17,7 @@ type budget struct {
 }
 
 // left is how many more of the pool's nodes may be disrupted now for reason.
-func (b *budget) left(reason v1alpha1.DisruptionReason) int {
+func (b *budget) left(reason v1beta1.DisruptionReason) int {
 	n, err := budgets.Allowed(b.budgets, reason, b.total, b.now)
 	if err != nil {
 		b.err = err

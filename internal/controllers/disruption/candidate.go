@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -16,20 +16,20 @@ import (
 
 // candidate is a running claim of a pool with its Node and the pods bound to it.
 type candidate struct {
-	claim *v1alpha1.NodeClaim
+	claim *v1beta1.NodeClaim
 	node  *corev1.Node
 	pods  []*corev1.Pod
 	// awaited counts the pods provisioning placed on the claim that are not bound yet.
 	awaited int
 	// stale says why the claim should be replaced (Drifted, Expired), or is "".
-	stale v1alpha1.DisruptionReason
+	stale v1beta1.DisruptionReason
 	// settled is set once the node's workload has not changed for consolidateAfter.
 	settled bool
 }
 
 // candidates are the pool's claims that run, asked to, with a Node, and the pods on it,
 // as the pass's picture shows them.
-func candidates(snap state.Snapshot, pool *v1alpha1.NodePool, claims []*v1alpha1.NodeClaim, current claimtemplate.Current, now time.Time) []candidate {
+func candidates(snap state.Snapshot, pool *v1beta1.NodePool, claims []*v1beta1.NodeClaim, current claimtemplate.Current, now time.Time) []candidate {
 	nodes := make(map[string]state.NodeState, len(snap.Nodes))
 	for _, ns := range snap.Nodes {
 		nodes[ns.Node.Name] = ns
@@ -54,9 +54,9 @@ func candidates(snap state.Snapshot, pool *v1alpha1.NodePool, claims []*v1alpha1
 }
 
 // runningForPods reports whether a claim runs, asked to, with a Node.
-func runningForPods(claim *v1alpha1.NodeClaim) bool {
-	return claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1alpha1.DesiredRunning &&
-		claim.Status.Phase == v1alpha1.PhaseRunning && claim.Status.NodeName != ""
+func runningForPods(claim *v1beta1.NodeClaim) bool {
+	return claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1beta1.DesiredRunning &&
+		claim.Status.Phase == v1beta1.PhaseRunning && claim.Status.NodeName != ""
 }
 
 // workloads are the pods bound to the candidate's Node that disrupting it would move:
@@ -87,12 +87,12 @@ func (c candidate) workloadKey() string {
 // blocked names what forbids disrupting the candidate voluntarily, or is "": the
 // do-not-disrupt annotation on its Node or on one of its pods that has not finished.
 func (c candidate) blocked() string {
-	if c.node.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" {
-		return "the Node is annotated " + v1alpha1.AnnotationDoNotDisrupt
+	if c.node.Annotations[v1beta1.AnnotationDoNotDisrupt] == "true" {
+		return "the Node is annotated " + v1beta1.AnnotationDoNotDisrupt
 	}
 	for _, pod := range c.pods {
-		if pod.Annotations[v1alpha1.AnnotationDoNotDisrupt] == "true" && !podutil.Finished(pod) {
-			return "pod " + pod.Namespace + "/" + pod.Name + " is annotated " + v1alpha1.AnnotationDoNotDisrupt
+		if pod.Annotations[v1beta1.AnnotationDoNotDisrupt] == "true" && !podutil.Finished(pod) {
+			return "pod " + pod.Namespace + "/" + pod.Name + " is annotated " + v1beta1.AnnotationDoNotDisrupt
 		}
 	}
 	return ""

@@ -9,11 +9,11 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func nodeWith(pods ...corev1.Pod) candidate {
-	c := candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}, node: &corev1.Node{}}
+	c := candidate{claim: &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "c1"}}, node: &corev1.Node{}}
 	for i := range pods {
 		c.pods = append(c.pods, &pods[i])
 	}
@@ -61,7 +61,7 @@ func TestUnmovableNamesAPodWithoutController(t *testing.T) {
 	}
 }
 func TestDoNotDisruptOnTheNodeOrARunningPod(t *testing.T) {
-	marked := map[string]string{v1alpha1.AnnotationDoNotDisrupt: "true"}
+	marked := map[string]string{v1beta1.AnnotationDoNotDisrupt: "true"}
 	finished := corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: marked}, Status: corev1.PodStatus{Phase: corev1.PodSucceeded}}
 	cases := map[string]struct {
 		cand    candidate
@@ -71,7 +71,7 @@ func TestDoNotDisruptOnTheNodeOrARunningPod(t *testing.T) {
 		"the Node":       {candidate{node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Annotations: marked}}}, true},
 		"a pod":          {nodeWith(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: marked}}), true},
 		"a finished pod": {nodeWith(finished), false},
-		"marked false":   {nodeWith(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{v1alpha1.AnnotationDoNotDisrupt: "false"}}}), false},
+		"marked false":   {nodeWith(corev1.Pod{ObjectMeta: metav1.ObjectMeta{Annotations: map[string]string{v1beta1.AnnotationDoNotDisrupt: "false"}}}), false},
 	}
 	for name, c := range cases {
 		if got := c.cand.blocked() != ""; got != c.blocked {
@@ -82,22 +82,22 @@ func TestDoNotDisruptOnTheNodeOrARunningPod(t *testing.T) {
 
 func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 	deleted := metav1.Now()
-	claim := func(desired v1alpha1.DesiredState, phase v1alpha1.NodeClaimPhase, deleting bool) *v1alpha1.NodeClaim {
-		c := &v1alpha1.NodeClaim{Spec: v1alpha1.NodeClaimSpec{DesiredState: desired}, Status: v1alpha1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
+	claim := func(desired v1beta1.DesiredState, phase v1beta1.NodeClaimPhase, deleting bool) *v1beta1.NodeClaim {
+		c := &v1beta1.NodeClaim{Spec: v1beta1.NodeClaimSpec{DesiredState: desired}, Status: v1beta1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
 		if deleting {
 			c.DeletionTimestamp = &deleted
 		}
 		return c
 	}
-	n := census([]*v1alpha1.NodeClaim{
-		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
-		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning, false),
-		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseRunning, false),    // just asked back, not draining yet
-		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseDraining, false),   // giving back
-		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseTerminating, true), // a running node going away
-		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseStandby, false),    // warm
-		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseTerminating, true), // an excess standby going away
-		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseWarmingUp, false),  // warming
+	n := census([]*v1beta1.NodeClaim{
+		claim(v1beta1.DesiredRunning, v1beta1.PhaseRunning, false),
+		claim(v1beta1.DesiredRunning, v1beta1.PhaseRunning, false),
+		claim(v1beta1.DesiredStandby, v1beta1.PhaseRunning, false),    // just asked back, not draining yet
+		claim(v1beta1.DesiredStandby, v1beta1.PhaseDraining, false),   // giving back
+		claim(v1beta1.DesiredRunning, v1beta1.PhaseTerminating, true), // a running node going away
+		claim(v1beta1.DesiredStandby, v1beta1.PhaseStandby, false),    // warm
+		claim(v1beta1.DesiredStandby, v1beta1.PhaseTerminating, true), // an excess standby going away
+		claim(v1beta1.DesiredStandby, v1beta1.PhaseWarmingUp, false),  // warming
 	})
 	if n.total != 5 || n.disrupting != 3 || n.standby != 4 {
 		t.Fatalf("total %d, disrupting %d, standby %d; want 5, 3, 4", n.total, n.disrupting, n.standby)
@@ -111,7 +111,7 @@ func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 // pre-pull pods never reach a candidate (the cluster state leaves them out by owner and
 // namespace), and a label any pod can carry must not make a node look empty.
 func TestAPodLabelledAsPrePullKeepsTheNodeBusy(t *testing.T) {
-	labelled := corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "p", Name: "impostor", Namespace: "shop", Labels: map[string]string{v1alpha1.LabelPrePull: "c1"}}}
+	labelled := corev1.Pod{ObjectMeta: metav1.ObjectMeta{UID: "p", Name: "impostor", Namespace: "shop", Labels: map[string]string{v1beta1.LabelPrePull: "c1"}}}
 	if nodeWith(labelled, daemonPod).empty() {
 		t.Fatal("a node whose pod carries the pre-pull label counted as empty")
 	}

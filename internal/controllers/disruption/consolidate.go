@@ -11,7 +11,7 @@ import (
 	resourcehelper "k8s.io/component-helpers/resource"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/pdbs"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/scheduling"
@@ -66,7 +66,7 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 	}
 	r := newRoom(in, needing)
 	c.reportGuarded(ctx, r, guarded, movable)
-	allowed := min(len(movable), pp.budget.left(v1alpha1.DisruptionUnderutilized), pp.idleMayGo())
+	allowed := min(len(movable), pp.budget.left(v1beta1.DisruptionUnderutilized), pp.idleMayGo())
 	if allowed <= 0 {
 		return nil
 	}
@@ -91,7 +91,7 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 		}
 	}
 	for _, cand := range chosen {
-		d := decision{reason: v1alpha1.DisruptionUnderutilized, giveBack: pp.giveBack(cand)}
+		d := decision{reason: v1beta1.DisruptionUnderutilized, giveBack: pp.giveBack(cand)}
 		what := fmt.Sprintf("Its %d pods fit on the other nodes", len(cand.workloads()))
 		if others := len(chosen) - 1; others == 1 {
 			what += ", consolidated with 1 other node"
@@ -154,7 +154,7 @@ func (c *Controller) podsWaitingFor(pp *poolPass, in scheduling.Input) int {
 		}
 	}
 	for _, n := range in.Nodes {
-		if n.Node.Labels[v1alpha1.LabelNodePool] != pp.pool.Name {
+		if n.Node.Labels[v1beta1.LabelNodePool] != pp.pool.Name {
 			continue
 		}
 		own.Nodes = append(own.Nodes, n)
@@ -237,7 +237,7 @@ func newRoom(in scheduling.Input, pending []*corev1.Pod) room {
 	r := room{in: in, pending: pending}
 	r.in.Pods, r.in.Nodes, r.in.Claims, r.in.Pools = nil, nil, nil, nil
 	for _, n := range in.Nodes {
-		if _, ours := n.Node.Labels[v1alpha1.LabelNodePool]; !ours || slices.ContainsFunc(n.Pods, state.Workload) {
+		if _, ours := n.Node.Labels[v1beta1.LabelNodePool]; !ours || slices.ContainsFunc(n.Pods, state.Workload) {
 			r.in.Nodes = append(r.in.Nodes, n)
 		}
 	}

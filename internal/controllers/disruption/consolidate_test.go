@@ -10,7 +10,7 @@ import (
 	k8stypes "k8s.io/apimachinery/pkg/types"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 )
 
@@ -23,7 +23,7 @@ func cluster(loads ...[]int64) (scheduling.Input, []candidate) {
 		name := fmt.Sprintf("node-%d", i)
 		node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{corev1.LabelHostname: name}},
 			Status: corev1.NodeStatus{Allocatable: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("4"), corev1.ResourceMemory: resource.MustParse("16Gi"), corev1.ResourcePods: resource.MustParse("110")}}}
-		cand := candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claim-" + name}}, node: node}
+		cand := candidate{claim: &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claim-" + name}}, node: node}
 		for j, milli := range load {
 			cand.pods = append(cand.pods, &corev1.Pod{
 				ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-%d", name, j), Namespace: "default", UID: k8stypes.UID(fmt.Sprintf("%s-%d", name, j)),
@@ -91,11 +91,11 @@ func TestAnEmptyStratosNodeIsNoRoom(t *testing.T) {
 	// A busy node's pod would fit on an empty node of a pool, which goes back itself:
 	// moving the pod there would only trade one node for the other.
 	in, cands := cluster([]int64{2400}, nil)
-	in.Nodes[1].Node.Labels[v1alpha1.LabelNodePool] = "web"
+	in.Nodes[1].Node.Labels[v1beta1.LabelNodePool] = "web"
 	if newRoom(in, nil).fitsElsewhere(cands[:1]) {
 		t.Fatal("an empty node of a pool must not count as room")
 	}
-	delete(in.Nodes[1].Node.Labels, v1alpha1.LabelNodePool)
+	delete(in.Nodes[1].Node.Labels, v1beta1.LabelNodePool)
 	if !newRoom(in, nil).fitsElsewhere(cands[:1]) {
 		t.Fatal("an empty node Stratos does not manage is room")
 	}

@@ -23,17 +23,17 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
 // Event reasons of disruption.
 const (
-	ReasonEmpty             = string(v1alpha1.DisruptionEmpty)
-	ReasonUnderutilized     = string(v1alpha1.DisruptionUnderutilized)
-	ReasonDrifted           = string(v1alpha1.DisruptionDrifted)
-	ReasonExpired           = string(v1alpha1.DisruptionExpired)
+	ReasonEmpty             = string(v1beta1.DisruptionEmpty)
+	ReasonUnderutilized     = string(v1beta1.DisruptionUnderutilized)
+	ReasonDrifted           = string(v1beta1.DisruptionDrifted)
+	ReasonExpired           = string(v1beta1.DisruptionExpired)
 	ReasonDisruptionAborted = "DisruptionAborted"
 	ReasonDisruptionBlocked = "DisruptionBlocked"
 	ReasonInvalidBudget     = "InvalidBudget"

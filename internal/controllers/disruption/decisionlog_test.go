@@ -5,7 +5,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/logcapture"
 )
 
@@ -15,7 +15,7 @@ func TestADisruptionIsLoggedAtInfoWithItsReasonAndAction(t *testing.T) {
 	log, lines := logcapture.New(t, 0)
 	cand := nodeWith(workload("a"), workload("b"), daemonPod)
 	cand.node.Name = "node-1"
-	logDecision(log, "web", cand, decision{reason: v1alpha1.DisruptionUnderutilized, giveBack: true, why: "Its 2 pods fit on the other nodes; giving it back to the warm pool"}, outcomeStandby)
+	logDecision(log, "web", cand, decision{reason: v1beta1.DisruptionUnderutilized, giveBack: true, why: "Its 2 pods fit on the other nodes; giving it back to the warm pool"}, outcomeStandby)
 	want := map[string]any{
 		"msg": "Disrupting node", "level": float64(0), "nodepool": "web", "node": "node-1", "nodeclaim": "c1",
 		"reason": "Underutilized", "action": "standby", "why": "Its 2 pods fit on the other nodes; giving it back to the warm pool",
@@ -35,7 +35,7 @@ func TestADisruptionIsLoggedAtInfoWithItsReasonAndAction(t *testing.T) {
 func TestAReplacementIsLoggedAtInfoWithTheClaimsReplacingIt(t *testing.T) {
 	log, lines := logcapture.New(t, 0)
 	cand := nodeWith(workload("a"))
-	cand.node, cand.stale = &corev1.Node{}, v1alpha1.DisruptionDrifted
+	cand.node, cand.stale = &corev1.Node{}, v1beta1.DisruptionDrifted
 	cand.node.Name = "node-2"
 	logReplacement(log, "web", cand, []string{"web-x", "web-y"}, "The node is drifted; replacing it with web-x, web-y before it drains")
 	if len(*lines) != 1 {

@@ -10,7 +10,7 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // giveBackEmpty gives back the pool's nodes that have run no workload for
@@ -42,12 +42,12 @@ func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []ca
 			log.FromContext(ctx).V(1).Info("The active window keeps the pool's running nodes", "nodepool", pp.pool.Name, "minRunning", pp.minRunning)
 			return nil
 		}
-		if pp.budget.left(v1alpha1.DisruptionEmpty) <= 0 {
-			log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pp.pool.Name, "reason", v1alpha1.DisruptionEmpty)
+		if pp.budget.left(v1beta1.DisruptionEmpty) <= 0 {
+			log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pp.pool.Name, "reason", v1beta1.DisruptionEmpty)
 			return nil
 		}
 		emptyFor := pp.now.Sub(c.settle[cand.claim.Name].since).Round(time.Second)
-		d := decision{reason: v1alpha1.DisruptionEmpty, giveBack: pp.giveBack(cand)}
+		d := decision{reason: v1beta1.DisruptionEmpty, giveBack: pp.giveBack(cand)}
 		switch {
 		case d.giveBack:
 			d.why = fmt.Sprintf("Node empty for %s; giving it back to the warm pool", emptyFor)

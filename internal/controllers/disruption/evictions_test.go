@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/pdbs"
 	"github.com/stratos-sh/stratos/internal/state"
 )
@@ -35,7 +35,7 @@ func allowing(app string, allowed, healthy int32) *policyv1.PodDisruptionBudget 
 }
 
 func onNode(name string, pods ...*corev1.Pod) candidate {
-	return candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claim-" + name}},
+	return candidate{claim: &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "claim-" + name}},
 		node: &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name}}, pods: pods}
 }
 
@@ -109,14 +109,14 @@ func TestADrainIsBlockedWhenNoPodLeftCanGo(t *testing.T) {
 // A claim asked to be terminated counts as being disrupted while it runs or drains, and
 // no longer as one the pool keeps.
 func TestACensusCountsClaimsAskedToBeTerminatedAsGoing(t *testing.T) {
-	claim := func(desired v1alpha1.DesiredState, phase v1alpha1.NodeClaimPhase) *v1alpha1.NodeClaim {
-		return &v1alpha1.NodeClaim{Spec: v1alpha1.NodeClaimSpec{DesiredState: desired}, Status: v1alpha1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
+	claim := func(desired v1beta1.DesiredState, phase v1beta1.NodeClaimPhase) *v1beta1.NodeClaim {
+		return &v1beta1.NodeClaim{Spec: v1beta1.NodeClaimSpec{DesiredState: desired}, Status: v1beta1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
 	}
-	n := census([]*v1alpha1.NodeClaim{
-		claim(v1alpha1.DesiredRunning, v1alpha1.PhaseRunning),
-		claim(v1alpha1.DesiredTerminated, v1alpha1.PhaseRunning),
-		claim(v1alpha1.DesiredTerminated, v1alpha1.PhaseDraining),
-		claim(v1alpha1.DesiredStandby, v1alpha1.PhaseStandby),
+	n := census([]*v1beta1.NodeClaim{
+		claim(v1beta1.DesiredRunning, v1beta1.PhaseRunning),
+		claim(v1beta1.DesiredTerminated, v1beta1.PhaseRunning),
+		claim(v1beta1.DesiredTerminated, v1beta1.PhaseDraining),
+		claim(v1beta1.DesiredStandby, v1beta1.PhaseStandby),
 	})
 	if n.total != 3 || n.disrupting != 2 || n.live != 2 || n.running != 1 || n.standby != 1 {
 		t.Fatalf("census %+v: want 3 in the budget's total, 2 disrupting, 2 live, 1 running, 1 standby", n)

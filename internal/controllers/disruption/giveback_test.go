@@ -5,14 +5,14 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Nodes given back go first to the zone with the fewest standby nodes; among equals the
 // first in order (the longest empty) goes.
 func TestNodesGoBackToTheZoneWithTheFewestStandbyNodes(t *testing.T) {
 	in := func(name, zone string) candidate {
-		return candidate{claim: &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1alpha1.NodeClaimStatus{Zone: zone}}}
+		return candidate{claim: &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1beta1.NodeClaimStatus{Zone: zone}}}
 	}
 	pp := &poolPass{standbyIn: map[string]int{"zone-a": 3, "zone-b": 1, "zone-c": 1}}
 	cands := []candidate{in("a1", "zone-a"), in("c1", "zone-c"), in("b1", "zone-b"), in("a2", "zone-a")}

@@ -9,7 +9,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
@@ -109,7 +109,7 @@ func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
 		c.Options = c.Options.WithDefaults()
 		c.settle, c.replacing, c.blockedDrains = settling{}, map[string]*replacement{}, map[string]time.Time{}
 	}
-	pools := &v1alpha1.NodePoolList{}
+	pools := &v1beta1.NodePoolList{}
 	if err := c.Client.List(ctx, pools); err != nil {
 		return time.Time{}, err
 	}
@@ -144,7 +144,7 @@ func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
 // poolPass is one pool's part of a pass.
 type poolPass struct {
 	*pass
-	pool   *v1alpha1.NodePool
+	pool   *v1beta1.NodePool
 	budget *budget
 	// standby counts the claims asked to stand by, and ceiling is how many the pool keeps.
 	standby, ceiling int
@@ -183,8 +183,8 @@ func (pp *poolPass) nextToGiveBack(cands []candidate) int {
 func (pp *poolPass) idleMayGo() int { return pp.running - pp.minRunning }
 
 // claimsOf are the pool's claims in the pass's picture, those being deleted included.
-func (p *pass) claimsOf(pool string) []*v1alpha1.NodeClaim {
-	var out []*v1alpha1.NodeClaim
+func (p *pass) claimsOf(pool string) []*v1beta1.NodeClaim {
+	var out []*v1beta1.NodeClaim
 	for _, claim := range p.snap.All {
 		if claim.Spec.NodePool == pool {
 			out = append(out, claim)
@@ -196,7 +196,7 @@ func (p *pass) claimsOf(pool string) []*v1alpha1.NodeClaim {
 // passPool handles one pool: stale nodes are replaced, then empty nodes, then (under
 // WhenUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
 // workload has not changed for consolidateAfter, as far as the budgets allow.
-func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodePool) error {
+func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePool) error {
 	if pool.Spec.Paused || pool.Spec.KillSwitch {
 		return nil // paused: nothing changes; kill switch: the pool controller removes all
 	}
@@ -252,7 +252,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 	err = c.abandonBlockedDrains(ctx, pp, claims)
 	c.replaceStale(ctx, pp, stale)
 	err = errors.Join(err, c.giveBackEmpty(ctx, pp, empty))
-	if pool.Spec.Disruption.ConsolidationPolicy == v1alpha1.ConsolidationWhenUnderutilized {
+	if pool.Spec.Disruption.ConsolidationPolicy == v1beta1.ConsolidationWhenUnderutilized {
 		err = errors.Join(err, c.consolidate(ctx, pp, busy))
 	}
 	if pp.budget.err != nil {
@@ -263,7 +263,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1alpha1.NodeP
 
 // current is what the pool's nodes should be made of now, or nothing while its node
 // class is missing (nothing counts as drifted then).
-func (c *Controller) current(ctx context.Context, pool *v1alpha1.NodePool) (claimtemplate.Current, error) {
+func (c *Controller) current(ctx context.Context, pool *v1beta1.NodePool) (claimtemplate.Current, error) {
 	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.NodeClassRef)
 	if apierrors.IsNotFound(err) {
 		return claimtemplate.Current{}, nil
@@ -288,29 +288,29 @@ type counts struct {
 
 // census counts a pool's claims. A claim asked to be terminated counts as going, as a
 // deleted one does.
-func census(claims []*v1alpha1.NodeClaim) counts {
+func census(claims []*v1beta1.NodeClaim) counts {
 	n := counts{standbyIn: map[string]int{}}
 	for _, claim := range claims {
 		desired := claim.Spec.DesiredState
 		deleting := !claim.DeletionTimestamp.IsZero()
-		asked := claim.Status.Phase == v1alpha1.PhaseRunning && (desired == v1alpha1.DesiredStandby || desired == v1alpha1.DesiredTerminated)
+		asked := claim.Status.Phase == v1beta1.PhaseRunning && (desired == v1beta1.DesiredStandby || desired == v1beta1.DesiredTerminated)
 		switch {
-		case claim.Status.Phase == v1alpha1.PhaseDraining, asked,
-			deleting && desired != v1alpha1.DesiredStandby && claim.Status.NodeName != "":
+		case claim.Status.Phase == v1beta1.PhaseDraining, asked,
+			deleting && desired != v1beta1.DesiredStandby && claim.Status.NodeName != "":
 			n.total++
 			n.disrupting++
-		case claim.Status.Phase == v1alpha1.PhaseRunning:
+		case claim.Status.Phase == v1beta1.PhaseRunning:
 			n.total++
 		}
-		if deleting || desired == v1alpha1.DesiredTerminated {
+		if deleting || desired == v1beta1.DesiredTerminated {
 			continue
 		}
 		n.live++
 		switch claim.Spec.DesiredState {
-		case v1alpha1.DesiredStandby:
+		case v1beta1.DesiredStandby:
 			n.standby++
 			n.standbyIn[claim.Status.Zone]++
-		case v1alpha1.DesiredRunning:
+		case v1beta1.DesiredRunning:
 			n.running++
 		}
 	}

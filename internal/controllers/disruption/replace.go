@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
@@ -22,7 +22,7 @@ import (
 type replacement struct {
 	pool   string
 	node   string
-	reason v1alpha1.DisruptionReason
+	reason v1beta1.DisruptionReason
 	by     []string
 	holds  map[string][]*corev1.Pod
 	done   bool
@@ -112,7 +112,7 @@ func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []can
 
 func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidate) error {
 	state := fmt.Sprintf("The node is %s", strings.ToLower(string(cand.stale)))
-	forceful := cand.stale == v1alpha1.DisruptionExpired && pp.pool.Spec.Disruption.DrainTimeout != nil
+	forceful := cand.stale == v1beta1.DisruptionExpired && pp.pool.Spec.Disruption.DrainTimeout != nil
 	decide := func(why string) decision { return decision{reason: cand.stale, forceful: forceful, why: why} }
 	if r, ok := c.replacing[cand.claim.Name]; ok {
 		if r.done {
@@ -209,11 +209,11 @@ func (c *Controller) waitForBudgets(ctx context.Context, pp *poolPass, cand cand
 // pods each will hold. What it wrote is returned even when a later write fails, so that
 // the claims started are known to be taken.
 func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in scheduling.Input, result scheduling.Result) ([]string, map[string][]*corev1.Pod, error) {
-	claims := map[string]*v1alpha1.NodeClaim{}
+	claims := map[string]*v1beta1.NodeClaim{}
 	for _, sc := range in.Claims {
 		claims[sc.Claim.Name] = sc.Claim
 	}
-	pools := map[string]*v1alpha1.NodePool{}
+	pools := map[string]*v1beta1.NodePool{}
 	for _, sp := range in.Pools {
 		pools[sp.Pool.Name] = sp.Pool
 	}
@@ -228,7 +228,7 @@ func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in sch
 	for _, s := range result.Starts {
 		claim := claims[s.Claim].DeepCopy()
 		base := claim.DeepCopy()
-		claim.Spec.DesiredState = v1alpha1.DesiredRunning
+		claim.Spec.DesiredState = v1beta1.DesiredRunning
 		if err := c.Client.Patch(ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 			return by, holds, fmt.Errorf("starting standby claim %s as a replacement: %w", s.Claim, err)
 		}
@@ -255,14 +255,14 @@ func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in sch
 func (c *Controller) replacementsReady(ctx context.Context, r *replacement) (ready, lost bool) {
 	ready = true
 	for _, name := range r.by {
-		claim := &v1alpha1.NodeClaim{}
+		claim := &v1beta1.NodeClaim{}
 		if err := c.Client.Get(ctx, client.ObjectKey{Name: name}, claim); err != nil {
 			return false, client.IgnoreNotFound(err) == nil
 		}
-		if !claim.DeletionTimestamp.IsZero() || claim.Spec.DesiredState != v1alpha1.DesiredRunning {
+		if !claim.DeletionTimestamp.IsZero() || claim.Spec.DesiredState != v1beta1.DesiredRunning {
 			return false, true
 		}
-		ready = ready && claim.Status.Phase == v1alpha1.PhaseRunning
+		ready = ready && claim.Status.Phase == v1beta1.PhaseRunning
 	}
 	return ready, false
 }

@@ -30,12 +30,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // Finalizer keeps a deleted claim until its instance is terminated and its Node deleted.
-const Finalizer = v1alpha1.TerminationFinalizer
+const Finalizer = v1beta1.TerminationFinalizer
 
 // maxStepsPerReconcile bounds how many phases one reconcile may walk through when each
 // step's condition already holds, so a claim never spins.
@@ -89,11 +89,11 @@ func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 	r.Options = r.Options.WithDefaults()
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("nodeclaim").
-		For(&v1alpha1.NodeClaim{}).
+		For(&v1beta1.NodeClaim{}).
 		Watches(&corev1.Node{}, handler.EnqueueRequestsFromMapFunc(r.nodeToClaim), builder.WithPredicates(nodeChanged)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(r.podToClaim), builder.WithPredicates(podLeaving)).
 		Watches(&corev1.Pod{}, handler.EnqueueRequestsFromMapFunc(prePullToClaim), builder.WithPredicates(isPrePull(r.Options.PrePullNamespace))).
-		Watches(&v1alpha1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.poolToClaims), builder.WithPredicates(poolResumed)).
+		Watches(&v1beta1.NodePool{}, handler.EnqueueRequestsFromMapFunc(r.poolToClaims), builder.WithPredicates(poolResumed)).
 		WithOptions(controller.Options{MaxConcurrentReconciles: r.Options.MaxConcurrentReconciles})
 	if r.Recheck != nil {
 		b = b.WatchesRawSource(r.Recheck.source())
@@ -103,12 +103,12 @@ func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 
 // step is one phase's handler. It reports whether the claim moved on, so the next
 // phase's handler can run in the same reconcile.
-type step func(ctx context.Context, claim *v1alpha1.NodeClaim) (moved bool, result ctrl.Result, err error)
+type step func(ctx context.Context, claim *v1beta1.NodeClaim) (moved bool, result ctrl.Result, err error)
 
 // Reconcile moves one claim as far along its life as the cloud and its Node allow, then
 // writes its status once.
 func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	claim := &v1alpha1.NodeClaim{}
+	claim := &v1beta1.NodeClaim{}
 	if err := r.APIReader.Get(ctx, req.NamespacedName, claim); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -125,7 +125,7 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 		}
 	}
 
-	if claim.Spec.DesiredState == v1alpha1.DesiredTerminated && !drainsFirst(claim.Status.Phase) {
+	if claim.Spec.DesiredState == v1beta1.DesiredTerminated && !drainsFirst(claim.Status.Phase) {
 		return ctrl.Result{}, r.removeAsked(ctx, claim, ReasonTerminating, fmt.Sprintf("Asked to be terminated while %s; terminating the instance", claim.Status.Phase))
 	}
 
@@ -147,7 +147,7 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 // logged as a failure nor retried with backoff: an instance the cloud does not show yet
 // is asked about again at the next poll; a step held by its paused pool waits for the
 // pool's resumption, which wakes the claim, and the resync is only a safety net.
-func (r *Lifecycle) settle(ctx context.Context, claim *v1alpha1.NodeClaim, result ctrl.Result, err error) (ctrl.Result, error) {
+func (r *Lifecycle) settle(ctx context.Context, claim *v1beta1.NodeClaim, result ctrl.Result, err error) (ctrl.Result, error) {
 	var held *heldError
 	var lostErr *lostError
 	var ended *endedAtLaunchError
@@ -175,7 +175,7 @@ func (r *Lifecycle) settle(ctx context.Context, claim *v1alpha1.NodeClaim, resul
 // garbage collection asked, or while the claim says its instance is lost, since the
 // steps of some phases (Initializing, WarmingUp, Draining) do not ask. ok is false when
 // the claim cannot go on now.
-func (r *Lifecycle) recheck(ctx context.Context, claim *v1alpha1.NodeClaim) (ok bool, err error) {
+func (r *Lifecycle) recheck(ctx context.Context, claim *v1beta1.NodeClaim) (ok bool, err error) {
 	asked := r.Recheck.take(claim.Name)
 	if claim.Status.InstanceID == "" || (!asked && !lost(claim)) {
 		return true, nil
@@ -184,28 +184,28 @@ func (r *Lifecycle) recheck(ctx context.Context, claim *v1alpha1.NodeClaim) (ok 
 	return ok, err
 }
 
-func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
+func (r *Lifecycle) stepFor(phase v1beta1.NodeClaimPhase) step {
 	switch phase {
-	case "", v1alpha1.PhaseLaunching:
+	case "", v1beta1.PhaseLaunching:
 		return r.launch
-	case v1alpha1.PhaseRegistering:
+	case v1beta1.PhaseRegistering:
 		return r.register
-	case v1alpha1.PhaseInitializing:
+	case v1beta1.PhaseInitializing:
 		return r.keepsNode(r.initialize)
-	case v1alpha1.PhaseWarmingUp:
+	case v1beta1.PhaseWarmingUp:
 		return r.keepsNode(r.warmUp)
-	case v1alpha1.PhaseStopping:
+	case v1beta1.PhaseStopping:
 		return r.stopping
-	case v1alpha1.PhaseStandby:
+	case v1beta1.PhaseStandby:
 		return r.standby
-	case v1alpha1.PhaseStarting:
+	case v1beta1.PhaseStarting:
 		return r.starting
-	case v1alpha1.PhaseRunning:
+	case v1beta1.PhaseRunning:
 		return r.keepsNode(r.running)
-	case v1alpha1.PhaseDraining:
+	case v1beta1.PhaseDraining:
 		return r.keepsNode(r.draining)
 	default:
-		return func(context.Context, *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+		return func(context.Context, *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
 			return false, ctrl.Result{}, nil
 		}
 	}
@@ -213,11 +213,11 @@ func (r *Lifecycle) stepFor(phase v1alpha1.NodeClaimPhase) step {
 
 // transition moves claim into phase: it shapes the claim's Node for the new phase
 // first (so a crash in between redoes it), then records the phase, an Event and metrics.
-func (r *Lifecycle) transition(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, to v1alpha1.NodeClaimPhase, reason, message string) error {
+func (r *Lifecycle) transition(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, to v1beta1.NodeClaimPhase, reason, message string) error {
 	if node != nil {
 		// The pods provisioning placed on the claim get its room before any other pod.
-		reserve := to == v1alpha1.PhaseRunning && r.reserved(claim.Name)
-		registering := claim.Status.Phase == v1alpha1.PhaseRegistering
+		reserve := to == v1beta1.PhaseRunning && r.reserved(claim.Name)
+		registering := claim.Status.Phase == v1beta1.PhaseRegistering
 		if again := registeredAgain(node, claim); again {
 			// Someone deleted the Node while its instance was stopped, and the kubelet
 			// registered it afresh at the start: it lacks what Stratos added the first time.

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -36,7 +36,7 @@ const drainRetry = 5 * time.Second
 // eviction answer 429 and the drain tries again later. Once the pool's drainTimeout has
 // passed since started, the pods left are deleted instead. It reports whether the node
 // is free of such pods, counting pods still terminating as there.
-func (r *Lifecycle) drain(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, started time.Time) (bool, ctrl.Result, error) {
+func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, started time.Time) (bool, ctrl.Result, error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.MatchingFields{indexes.PodNodeName: node.Name}); err != nil {
 		return false, ctrl.Result{}, err
@@ -88,8 +88,8 @@ func (r *Lifecycle) evict(ctx context.Context, pod *corev1.Pod, force bool) erro
 }
 
 // poolOf returns the claim's pool, or nil when it is gone.
-func (r *Lifecycle) poolOf(ctx context.Context, claim *v1alpha1.NodeClaim) *v1alpha1.NodePool {
-	pool := &v1alpha1.NodePool{}
+func (r *Lifecycle) poolOf(ctx context.Context, claim *v1beta1.NodeClaim) *v1beta1.NodePool {
+	pool := &v1beta1.NodePool{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: claim.Spec.NodePool}, pool); err != nil {
 		return nil
 	}

@@ -10,7 +10,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
@@ -35,7 +35,7 @@ func (e *endedAtLaunchError) Error() string {
 // and the KMS keys its node class names, and a Warning Event once) and stays, holding
 // its place in the pool, until its launch timeout counted from its creation; then it is
 // removed with that reason.
-func (r *Lifecycle) endedAtLaunch(ctx context.Context, claim *v1alpha1.NodeClaim, instance *cloudprovider.Instance) error {
+func (r *Lifecycle) endedAtLaunch(ctx context.Context, claim *v1beta1.NodeClaim, instance *cloudprovider.Instance) error {
 	message := instance.EndedAtLaunch
 	if class, err := nodeclass.Get(ctx, r.Client, claim.Spec.NodeClassRef); err == nil {
 		if keys := nodeclass.EncryptionKeys(class); len(keys) > 0 {
@@ -46,9 +46,9 @@ func (r *Lifecycle) endedAtLaunch(ctx context.Context, claim *v1alpha1.NodeClaim
 	if left <= 0 {
 		return r.removeForTimeout(ctx, claim, ReasonEndedAtLaunch, message)
 	}
-	if previous := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionLaunched); previous == nil || previous.Reason != ReasonEndedAtLaunch {
+	if previous := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionLaunched); previous == nil || previous.Reason != ReasonEndedAtLaunch {
 		r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonEndedAtLaunch, "Launch", "%s", message)
 	}
-	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionFalse, ReasonEndedAtLaunch, message)
+	r.setCondition(claim, v1beta1.ConditionLaunched, metav1.ConditionFalse, ReasonEndedAtLaunch, message)
 	return &endedAtLaunchError{wait: left}
 }

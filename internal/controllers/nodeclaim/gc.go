@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/metrics"
@@ -54,15 +54,15 @@ func (g *GarbageCollector) Start(ctx context.Context) error {
 
 // Collect makes one pass.
 func (g *GarbageCollector) Collect(ctx context.Context) error {
-	instances, err := g.Cloud.List(ctx, map[string]string{v1alpha1.TagCluster: g.Options.ClusterName})
+	instances, err := g.Cloud.List(ctx, map[string]string{v1beta1.TagCluster: g.Options.ClusterName})
 	if err != nil {
 		return fmt.Errorf("listing the cluster's instances: %w", err)
 	}
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := g.Client.List(ctx, claims); err != nil {
 		return err
 	}
-	byName := make(map[string]*v1alpha1.NodeClaim, len(claims.Items))
+	byName := make(map[string]*v1beta1.NodeClaim, len(claims.Items))
 	for i := range claims.Items {
 		byName[claims.Items[i].Name] = &claims.Items[i]
 	}
@@ -74,17 +74,17 @@ func (g *GarbageCollector) Collect(ctx context.Context) error {
 }
 
 // terminateOrphans terminates instances whose claim does not exist or owns another instance.
-func (g *GarbageCollector) terminateOrphans(ctx context.Context, instances []*cloudprovider.Instance, claims map[string]*v1alpha1.NodeClaim) error {
+func (g *GarbageCollector) terminateOrphans(ctx context.Context, instances []*cloudprovider.Instance, claims map[string]*v1beta1.NodeClaim) error {
 	var errs []error
 	for _, instance := range instances {
 		if instance.State == cloudprovider.StateShuttingDown || g.Clock.Since(instance.LaunchTime) < g.Options.GCGracePeriod {
 			continue
 		}
-		claim := claims[instance.Tags[v1alpha1.TagNodeClaim]]
+		claim := claims[instance.Tags[v1beta1.TagNodeClaim]]
 		if claim != nil && (claim.Status.InstanceID == "" || claim.Status.InstanceID == instance.ID) {
 			continue
 		}
-		log.FromContext(ctx).Info("Terminating an instance no claim owns", "instance", instance.ID, "claim", instance.Tags[v1alpha1.TagNodeClaim])
+		log.FromContext(ctx).Info("Terminating an instance no claim owns", "instance", instance.ID, "claim", instance.Tags[v1beta1.TagNodeClaim])
 		if err := g.Cloud.Terminate(ctx, instance.ID); err != nil && !errors.Is(err, cloudprovider.ErrNotFound) {
 			errs = append(errs, err)
 			continue
@@ -103,7 +103,7 @@ func (g *GarbageCollector) terminateOrphans(ctx context.Context, instances []*cl
 // wrong, so garbage collection deletes no claim on its word: the lifecycle controller
 // asks about the instance itself, with the rest of its pool, and removes the claim or
 // waits (see vanished).
-func (g *GarbageCollector) askAboutClaimsWithoutInstance(instances []*cloudprovider.Instance, claims []v1alpha1.NodeClaim) {
+func (g *GarbageCollector) askAboutClaimsWithoutInstance(instances []*cloudprovider.Instance, claims []v1beta1.NodeClaim) {
 	alive := make(map[string]bool, len(instances))
 	for _, instance := range instances {
 		alive[instance.ID] = instance.State != cloudprovider.StateShuttingDown
@@ -120,18 +120,18 @@ func (g *GarbageCollector) askAboutClaimsWithoutInstance(instances []*cloudprovi
 
 // deleteNodesWithoutClaim deletes Nodes labelled as a claim's when the claim is gone,
 // such as a Node that registered after its claim was released.
-func (g *GarbageCollector) deleteNodesWithoutClaim(ctx context.Context, claims map[string]*v1alpha1.NodeClaim) error {
+func (g *GarbageCollector) deleteNodesWithoutClaim(ctx context.Context, claims map[string]*v1beta1.NodeClaim) error {
 	nodes := &corev1.NodeList{}
-	if err := g.Client.List(ctx, nodes, client.HasLabels{v1alpha1.LabelNodeClaim}); err != nil {
+	if err := g.Client.List(ctx, nodes, client.HasLabels{v1beta1.LabelNodeClaim}); err != nil {
 		return err
 	}
 	var errs []error
 	for i := range nodes.Items {
 		node := &nodes.Items[i]
-		if claims[node.Labels[v1alpha1.LabelNodeClaim]] != nil || g.Clock.Since(node.CreationTimestamp.Time) < g.Options.GCGracePeriod {
+		if claims[node.Labels[v1beta1.LabelNodeClaim]] != nil || g.Clock.Since(node.CreationTimestamp.Time) < g.Options.GCGracePeriod {
 			continue
 		}
-		log.FromContext(ctx).Info("Deleting a Node whose claim is gone", "node", node.Name, "claim", node.Labels[v1alpha1.LabelNodeClaim])
+		log.FromContext(ctx).Info("Deleting a Node whose claim is gone", "node", node.Name, "claim", node.Labels[v1beta1.LabelNodeClaim])
 		if err := g.Client.Delete(ctx, node); client.IgnoreNotFound(err) != nil {
 			errs = append(errs, err)
 			continue

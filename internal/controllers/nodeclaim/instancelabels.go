@@ -8,7 +8,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
 
@@ -17,8 +17,8 @@ import (
 // fake cloud's do); on EC2 the fleet picks the type after the node's boot configuration
 // is written, so Stratos adds them here, as Karpenter does. Every type has an
 // instance-cpu label: a Node that carries one has them all, and costs no catalogue read.
-func (r *Lifecycle) labelInstance(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node) error {
-	if _, ok := node.Labels[v1alpha1.LabelInstanceCPU]; ok || claim.Status.InstanceType == "" {
+func (r *Lifecycle) labelInstance(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node) error {
+	if _, ok := node.Labels[v1beta1.LabelInstanceCPU]; ok || claim.Status.InstanceType == "" {
 		return nil
 	}
 	class, err := nodeclass.Get(ctx, r.Client, claim.Spec.NodeClassRef)

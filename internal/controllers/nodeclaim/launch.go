@@ -13,7 +13,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
@@ -31,7 +31,7 @@ const (
 
 // launch asks the cloud for the claim's instance. The claim's UID is the idempotency
 // token: a launch redone after a crash gets the instance the first one made.
-func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+func (r *Lifecycle) launch(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
 	if err := r.hold(ctx, claim, "the launch"); err != nil {
 		return false, ctrl.Result{}, err
 	}
@@ -51,7 +51,7 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 			failure = launchFailureOf(err)
 		}
 	}
-	if failure != nil && failure.reason == string(cloudprovider.CodeInsufficientCapacity) && claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+	if failure != nil && failure.reason == string(cloudprovider.CodeInsufficientCapacity) && claim.Spec.DesiredState == v1beta1.DesiredStandby {
 		// No pod waits on a standby claim: it goes at once, and its pool makes another
 		// where capacity is, as the offerings that failed are marked unavailable.
 		if err := r.removeClaim(ctx, claim, failure.reason, "No capacity for the standby node: "+failure.message); err != nil {
@@ -73,8 +73,8 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	claim.Status.InstanceProfile = instance.InstanceProfile
 	claim.Status.TemplateHash = req.templateHash
 	message := fmt.Sprintf("Launched %s, a %s %s instance in %s", instance.ID, instance.Type, instance.CapacityType, instance.Zone)
-	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, message)
-	return true, ctrl.Result{}, r.transition(ctx, claim, nil, v1alpha1.PhaseRegistering, ReasonLaunched, message)
+	r.setCondition(claim, v1beta1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, message)
+	return true, ctrl.Result{}, r.transition(ctx, claim, nil, v1beta1.PhaseRegistering, ReasonLaunched, message)
 }
 
 // launchFailure says why a launch did not happen.
@@ -93,7 +93,7 @@ type launchFailure struct {
 func launchFailureOf(err error) *launchFailure {
 	var cloudErr *cloudprovider.Error
 	if errors.As(err, &cloudErr) && cloudErr.Code == cloudprovider.CodeQuotaExceeded && cloudErr.Limit != "" {
-		return &launchFailure{reason: v1alpha1.ReasonAccountLimitExceeded, retryable: true,
+		return &launchFailure{reason: v1beta1.ReasonAccountLimitExceeded, retryable: true,
 			message: fmt.Sprintf("The account limit %s covers the offerings tried; launching outside it where the claim allows, else waiting: %s", cloudErr.Limit, err.Error())}
 	}
 	return &launchFailure{reason: string(cloudprovider.CodeOf(err)), message: err.Error(), retryable: cloudprovider.IsRetryable(err)}
@@ -101,7 +101,7 @@ func launchFailureOf(err error) *launchFailure {
 
 // launchFailed records a failed launch on the claim, and removes the claim once the
 // launch timeout has passed.
-func (r *Lifecycle) launchFailed(ctx context.Context, claim *v1alpha1.NodeClaim, failure *launchFailure) ctrl.Result {
+func (r *Lifecycle) launchFailed(ctx context.Context, claim *v1beta1.NodeClaim, failure *launchFailure) ctrl.Result {
 	left := r.Options.LaunchTimeout - r.since(claim.CreationTimestamp.Time)
 	if left <= 0 {
 		if err := r.removeForTimeout(ctx, claim, ReasonLaunchTimeout, fmt.Sprintf("No instance after %s: %s", r.Options.LaunchTimeout, failure.message)); err != nil {
@@ -109,11 +109,11 @@ func (r *Lifecycle) launchFailed(ctx context.Context, claim *v1alpha1.NodeClaim,
 		}
 		return ctrl.Result{}
 	}
-	if previous := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionLaunched); previous == nil || previous.Reason != failure.reason {
+	if previous := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionLaunched); previous == nil || previous.Reason != failure.reason {
 		r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, failure.reason, "Launch", failure.message)
 	}
-	r.setCondition(claim, v1alpha1.ConditionLaunched, metav1.ConditionFalse, failure.reason, failure.message)
-	claim.Status.Phase = v1alpha1.PhaseLaunching
+	r.setCondition(claim, v1beta1.ConditionLaunched, metav1.ConditionFalse, failure.reason, failure.message)
+	claim.Status.Phase = v1beta1.PhaseLaunching
 	if failure.retryable {
 		return r.requeueWithin(min(r.launchRetries().failed(claim.UID, r.Clock.Now()), left))
 	}
@@ -129,8 +129,8 @@ type launchRequest struct {
 // createRequest builds the launch of a claim from the claim, its pool and its node class.
 // A missing pool or class, or a class that has not resolved, is a launch failure, not
 // an error: the claim waits for it.
-func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim) (*launchRequest, *launchFailure, error) {
-	pool := &v1alpha1.NodePool{}
+func (r *Lifecycle) createRequest(ctx context.Context, claim *v1beta1.NodeClaim) (*launchRequest, *launchFailure, error) {
+	pool := &v1beta1.NodePool{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: claim.Spec.NodePool}, pool); err != nil {
 		if apierrors.IsNotFound(err) {
 			return nil, &launchFailure{reason: ReasonNodePoolNotFound, message: fmt.Sprintf("NodePool %s does not exist", claim.Spec.NodePool)}, nil
@@ -159,23 +159,23 @@ func (r *Lifecycle) createRequest(ctx context.Context, claim *v1alpha1.NodeClaim
 // claim's labels (the claim's name among them, so the Node maps back to its claim at
 // once), its taints and startup taints, and, for a claim meant for standby, the standby
 // taint, so that no pod lands on a warming node.
-func buildCreateRequest(claim *v1alpha1.NodeClaim, class client.Object, clusterName string) *cloudprovider.CreateRequest {
+func buildCreateRequest(claim *v1beta1.NodeClaim, class client.Object, clusterName string) *cloudprovider.CreateRequest {
 	labels := maps.Clone(claim.Labels)
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	labels[v1alpha1.LabelNodePool] = claim.Spec.NodePool
-	labels[v1alpha1.LabelNodeClaim] = claim.Name
-	labels[v1alpha1.LabelState] = string(v1alpha1.PhaseRegistering)
+	labels[v1beta1.LabelNodePool] = claim.Spec.NodePool
+	labels[v1beta1.LabelNodeClaim] = claim.Name
+	labels[v1beta1.LabelState] = string(v1beta1.PhaseRegistering)
 
 	var taints []corev1.Taint
-	for _, t := range append(append([]v1alpha1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {
+	for _, t := range append(append([]v1beta1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {
 		taints = append(taints, t.Core())
 	}
 	// Every Node registers parked: one launched to run pods opens once it runs, with the
 	// room provisioning found on it reserved for its pods (see reserved).
-	taints = append(taints, v1alpha1.StandbyTaint)
-	requirements := v1alpha1.CoreRequirements(claim.Spec.Requirements)
+	taints = append(taints, v1beta1.StandbyTaint)
+	requirements := v1beta1.CoreRequirements(claim.Spec.Requirements)
 	return &cloudprovider.CreateRequest{
 		ClientToken:  string(claim.UID),
 		NodeClass:    class,
@@ -185,9 +185,9 @@ func buildCreateRequest(claim *v1alpha1.NodeClaim, class client.Object, clusterN
 		Taints:       taints,
 		Kubelet:      claim.Spec.Kubelet,
 		Tags: map[string]string{
-			v1alpha1.TagCluster:   clusterName,
-			v1alpha1.TagNodePool:  claim.Spec.NodePool,
-			v1alpha1.TagNodeClaim: claim.Name,
+			v1beta1.TagCluster:   clusterName,
+			v1beta1.TagNodePool:  claim.Spec.NodePool,
+			v1beta1.TagNodeClaim: claim.Name,
 		},
 	}
 }

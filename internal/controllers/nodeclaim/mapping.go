@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/indexes"
 )
 
@@ -17,14 +17,14 @@ import (
 // label is left out of the user data so that the claims of a pool share one launch
 // template, and the operator adds it at registration.
 func (r *Lifecycle) nodeToClaim(ctx context.Context, obj client.Object) []ctrl.Request {
-	if name := obj.GetLabels()[v1alpha1.LabelNodeClaim]; name != "" {
+	if name := obj.GetLabels()[v1beta1.LabelNodeClaim]; name != "" {
 		return []ctrl.Request{{NamespacedName: client.ObjectKey{Name: name}}}
 	}
 	node, ok := obj.(*corev1.Node)
 	if !ok || node.Spec.ProviderID == "" {
 		return nil
 	}
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimProviderID: node.Spec.ProviderID}); err != nil {
 		log.FromContext(ctx).Error(err, "Listing the claim of a Node by provider ID", "node", node.Name)
 		return nil
@@ -42,7 +42,7 @@ func (r *Lifecycle) podToClaim(ctx context.Context, obj client.Object) []ctrl.Re
 	if !ok || pod.Spec.NodeName == "" {
 		return nil
 	}
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodeName: pod.Spec.NodeName}); err != nil {
 		log.FromContext(ctx).Error(err, "Listing the claim of a pod's Node", "node", pod.Spec.NodeName)
 		return nil

@@ -8,17 +8,17 @@ import (
 	"k8s.io/apimachinery/pkg/api/equality"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // parked reports whether a claim's Node must be kept free of new pods in phase: while it
 // comes up, warms up, stops, stands by, starts and drains. A Node launched to run pods
 // is parked until it runs too, so that it opens only once the room provisioning found on
 // it can be reserved for the pods it found it for (see reserved).
-func parked(phase v1alpha1.NodeClaimPhase) bool {
+func parked(phase v1beta1.NodeClaimPhase) bool {
 	switch phase {
-	case v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering, v1alpha1.PhaseInitializing, v1alpha1.PhaseWarmingUp,
-		v1alpha1.PhaseStopping, v1alpha1.PhaseStandby, v1alpha1.PhaseStarting, v1alpha1.PhaseDraining:
+	case v1beta1.PhaseLaunching, v1beta1.PhaseRegistering, v1beta1.PhaseInitializing, v1beta1.PhaseWarmingUp,
+		v1beta1.PhaseStopping, v1beta1.PhaseStandby, v1beta1.PhaseStarting, v1beta1.PhaseDraining:
 		return true
 	default:
 		return false
@@ -30,7 +30,7 @@ func parked(phase v1alpha1.NodeClaimPhase) bool {
 // neither; a terminating one is cordoned. At registration the claim's annotations, taints
 // and startup taints are added too; later the startup taints are left to the agent that
 // removes them. It reports whether anything changed.
-func shapeNode(node *corev1.Node, claim *v1alpha1.NodeClaim, phase v1alpha1.NodeClaimPhase, registering bool) bool {
+func shapeNode(node *corev1.Node, claim *v1beta1.NodeClaim, phase v1beta1.NodeClaimPhase, registering bool) bool {
 	before := node.DeepCopy()
 	if node.Labels == nil {
 		node.Labels = map[string]string{}
@@ -38,12 +38,12 @@ func shapeNode(node *corev1.Node, claim *v1alpha1.NodeClaim, phase v1alpha1.Node
 	for k, v := range claim.Labels {
 		node.Labels[k] = v
 	}
-	node.Labels[v1alpha1.LabelNodeClaim] = claim.Name
-	node.Labels[v1alpha1.LabelState] = string(phase)
+	node.Labels[v1beta1.LabelNodeClaim] = claim.Name
+	node.Labels[v1beta1.LabelState] = string(phase)
 
 	if registering {
 		for k, v := range claim.Annotations {
-			if strings.HasPrefix(k, v1alpha1.Group+"/") {
+			if strings.HasPrefix(k, v1beta1.Group+"/") {
 				continue // Stratos's own bookkeeping of the claim, not the template's
 			}
 			if node.Annotations == nil {
@@ -51,18 +51,18 @@ func shapeNode(node *corev1.Node, claim *v1alpha1.NodeClaim, phase v1alpha1.Node
 			}
 			node.Annotations[k] = v
 		}
-		for _, t := range append(append([]v1alpha1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {
+		for _, t := range append(append([]v1beta1.Taint(nil), claim.Spec.Taints...), claim.Spec.StartupTaints...) {
 			addTaint(node, t.Core())
 		}
 	}
 
 	switch {
-	case phase == v1alpha1.PhaseTerminating:
+	case phase == v1beta1.PhaseTerminating:
 		node.Spec.Unschedulable = true
 	case parked(phase):
 		node.Spec.Unschedulable = true
-		addTaint(node, v1alpha1.StandbyTaint)
-	case phase == v1alpha1.PhaseRunning:
+		addTaint(node, v1beta1.StandbyTaint)
+	case phase == v1beta1.PhaseRunning:
 		node.Spec.Unschedulable = false
 		// The cloud controller manager's shutdown taint is lifted too: a claim runs once
 		// its Node reports Ready after the start, when that controller lifts it as well,
@@ -81,16 +81,16 @@ const ReasonNodeRegisteredAgain = "NodeRegisteredAgain"
 // Stratos had shaped it: the Node was deleted while its instance was stopped, and the
 // kubelet created it again at the start, with the labels and taints of its boot
 // configuration only, its state label still saying Registering.
-func registeredAgain(node *corev1.Node, claim *v1alpha1.NodeClaim) bool {
+func registeredAgain(node *corev1.Node, claim *v1beta1.NodeClaim) bool {
 	switch claim.Status.Phase {
-	case "", v1alpha1.PhaseLaunching, v1alpha1.PhaseRegistering:
+	case "", v1beta1.PhaseLaunching, v1beta1.PhaseRegistering:
 		return false
 	}
-	state, ok := node.Labels[v1alpha1.LabelState]
-	return !ok || state == string(v1alpha1.PhaseRegistering)
+	state, ok := node.Labels[v1beta1.LabelState]
+	return !ok || state == string(v1beta1.PhaseRegistering)
 }
 
-func isStandbyTaint(t corev1.Taint) bool { return t.Key == v1alpha1.TaintStandbyKey }
+func isStandbyTaint(t corev1.Taint) bool { return t.Key == v1beta1.TaintStandbyKey }
 
 // addTaint adds t unless a taint with its key and effect is there.
 func addTaint(node *corev1.Node, t corev1.Taint) {

@@ -7,16 +7,16 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-func testClaim(desired v1alpha1.DesiredState) *v1alpha1.NodeClaim {
-	return &v1alpha1.NodeClaim{
-		ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Labels: map[string]string{v1alpha1.LabelNodePool: "web", "team": "a"}, Annotations: map[string]string{"note": "x"}},
-		Spec: v1alpha1.NodeClaimSpec{
+func testClaim(desired v1beta1.DesiredState) *v1beta1.NodeClaim {
+	return &v1beta1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "web-abc", Labels: map[string]string{v1beta1.LabelNodePool: "web", "team": "a"}, Annotations: map[string]string{"note": "x"}},
+		Spec: v1beta1.NodeClaimSpec{
 			NodePool:      "web",
-			Taints:        []v1alpha1.Taint{{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}},
-			StartupTaints: []v1alpha1.Taint{{Key: "cni-not-ready", Effect: corev1.TaintEffectNoExecute}},
+			Taints:        []v1beta1.Taint{{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}},
+			StartupTaints: []v1beta1.Taint{{Key: "cni-not-ready", Effect: corev1.TaintEffectNoExecute}},
 			DesiredState:  desired,
 		},
 	}
@@ -25,8 +25,8 @@ func testClaim(desired v1alpha1.DesiredState) *v1alpha1.NodeClaim {
 func TestParkedPhases(t *testing.T) {
 	// A Node is open to pods only while its claim runs: one launched to run pods opens
 	// then too, so that the pods it was launched for can have its room reserved first.
-	for _, phase := range v1alpha1.Phases {
-		want := phase != v1alpha1.PhaseRunning && phase != v1alpha1.PhaseTerminating
+	for _, phase := range v1beta1.Phases {
+		want := phase != v1beta1.PhaseRunning && phase != v1beta1.PhaseTerminating
 		if got := parked(phase); got != want {
 			t.Errorf("parked(%s) = %v, want %v", phase, got, want)
 		}
@@ -35,10 +35,10 @@ func TestParkedPhases(t *testing.T) {
 
 func TestShapeNodeAtRegistrationAddsTheClaimsMetadataAndTaints(t *testing.T) {
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{"kubernetes.io/hostname": "n"}}}
-	if !shapeNode(node, testClaim(v1alpha1.DesiredStandby), v1alpha1.PhaseInitializing, true) {
+	if !shapeNode(node, testClaim(v1beta1.DesiredStandby), v1beta1.PhaseInitializing, true) {
 		t.Fatal("shapeNode reported no change")
 	}
-	want := map[string]string{"kubernetes.io/hostname": "n", v1alpha1.LabelNodePool: "web", "team": "a", v1alpha1.LabelNodeClaim: "web-abc", v1alpha1.LabelState: "Initializing"}
+	want := map[string]string{"kubernetes.io/hostname": "n", v1beta1.LabelNodePool: "web", "team": "a", v1beta1.LabelNodeClaim: "web-abc", v1beta1.LabelState: "Initializing"}
 	for k, v := range want {
 		if node.Labels[k] != v {
 			t.Errorf("label %s = %q, want %q", k, node.Labels[k], v)
@@ -47,7 +47,7 @@ func TestShapeNodeAtRegistrationAddsTheClaimsMetadataAndTaints(t *testing.T) {
 	if node.Annotations["note"] != "x" {
 		t.Errorf("annotations %v", node.Annotations)
 	}
-	for _, key := range []string{"dedicated", "cni-not-ready", v1alpha1.TaintStandbyKey} {
+	for _, key := range []string{"dedicated", "cni-not-ready", v1beta1.TaintStandbyKey} {
 		found := false
 		for _, taint := range node.Spec.Taints {
 			found = found || taint.Key == key
@@ -59,14 +59,14 @@ func TestShapeNodeAtRegistrationAddsTheClaimsMetadataAndTaints(t *testing.T) {
 	if !node.Spec.Unschedulable {
 		t.Error("a Node meant for standby must be cordoned from registration")
 	}
-	if shapeNode(node, testClaim(v1alpha1.DesiredStandby), v1alpha1.PhaseInitializing, true) {
+	if shapeNode(node, testClaim(v1beta1.DesiredStandby), v1beta1.PhaseInitializing, true) {
 		t.Error("shaping twice must change nothing")
 	}
 }
 
 func TestShapeNodeLeavesRemovedStartupTaintsAloneAfterRegistration(t *testing.T) {
 	node := &corev1.Node{}
-	shapeNode(node, testClaim(v1alpha1.DesiredStandby), v1alpha1.PhaseWarmingUp, false)
+	shapeNode(node, testClaim(v1beta1.DesiredStandby), v1beta1.PhaseWarmingUp, false)
 	for _, taint := range node.Spec.Taints {
 		if taint.Key == "cni-not-ready" || taint.Key == "dedicated" {
 			t.Fatalf("after registration shapeNode added taint %s", taint.Key)
@@ -76,20 +76,20 @@ func TestShapeNodeLeavesRemovedStartupTaintsAloneAfterRegistration(t *testing.T)
 
 func TestShapeNodeForRunningLiftsStandbyTaintAndCordonOnly(t *testing.T) {
 	node := &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true, Taints: []corev1.Taint{
-		v1alpha1.StandbyTaint, {Key: "node.kubernetes.io/not-ready", Effect: corev1.TaintEffectNoSchedule},
+		v1beta1.StandbyTaint, {Key: "node.kubernetes.io/not-ready", Effect: corev1.TaintEffectNoSchedule},
 	}}}
-	shapeNode(node, testClaim(v1alpha1.DesiredRunning), v1alpha1.PhaseRunning, false)
+	shapeNode(node, testClaim(v1beta1.DesiredRunning), v1beta1.PhaseRunning, false)
 	if node.Spec.Unschedulable || len(node.Spec.Taints) != 1 || node.Spec.Taints[0].Key != "node.kubernetes.io/not-ready" {
 		t.Fatalf("running Node: unschedulable %v taints %v", node.Spec.Unschedulable, node.Spec.Taints)
 	}
-	if node.Labels[v1alpha1.LabelState] != "Running" {
-		t.Errorf("state label %q", node.Labels[v1alpha1.LabelState])
+	if node.Labels[v1beta1.LabelState] != "Running" {
+		t.Errorf("state label %q", node.Labels[v1beta1.LabelState])
 	}
 }
 
 func TestShapeNodeForTerminatingCordons(t *testing.T) {
 	node := &corev1.Node{}
-	shapeNode(node, testClaim(v1alpha1.DesiredRunning), v1alpha1.PhaseTerminating, false)
+	shapeNode(node, testClaim(v1beta1.DesiredRunning), v1beta1.PhaseTerminating, false)
 	if !node.Spec.Unschedulable {
 		t.Fatal("a terminating Node must be cordoned")
 	}
@@ -102,7 +102,7 @@ func readyNode(status corev1.ConditionStatus, transition, heartbeat time.Time) *
 }
 
 func TestNotInitialized(t *testing.T) {
-	claim := testClaim(v1alpha1.DesiredRunning)
+	claim := testClaim(v1beta1.DesiredRunning)
 	now := time.Now()
 	node := readyNode(corev1.ConditionFalse, now, now)
 	if why := notInitialized(node, claim); why != "the Node is not Ready" {
@@ -143,12 +143,12 @@ func TestReadySinceWantsAReportAfterTheStart(t *testing.T) {
 }
 
 func TestAddMissingLabelsKeepsWhatTheNodeSays(t *testing.T) {
-	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1alpha1.LabelInstanceHypervisor: "xen"}}}
-	attrs := map[string]string{v1alpha1.LabelInstanceHypervisor: "nitro", v1alpha1.LabelInstanceCPU: "4", v1alpha1.LabelInstanceGPUName: ""}
+	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: "n", Labels: map[string]string{v1beta1.LabelInstanceHypervisor: "xen"}}}
+	attrs := map[string]string{v1beta1.LabelInstanceHypervisor: "nitro", v1beta1.LabelInstanceCPU: "4", v1beta1.LabelInstanceGPUName: ""}
 	if !addMissingLabels(node, attrs) {
 		t.Fatal("addMissingLabels reported no change")
 	}
-	want := map[string]string{v1alpha1.LabelInstanceHypervisor: "xen", v1alpha1.LabelInstanceCPU: "4", v1alpha1.LabelInstanceGPUName: ""}
+	want := map[string]string{v1beta1.LabelInstanceHypervisor: "xen", v1beta1.LabelInstanceCPU: "4", v1beta1.LabelInstanceGPUName: ""}
 	if len(node.Labels) != len(want) {
 		t.Fatalf("labels %v, want %v", node.Labels, want)
 	}
@@ -161,7 +161,7 @@ func TestAddMissingLabelsKeepsWhatTheNodeSays(t *testing.T) {
 		t.Error("a second pass changed the Node")
 	}
 	bare := &corev1.Node{}
-	if !addMissingLabels(bare, attrs) || bare.Labels[v1alpha1.LabelInstanceCPU] != "4" {
+	if !addMissingLabels(bare, attrs) || bare.Labels[v1beta1.LabelInstanceCPU] != "4" {
 		t.Errorf("a Node without labels got %v", bare.Labels)
 	}
 }

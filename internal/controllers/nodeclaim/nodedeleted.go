@@ -9,7 +9,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // ReasonNodeDeleted: the claim's Node was deleted while its instance ran; the claim is
@@ -27,7 +27,7 @@ const ReasonNodeDeleted = "NodeDeleted"
 // (registeredAgain), so Stopping, Standby and Starting are not wrapped. Deletion is
 // not held by a paused pool: it is someone's explicit request.
 func (r *Lifecycle) keepsNode(next step) step {
-	return func(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+	return func(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
 		deleted, err := r.nodeDeleted(ctx, claim)
 		switch {
 		case err != nil:
@@ -43,7 +43,7 @@ func (r *Lifecycle) keepsNode(next step) step {
 // cache may be behind the API server, as when a Node was deleted and created again
 // under its name, so a Node the cache lacks is asked of the API server before the claim
 // is removed for it.
-func (r *Lifecycle) nodeDeleted(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, error) {
+func (r *Lifecycle) nodeDeleted(ctx context.Context, claim *v1beta1.NodeClaim) (bool, error) {
 	if claim.Status.NodeName == "" {
 		return false, nil
 	}
@@ -64,7 +64,7 @@ func (r *Lifecycle) nodeDeleted(ctx context.Context, claim *v1alpha1.NodeClaim) 
 // removeForDeletedNode removes a claim whose Node was deleted. When its instance was
 // terminated first, as when the cloud controller manager deletes the Node of a
 // terminated instance, the removal says so instead.
-func (r *Lifecycle) removeForDeletedNode(ctx context.Context, claim *v1alpha1.NodeClaim) error {
+func (r *Lifecycle) removeForDeletedNode(ctx context.Context, claim *v1beta1.NodeClaim) error {
 	instance, gone, err := r.instanceOf(ctx, claim)
 	if err == nil && gone && instance != nil {
 		return r.removeClaim(ctx, claim, ReasonInstanceGone, fmt.Sprintf("Instance %s was terminated outside Stratos, and its Node %s deleted", claim.Status.InstanceID, claim.Status.NodeName))

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/metrics"
@@ -20,7 +20,7 @@ import (
 // instanceOf asks the cloud about the claim's instance. gone is true when the cloud has
 // forgotten it (instance is nil then) or it is terminating or terminated. An instance
 // that exists but is not the cluster's is cloudprovider.ErrNotOwned.
-func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, gone bool, err error) {
+func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1beta1.NodeClaim) (instance *cloudprovider.Instance, gone bool, err error) {
 	instance, err = r.Cloud.Get(ctx, claim.Status.InstanceID)
 	if errors.Is(err, cloudprovider.ErrNotFound) {
 		return nil, true, nil
@@ -37,7 +37,7 @@ func (r *Lifecycle) instanceOf(ctx context.Context, claim *v1alpha1.NodeClaim) (
 // or left waiting with a *lostError, as is one whose instance is not the cluster's. A
 // freshly launched instance the cloud does not know yet is not gone: err is
 // errNotVisibleYet.
-func (r *Lifecycle) observe(ctx context.Context, claim *v1alpha1.NodeClaim) (instance *cloudprovider.Instance, node *corev1.Node, ok bool, err error) {
+func (r *Lifecycle) observe(ctx context.Context, claim *v1beta1.NodeClaim) (instance *cloudprovider.Instance, node *corev1.Node, ok bool, err error) {
 	instance, gone, err := r.instanceOf(ctx, claim)
 	switch {
 	case errors.Is(err, cloudprovider.ErrNotOwned):
@@ -60,7 +60,7 @@ func (r *Lifecycle) observe(ctx context.Context, claim *v1alpha1.NodeClaim) (ins
 }
 
 // nodeOf returns the Node that reports the claim's provider ID, or nil.
-func (r *Lifecycle) nodeOf(ctx context.Context, claim *v1alpha1.NodeClaim) (*corev1.Node, error) {
+func (r *Lifecycle) nodeOf(ctx context.Context, claim *v1beta1.NodeClaim) (*corev1.Node, error) {
 	if claim.Status.ProviderID == "" {
 		return nil, nil
 	}
@@ -76,7 +76,7 @@ func (r *Lifecycle) nodeOf(ctx context.Context, claim *v1alpha1.NodeClaim) (*cor
 
 // removeClaim deletes a claim that cannot go on, saying why; its finalizer then cleans
 // up. Steps that call it report that the claim did not move on.
-func (r *Lifecycle) removeClaim(ctx context.Context, claim *v1alpha1.NodeClaim, reason, message string) error {
+func (r *Lifecycle) removeClaim(ctx context.Context, claim *v1beta1.NodeClaim, reason, message string) error {
 	r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, reason, "Delete", message)
 	metrics.NodeClaimsTerminated.WithLabelValues(claim.Spec.NodePool, reason).Inc()
 	return client.IgnoreNotFound(r.Client.Delete(ctx, claim))
@@ -84,7 +84,7 @@ func (r *Lifecycle) removeClaim(ctx context.Context, claim *v1alpha1.NodeClaim, 
 
 // removeForTimeout removes a claim a timeout ran out on, unless its pool is paused: a
 // paused pool's timeouts wait, and apply once it is resumed.
-func (r *Lifecycle) removeForTimeout(ctx context.Context, claim *v1alpha1.NodeClaim, reason, message string) error {
+func (r *Lifecycle) removeForTimeout(ctx context.Context, claim *v1beta1.NodeClaim, reason, message string) error {
 	if err := r.hold(ctx, claim, "removing the claim for "+reason); err != nil {
 		return err
 	}
@@ -95,7 +95,7 @@ func (r *Lifecycle) removeForTimeout(ctx context.Context, claim *v1alpha1.NodeCl
 // first written why on its condition (conditionType False with reason and why): its pool
 // counts the failure by that condition and backs off, and must see it no later than the
 // deletion, or it would warm a replacement at once.
-func (r *Lifecycle) removeForFailure(ctx context.Context, claim *v1alpha1.NodeClaim, conditionType, reason, why, message string) error {
+func (r *Lifecycle) removeForFailure(ctx context.Context, claim *v1beta1.NodeClaim, conditionType, reason, why, message string) error {
 	if err := r.hold(ctx, claim, "removing the claim for "+reason); err != nil {
 		return err
 	}
@@ -109,7 +109,7 @@ func (r *Lifecycle) removeForFailure(ctx context.Context, claim *v1alpha1.NodeCl
 
 // trueSince is when the claim's condition of that type turned True, or fallback when it
 // is not True.
-func trueSince(claim *v1alpha1.NodeClaim, conditionType string, fallback time.Time) time.Time {
+func trueSince(claim *v1beta1.NodeClaim, conditionType string, fallback time.Time) time.Time {
 	if c := meta.FindStatusCondition(claim.Status.Conditions, conditionType); c != nil && c.Status == metav1.ConditionTrue {
 		return c.LastTransitionTime.Time
 	}
@@ -117,7 +117,7 @@ func trueSince(claim *v1alpha1.NodeClaim, conditionType string, fallback time.Ti
 }
 
 // setCondition sets a claim condition, keeping its transition time when the status stays.
-func (r *Lifecycle) setCondition(claim *v1alpha1.NodeClaim, conditionType string, status metav1.ConditionStatus, reason, message string) {
+func (r *Lifecycle) setCondition(claim *v1beta1.NodeClaim, conditionType string, status metav1.ConditionStatus, reason, message string) {
 	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{
 		Type: conditionType, Status: status, Reason: reason, Message: message,
 		ObservedGeneration: claim.Generation, LastTransitionTime: metav1.NewTime(r.Clock.Now()),
@@ -125,7 +125,7 @@ func (r *Lifecycle) setCondition(claim *v1alpha1.NodeClaim, conditionType string
 }
 
 // recordTransition counts a phase change and how long the claim spent in the phase it left.
-func recordTransition(claim *v1alpha1.NodeClaim, from, to v1alpha1.NodeClaimPhase, now time.Time) {
+func recordTransition(claim *v1beta1.NodeClaim, from, to v1beta1.NodeClaimPhase, now time.Time) {
 	metrics.PhaseTransitions.WithLabelValues(claim.Spec.NodePool, string(from), string(to)).Inc()
 	if from != "" && claim.Status.LastPhaseChangeTime != nil {
 		metrics.PhaseDuration.WithLabelValues(claim.Spec.NodePool, string(from)).Observe(now.Sub(claim.Status.LastPhaseChangeTime.Time).Seconds())

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/indexes"
 )
 
@@ -41,7 +41,7 @@ func (e *heldError) Error() string {
 // under way that completes), and removing a claim whose instance is gone, since its
 // capacity is gone already. Deletion is not held: it is someone's explicit request, as
 // is deleting the Node of a running instance (see keepsNode).
-func (r *Lifecycle) hold(ctx context.Context, claim *v1alpha1.NodeClaim, action string) error {
+func (r *Lifecycle) hold(ctx context.Context, claim *v1beta1.NodeClaim, action string) error {
 	pool := r.poolOf(ctx, claim)
 	if pool == nil || !pool.Spec.Paused {
 		return nil
@@ -52,7 +52,7 @@ func (r *Lifecycle) hold(ctx context.Context, claim *v1alpha1.NodeClaim, action 
 // notePaused tells, once per pause and held action, why the claim waits. It is an Event
 // rather than a condition: nothing is wrong with the claim, and a condition would cost
 // every claim of the pool a write at the pause and another at the resumption.
-func (r *Lifecycle) notePaused(claim *v1alpha1.NodeClaim, held *heldError) {
+func (r *Lifecycle) notePaused(claim *v1beta1.NodeClaim, held *heldError) {
 	note := fmt.Sprintf("%d/%s", held.generation, held.action)
 	if previous, seen := r.pauseNotes.Swap(claim.UID, note); seen && previous == note {
 		return
@@ -69,13 +69,13 @@ var poolResumed = predicate.Funcs{
 }
 
 func paused(obj client.Object) bool {
-	pool, ok := obj.(*v1alpha1.NodePool)
+	pool, ok := obj.(*v1beta1.NodePool)
 	return ok && pool.Spec.Paused
 }
 
 // poolToClaims maps a pool to its claims.
 func (r *Lifecycle) poolToClaims(ctx context.Context, pool client.Object) []ctrl.Request {
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodePool: pool.GetName()}); err != nil {
 		log.FromContext(ctx).Error(err, "Listing the claims of a resumed pool", "nodepool", pool.GetName())
 		return nil

@@ -5,12 +5,12 @@ import (
 
 	"sigs.k8s.io/controller-runtime/pkg/event"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestOnlyAResumedPoolWakesItsClaims(t *testing.T) {
-	pool := func(paused bool) *v1alpha1.NodePool {
-		return &v1alpha1.NodePool{Spec: v1alpha1.NodePoolSpec{Paused: paused}}
+	pool := func(paused bool) *v1beta1.NodePool {
+		return &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Paused: paused}}
 	}
 	cases := []struct {
 		name     string

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // The pre-pull pod is how a warming node pulls its pool's warmup images: a pod pinned to
@@ -41,8 +41,8 @@ const nobody int64 = 65534
 // collector removes it with the claim. Its containers ask for no resources and never
 // restart, and it mounts no token and gets no service variables: it needs nothing of
 // the cluster. Its security context meets the restricted Pod Security Standard.
-func prePullPod(claim *v1alpha1.NodeClaim, namespace, nodeName string, images []string) *corev1.Pod {
-	owner := metav1.NewControllerRef(claim, v1alpha1.GroupVersion.WithKind("NodeClaim"))
+func prePullPod(claim *v1beta1.NodeClaim, namespace, nodeName string, images []string) *corev1.Pod {
+	owner := metav1.NewControllerRef(claim, v1beta1.GroupVersion.WithKind("NodeClaim"))
 	// Blocking the claim's foreground deletion would need the update permission on
 	// nodeclaims/finalizers where OwnerReferencesPermissionEnforcement is on; the
 	// lifecycle controller removes the pod itself anyway.
@@ -51,7 +51,7 @@ func prePullPod(claim *v1alpha1.NodeClaim, namespace, nodeName string, images []
 		ObjectMeta: metav1.ObjectMeta{
 			Name:            prePullName(claim.Name),
 			Namespace:       namespace,
-			Labels:          map[string]string{v1alpha1.LabelPrePull: claim.Name},
+			Labels:          map[string]string{v1beta1.LabelPrePull: claim.Name},
 			OwnerReferences: []metav1.OwnerReference{*owner},
 		},
 		Spec: corev1.PodSpec{
@@ -87,7 +87,7 @@ func prePullPod(claim *v1alpha1.NodeClaim, namespace, nodeName string, images []
 // prePullCurrent reports whether pod is the pre-pull pod claim needs now: the claim's
 // own, on nodeName, pulling images in that order. Any other (a claim of the same name
 // before, another Node, images the pool has changed since) is replaced.
-func prePullCurrent(pod *corev1.Pod, claim *v1alpha1.NodeClaim, nodeName string, images []string) bool {
+func prePullCurrent(pod *corev1.Pod, claim *v1beta1.NodeClaim, nodeName string, images []string) bool {
 	owner := metav1.GetControllerOf(pod)
 	if owner == nil || owner.UID != claim.UID || pod.Spec.NodeName != nodeName || len(pod.Spec.Containers) != len(images) {
 		return false

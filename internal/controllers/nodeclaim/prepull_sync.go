@@ -13,7 +13,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
@@ -28,7 +28,7 @@ import (
 const prePullForceAfter = 10 * time.Second
 
 // prePullKey is the name of the claim's pre-pull pod.
-func (r *Lifecycle) prePullKey(claim *v1alpha1.NodeClaim) client.ObjectKey {
+func (r *Lifecycle) prePullKey(claim *v1beta1.NodeClaim) client.ObjectKey {
 	return client.ObjectKey{Namespace: r.Options.PrePullNamespace, Name: prePullName(claim.Name)}
 }
 
@@ -37,7 +37,7 @@ func (r *Lifecycle) prePullKey(claim *v1alpha1.NodeClaim) client.ObjectKey {
 // again should the old pod not go. The pod is read from the cache: a pod this
 // controller just created may not show there yet, and its creation then answers
 // AlreadyExists, which is as good as a creation.
-func (r *Lifecycle) ensurePrePull(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, images []string) (*corev1.Pod, ctrl.Result, error) {
+func (r *Lifecycle) ensurePrePull(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, images []string) (*corev1.Pod, ctrl.Result, error) {
 	pod := &corev1.Pod{}
 	err := r.Client.Get(ctx, r.prePullKey(claim), pod)
 	switch {
@@ -61,7 +61,7 @@ func (r *Lifecycle) ensurePrePull(ctx context.Context, claim *v1alpha1.NodeClaim
 // reads the API server rather than the cache, so that a pod created a moment ago is
 // not taken for gone. A pod still terminating prePullForceAfter past its grace period
 // is deleted outright. The pod's deletion wakes the claim; the requeue is for the force.
-func (r *Lifecycle) removePrePull(ctx context.Context, claim *v1alpha1.NodeClaim) (gone bool, result ctrl.Result, err error) {
+func (r *Lifecycle) removePrePull(ctx context.Context, claim *v1beta1.NodeClaim) (gone bool, result ctrl.Result, err error) {
 	pod := &corev1.Pod{}
 	if err := r.APIReader.Get(ctx, r.prePullKey(claim), pod); err != nil {
 		return apierrors.IsNotFound(err), ctrl.Result{}, client.IgnoreNotFound(err)
@@ -81,7 +81,7 @@ func (r *Lifecycle) removePrePull(ctx context.Context, claim *v1alpha1.NodeClaim
 
 // deletePrePull deletes the claim's pre-pull pod, if any, without waiting for it to go;
 // force skips its grace period, for an instance that is going away with it.
-func (r *Lifecycle) deletePrePull(ctx context.Context, claim *v1alpha1.NodeClaim, force bool) error {
+func (r *Lifecycle) deletePrePull(ctx context.Context, claim *v1beta1.NodeClaim, force bool) error {
 	pod := &corev1.Pod{ObjectMeta: metav1.ObjectMeta{Namespace: r.Options.PrePullNamespace, Name: prePullName(claim.Name)}}
 	var opts []client.DeleteOption
 	if force {
@@ -92,7 +92,7 @@ func (r *Lifecycle) deletePrePull(ctx context.Context, claim *v1alpha1.NodeClaim
 
 // notPulled says which images the Node has not pulled, as the pre-pull pod tells, for a
 // warmup that timed out.
-func (r *Lifecycle) notPulled(ctx context.Context, claim *v1alpha1.NodeClaim, images []string) string {
+func (r *Lifecycle) notPulled(ctx context.Context, claim *v1beta1.NodeClaim, images []string) string {
 	pod := &corev1.Pod{}
 	if err := r.Client.Get(ctx, r.prePullKey(claim), pod); err != nil {
 		return "not pulled: " + strings.Join(images, ", ")

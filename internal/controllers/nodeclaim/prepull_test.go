@@ -7,11 +7,11 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-func prePullClaim() *v1alpha1.NodeClaim {
-	claim := testClaim(v1alpha1.DesiredStandby)
+func prePullClaim() *v1beta1.NodeClaim {
+	claim := testClaim(v1beta1.DesiredStandby)
 	claim.UID = "uid-1"
 	return claim
 }
@@ -22,11 +22,11 @@ func TestPrePullPodShape(t *testing.T) {
 	claim := prePullClaim()
 	pod := prePullPod(claim, "stratos", "node-1", []string{"registry.example/app:1", "registry.example/sidecar:2"})
 
-	if pod.Name != "prepull-web-abc" || pod.Namespace != "stratos" || pod.Labels[v1alpha1.LabelPrePull] != "web-abc" {
+	if pod.Name != "prepull-web-abc" || pod.Namespace != "stratos" || pod.Labels[v1beta1.LabelPrePull] != "web-abc" {
 		t.Errorf("name %s/%s, labels %v", pod.Namespace, pod.Name, pod.Labels)
 	}
 	owner := metav1.GetControllerOf(pod)
-	if owner == nil || owner.UID != claim.UID || owner.Kind != "NodeClaim" || owner.APIVersion != v1alpha1.GroupVersion.String() {
+	if owner == nil || owner.UID != claim.UID || owner.Kind != "NodeClaim" || owner.APIVersion != v1beta1.GroupVersion.String() {
 		t.Errorf("owner %+v", owner)
 	}
 	spec := pod.Spec

@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	nodeutil "k8s.io/component-helpers/node/util"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {
@@ -17,7 +17,7 @@ func nodeCondition(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCo
 
 // notInitialized says why a claim's Node is not initialised yet, or "" when it is: the
 // Node is Ready, its network is up and the agents have removed the startup taints.
-func notInitialized(node *corev1.Node, claim *v1alpha1.NodeClaim) string {
+func notInitialized(node *corev1.Node, claim *v1beta1.NodeClaim) string {
 	if ready := nodeCondition(node, corev1.NodeReady); ready == nil || ready.Status != corev1.ConditionTrue {
 		return "the Node is not Ready"
 	}

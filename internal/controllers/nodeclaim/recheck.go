@@ -8,7 +8,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // recheckBuffer is how many asks wait for the lifecycle controller before more are
@@ -34,7 +34,7 @@ func NewRecheck() *Recheck {
 }
 
 // ask asks the lifecycle controller to look at the claim's instance, without waiting.
-func (r *Recheck) ask(claim *v1alpha1.NodeClaim) {
+func (r *Recheck) ask(claim *v1beta1.NodeClaim) {
 	if r == nil {
 		return
 	}

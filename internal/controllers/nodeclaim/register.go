@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Reasons of registration, initialization and liveness.
@@ -23,7 +23,7 @@ const (
 // then makes the Node the claim's: labels (its instance type's among them), annotations,
 // taints, and for a standby claim a cordon. A Node that does not come within the registration timeout means a broken
 // instance: the claim is removed and its instance terminated.
-func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+func (r *Lifecycle) register(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
 	_, node, ok, err := r.observe(ctx, claim)
 	if !ok {
 		return false, ctrl.Result{}, err
@@ -33,7 +33,7 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 		if left <= 0 {
 			// The claim says why it goes, so that its pool counts the failure and backs off.
 			message := fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout)
-			return false, ctrl.Result{}, r.removeForFailure(ctx, claim, v1alpha1.ConditionRegistered, ReasonRegistrationTimeout, message, message)
+			return false, ctrl.Result{}, r.removeForFailure(ctx, claim, v1beta1.ConditionRegistered, ReasonRegistrationTimeout, message, message)
 		}
 		// The Node's creation wakes the claim; the requeue is for the timeout.
 		return false, r.requeueWithin(left), nil
@@ -44,34 +44,34 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 	claim.Status.NodeName = node.Name
 	recordCapacity(claim, node)
 	message := fmt.Sprintf("Node %s registered", node.Name)
-	r.setCondition(claim, v1alpha1.ConditionRegistered, metav1.ConditionTrue, ReasonRegistered, message)
-	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseInitializing, ReasonRegistered, message)
+	r.setCondition(claim, v1beta1.ConditionRegistered, metav1.ConditionTrue, ReasonRegistered, message)
+	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseInitializing, ReasonRegistered, message)
 }
 
 // initialize waits until the Node is Ready, its network up and its startup taints gone.
 // A claim meant for standby then warms up; any other runs.
-func (r *Lifecycle) initialize(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+func (r *Lifecycle) initialize(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
 	node, err := r.nodeOf(ctx, claim)
 	if err != nil || node == nil {
 		return false, r.poll(), err
 	}
 	recordCapacity(claim, node)
 	if why := notInitialized(node, claim); why != "" {
-		r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionFalse, "NotInitialized", why)
-		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
+		r.setCondition(claim, v1beta1.ConditionInitialized, metav1.ConditionFalse, "NotInitialized", why)
+		if claim.Spec.DesiredState == v1beta1.DesiredStandby {
 			return r.checkWarmupTimeout(ctx, claim, node, why)
 		}
 		return r.checkInitializationTimeout(ctx, claim, why)
 	}
-	r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "Node is Ready with its network up and its startup taints gone")
-	if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
-		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseWarmingUp, ReasonInitialized, "Initialized; pulling the pool's images before stopping")
+	r.setCondition(claim, v1beta1.ConditionInitialized, metav1.ConditionTrue, ReasonInitialized, "Node is Ready with its network up and its startup taints gone")
+	if claim.Spec.DesiredState == v1beta1.DesiredStandby {
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseWarmingUp, ReasonInitialized, "Initialized; pulling the pool's images before stopping")
 	}
-	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonInitialized, "Initialized; the Node takes pods")
+	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseRunning, ReasonInitialized, "Initialized; the Node takes pods")
 }
 
 // recordCapacity copies what the kubelet reports of the machine, once it has.
-func recordCapacity(claim *v1alpha1.NodeClaim, node *corev1.Node) {
+func recordCapacity(claim *v1beta1.NodeClaim, node *corev1.Node) {
 	if len(node.Status.Capacity) > 0 {
 		claim.Status.Capacity = node.Status.Capacity.DeepCopy()
 		claim.Status.Allocatable = node.Status.Allocatable.DeepCopy()

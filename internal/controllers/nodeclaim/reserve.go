@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -20,10 +20,10 @@ type Nominations interface {
 // reservedTaint keeps every pod but those provisioning placed on the claim off its Node
 // for the first moments it takes pods.
 func reservedTaint(claim string) corev1.Taint {
-	return corev1.Taint{Key: v1alpha1.TaintReservedKey, Value: claim, Effect: corev1.TaintEffectNoSchedule}
+	return corev1.Taint{Key: v1beta1.TaintReservedKey, Value: claim, Effect: corev1.TaintEffectNoSchedule}
 }
 
-func isReservedTaint(t corev1.Taint) bool { return t.Key == v1alpha1.TaintReservedKey }
+func isReservedTaint(t corev1.Taint) bool { return t.Key == v1beta1.TaintReservedKey }
 
 // reserved reports whether waiting pods provisioning placed on the claim are to get its
 // Node first: provisioning gave each a toleration of the claim's reservation taint
@@ -44,7 +44,7 @@ const reservationPoll = 250 * time.Millisecond
 // on it are bound (none waits nominated to the claim), or BindGrace after it started
 // running. It returns when to look again while the reservation may hold (zero: lifted,
 // or there was none).
-func (r *Lifecycle) liftReservation(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node) (time.Duration, error) {
+func (r *Lifecycle) liftReservation(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node) (time.Duration, error) {
 	var left time.Duration
 	if claim.Status.LastPhaseChangeTime != nil {
 		left = state.BindGrace - r.since(claim.Status.LastPhaseChangeTime.Time)

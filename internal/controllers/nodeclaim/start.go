@@ -11,14 +11,14 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // standby starts the instance when the claim is asked to run, and follows an instance
 // started outside Stratos.
-func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
-	if claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+func (r *Lifecycle) standby(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
+	if claim.Spec.DesiredState == v1beta1.DesiredRunning {
 		// Pending pods wait on this start, so it goes first, without describing the
 		// instance: starting a stopped instance is the common case, and starting a
 		// running one does nothing. A refusal for capacity is final; any other error
@@ -32,7 +32,7 @@ func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 			if err != nil {
 				return false, ctrl.Result{}, err
 			}
-			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStarting, "Starting the instance")
+			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseStarting, ReasonStarting, "Starting the instance")
 		}
 	}
 	instance, node, ok, err := r.observe(ctx, claim)
@@ -40,12 +40,12 @@ func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 		return false, ctrl.Result{}, err
 	}
 	if instance.State == cloudprovider.StateRunning || instance.State == cloudprovider.StatePending {
-		if err := r.followOutside(ctx, claim, v1alpha1.DesiredRunning, ReasonStartedOutside, fmt.Sprintf("Instance %s was started outside Stratos", instance.ID)); err != nil {
+		if err := r.followOutside(ctx, claim, v1beta1.DesiredRunning, ReasonStartedOutside, fmt.Sprintf("Instance %s was started outside Stratos", instance.ID)); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStartedOutside, "Following an outside start")
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseStarting, ReasonStartedOutside, "Following an outside start")
 	}
-	if claim.Spec.DesiredState != v1alpha1.DesiredRunning {
+	if claim.Spec.DesiredState != v1beta1.DesiredRunning {
 		return false, r.requeueWithin(r.Options.ResyncInterval), nil
 	}
 	if instance.State != cloudprovider.StateStopped {
@@ -58,26 +58,26 @@ func (r *Lifecycle) standby(ctx context.Context, claim *v1alpha1.NodeClaim) (boo
 	case err != nil:
 		return false, ctrl.Result{}, fmt.Errorf("starting instance %s: %w", instance.ID, err)
 	}
-	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStarting, ReasonStarting, "Starting the instance")
+	return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseStarting, ReasonStarting, "Starting the instance")
 }
 
 // starting waits for the started instance's Node to report Ready again, then lifts the
 // standby taint and the cordon. A Node that is not Ready again within the start timeout
 // means a broken instance: the claim is removed.
-func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+func (r *Lifecycle) starting(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
 	instance, node, ok, err := r.observe(ctx, claim)
 	if !ok {
 		return false, ctrl.Result{}, err
 	}
 	switch instance.State {
 	case cloudprovider.StateStopped:
-		if claim.Spec.DesiredState == v1alpha1.DesiredStandby {
-			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "Instance stopped before its Node was Ready")
+		if claim.Spec.DesiredState == v1beta1.DesiredStandby {
+			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseStandby, ReasonStopped, "Instance stopped before its Node was Ready")
 		}
 	case cloudprovider.StateRunning:
 		if node != nil && readySince(node, claim.Status.LastPhaseChangeTime.Time) {
 			message := fmt.Sprintf("Node Ready %.1fs after the start; it takes pods", r.since(claim.Status.LastPhaseChangeTime.Time).Seconds())
-			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonStarted, message)
+			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseRunning, ReasonStarted, message)
 		}
 	}
 	if r.startTimedOut(claim) {
@@ -103,7 +103,7 @@ func (r *Lifecycle) starting(ctx context.Context, claim *v1alpha1.NodeClaim) (bo
 // refusal failed), so that provisioning looks elsewhere instead of pods waiting on a
 // start that keeps failing. Other errors, such as throttling, are for the caller to
 // retry with backoff.
-func (r *Lifecycle) start(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node) (refused bool, err error) {
+func (r *Lifecycle) start(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node) (refused bool, err error) {
 	if err := r.hold(ctx, claim, "the start"); err != nil {
 		return false, err
 	}
@@ -113,8 +113,8 @@ func (r *Lifecycle) start(ctx context.Context, claim *v1alpha1.NodeClaim, node *
 		// Each accepted start renews the condition's time, so that it tells when the
 		// instance last started from standby: pod startup metrics read it to tell a pod
 		// served by a start from one served by a node that ran already.
-		meta.RemoveStatusCondition(&claim.Status.Conditions, v1alpha1.ConditionStarted)
-		r.setCondition(claim, v1alpha1.ConditionStarted, metav1.ConditionTrue, ReasonStarted, fmt.Sprintf("The cloud accepted the start of instance %s", claim.Status.InstanceID))
+		meta.RemoveStatusCondition(&claim.Status.Conditions, v1beta1.ConditionStarted)
+		r.setCondition(claim, v1beta1.ConditionStarted, metav1.ConditionTrue, ReasonStarted, fmt.Sprintf("The cloud accepted the start of instance %s", claim.Status.InstanceID))
 		return false, nil
 	case errors.Is(err, cloudprovider.ErrInsufficientCapacity), errors.Is(err, cloudprovider.ErrQuotaExceeded), errors.Is(err, cloudprovider.ErrNotOwned):
 		return true, r.refuseStart(ctx, claim, node, err)
@@ -131,26 +131,26 @@ func (r *Lifecycle) start(ctx context.Context, claim *v1alpha1.NodeClaim, node *
 // renewed at each refusal, so that the while counts from the last one. Both writes are
 // made from copies: the API server's answer must not overwrite what this pass has not
 // written yet.
-func (r *Lifecycle) refuseStart(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, refusal error) error {
+func (r *Lifecycle) refuseStart(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, refusal error) error {
 	code := string(cloudprovider.CodeOf(refusal))
 	message := fmt.Sprintf("The cloud refused to start instance %s (%v); the claim stands by until it is asked to run again", claim.Status.InstanceID, refusal)
 	base := claim.DeepCopy()
-	meta.RemoveStatusCondition(&claim.Status.Conditions, v1alpha1.ConditionStarted)
-	r.setCondition(claim, v1alpha1.ConditionStarted, metav1.ConditionFalse, code, message)
+	meta.RemoveStatusCondition(&claim.Status.Conditions, v1beta1.ConditionStarted)
+	r.setCondition(claim, v1beta1.ConditionStarted, metav1.ConditionFalse, code, message)
 	if err := r.Client.Status().Patch(ctx, claim.DeepCopy(), client.MergeFrom(base)); err != nil {
 		return fmt.Errorf("recording the refused start: %w", err)
 	}
-	if claim.Spec.DesiredState != v1alpha1.DesiredStandby {
+	if claim.Spec.DesiredState != v1beta1.DesiredStandby {
 		standby := claim.DeepCopy()
-		standby.Spec.DesiredState = v1alpha1.DesiredStandby
+		standby.Spec.DesiredState = v1beta1.DesiredStandby
 		if err := r.Client.Patch(ctx, standby, client.MergeFrom(claim)); err != nil {
 			return fmt.Errorf("returning the claim to standby: %w", err)
 		}
-		claim.Spec.DesiredState = v1alpha1.DesiredStandby
+		claim.Spec.DesiredState = v1beta1.DesiredStandby
 	}
 	r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, code, "Start", message)
-	if claim.Status.Phase == v1alpha1.PhaseStarting {
-		return r.transition(ctx, claim, node, v1alpha1.PhaseStandby, ReasonStopped, "The instance stays stopped: its start was refused")
+	if claim.Status.Phase == v1beta1.PhaseStarting {
+		return r.transition(ctx, claim, node, v1beta1.PhaseStandby, ReasonStopped, "The instance stays stopped: its start was refused")
 	}
 	return nil
 }

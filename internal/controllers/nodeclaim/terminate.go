@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -24,7 +24,7 @@ const ReasonTerminating = "Terminating"
 // release the claim. A claim whose launch result was lost leaves its instance, tagged
 // with the claim's name, to garbage collection. A Node deleted already is skipped; an
 // instance that is not the cluster's holds the claim.
-func (r *Lifecycle) terminate(ctx context.Context, claim *v1alpha1.NodeClaim) (ctrl.Result, error) {
+func (r *Lifecycle) terminate(ctx context.Context, claim *v1beta1.NodeClaim) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(claim, Finalizer) {
 		return ctrl.Result{}, nil
 	}
@@ -48,7 +48,7 @@ func (r *Lifecycle) terminate(ctx context.Context, claim *v1alpha1.NodeClaim) (c
 // its Node is drained, or it is not running. The claim's termination then ends the
 // instance. The deletion is made on the version read, so that a claim asked to run again
 // meanwhile (a drain abandoned at the moment it ended) runs instead: the change wakes it.
-func (r *Lifecycle) removeAsked(ctx context.Context, claim *v1alpha1.NodeClaim, reason, note string) error {
+func (r *Lifecycle) removeAsked(ctx context.Context, claim *v1beta1.NodeClaim, reason, note string) error {
 	err := r.Client.Delete(ctx, claim, client.Preconditions{ResourceVersion: &claim.ResourceVersion})
 	if apierrors.IsConflict(err) || apierrors.IsNotFound(err) {
 		return nil
@@ -62,18 +62,18 @@ func (r *Lifecycle) removeAsked(ctx context.Context, claim *v1alpha1.NodeClaim, 
 
 // drainsFirst reports whether a claim in phase may run pods, so that a claim asked to be
 // terminated drains before it is deleted.
-func drainsFirst(phase v1alpha1.NodeClaimPhase) bool {
-	return phase == v1alpha1.PhaseRunning || phase == v1alpha1.PhaseDraining
+func drainsFirst(phase v1beta1.NodeClaimPhase) bool {
+	return phase == v1beta1.PhaseRunning || phase == v1beta1.PhaseDraining
 }
 
 // terminateSteps does what termination can do now and reports whether it is complete.
-func (r *Lifecycle) terminateSteps(ctx context.Context, claim *v1alpha1.NodeClaim) (ctrl.Result, bool, error) {
+func (r *Lifecycle) terminateSteps(ctx context.Context, claim *v1beta1.NodeClaim) (ctrl.Result, bool, error) {
 	node, err := r.nodeOf(ctx, claim)
 	if err != nil {
 		return ctrl.Result{}, false, err
 	}
-	if claim.Status.Phase != v1alpha1.PhaseTerminating {
-		if err := r.transition(ctx, claim, node, v1alpha1.PhaseTerminating, ReasonTerminating, "Deleted; draining the Node and terminating the instance"); err != nil {
+	if claim.Status.Phase != v1beta1.PhaseTerminating {
+		if err := r.transition(ctx, claim, node, v1beta1.PhaseTerminating, ReasonTerminating, "Deleted; draining the Node and terminating the instance"); err != nil {
 			return ctrl.Result{}, false, err
 		}
 	}

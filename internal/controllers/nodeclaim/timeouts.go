@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
@@ -29,7 +29,7 @@ const (
 // passed since the registration: a startup taint no agent removes or a network that
 // never comes up would otherwise wedge the pods meant for it. The claim's finalizer
 // terminates the instance; provisioning places the pods again.
-func (r *Lifecycle) checkInitializationTimeout(ctx context.Context, claim *v1alpha1.NodeClaim, why string) (bool, ctrl.Result, error) {
+func (r *Lifecycle) checkInitializationTimeout(ctx context.Context, claim *v1beta1.NodeClaim, why string) (bool, ctrl.Result, error) {
 	timeout := r.Options.InitializationTimeout
 	if left := timeout - r.since(registeredAt(claim)); left > 0 {
 		// The Node's changes wake the claim; the requeue is for the timeout.
@@ -39,29 +39,29 @@ func (r *Lifecycle) checkInitializationTimeout(ctx context.Context, claim *v1alp
 	if err := r.removeForTimeout(ctx, claim, ReasonInitializationTimeout, message+"; terminating the instance"); err != nil {
 		return false, ctrl.Result{}, err
 	}
-	r.setCondition(claim, v1alpha1.ConditionInitialized, metav1.ConditionFalse, ReasonInitializationTimeout, message)
+	r.setCondition(claim, v1beta1.ConditionInitialized, metav1.ConditionFalse, ReasonInitializationTimeout, message)
 	return false, ctrl.Result{}, nil
 }
 
 // registeredAt is when the claim's Node registered: the Registered condition's time, or
 // failing that the last phase change, which for an initialising claim is the same moment.
-func registeredAt(claim *v1alpha1.NodeClaim) time.Time {
+func registeredAt(claim *v1beta1.NodeClaim) time.Time {
 	fallback := claim.CreationTimestamp.Time
 	if claim.Status.LastPhaseChangeTime != nil {
 		fallback = claim.Status.LastPhaseChangeTime.Time
 	}
-	return trueSince(claim, v1alpha1.ConditionRegistered, fallback)
+	return trueSince(claim, v1beta1.ConditionRegistered, fallback)
 }
 
 // startTimedOut reports whether a starting claim's Node has had the start timeout to be
 // Ready again since the start.
-func (r *Lifecycle) startTimedOut(claim *v1alpha1.NodeClaim) bool {
+func (r *Lifecycle) startTimedOut(claim *v1beta1.NodeClaim) bool {
 	return r.since(claim.Status.LastPhaseChangeTime.Time) >= r.Options.StartTimeout
 }
 
 // removeForStartTimeout removes a claim whose started instance did not bring its Node
 // back: the instance is broken, its finalizer terminates it and the pool warms a fresh one.
-func (r *Lifecycle) removeForStartTimeout(ctx context.Context, claim *v1alpha1.NodeClaim) error {
+func (r *Lifecycle) removeForStartTimeout(ctx context.Context, claim *v1beta1.NodeClaim) error {
 	return r.removeForTimeout(ctx, claim, ReasonStartTimeout, fmt.Sprintf("Node %s was not Ready again within %s of the start of instance %s; terminating the instance",
 		claim.Status.NodeName, r.Options.StartTimeout, claim.Status.InstanceID))
 }
@@ -73,7 +73,7 @@ func (r *Lifecycle) removeForStartTimeout(ctx context.Context, claim *v1alpha1.N
 // nothing is lost that a plain stop would keep. When the forced stop has not ended
 // either by twice the timeout, the instance is broken: the claim is removed and its
 // finalizer terminates it. It reports whether it acted (forced or removed).
-func (r *Lifecycle) checkStopTimeout(ctx context.Context, claim *v1alpha1.NodeClaim, instance *cloudprovider.Instance) (bool, error) {
+func (r *Lifecycle) checkStopTimeout(ctx context.Context, claim *v1beta1.NodeClaim, instance *cloudprovider.Instance) (bool, error) {
 	timeout := r.Options.StopTimeout
 	stopping := r.since(phaseSince(claim))
 	if stopping < timeout {
@@ -101,7 +101,7 @@ func (r *Lifecycle) checkStopTimeout(ctx context.Context, claim *v1alpha1.NodeCl
 }
 
 // phaseSince is when the claim entered its phase, or its creation when it does not say.
-func phaseSince(claim *v1alpha1.NodeClaim) time.Time {
+func phaseSince(claim *v1beta1.NodeClaim) time.Time {
 	if claim.Status.LastPhaseChangeTime != nil {
 		return claim.Status.LastPhaseChangeTime.Time
 	}

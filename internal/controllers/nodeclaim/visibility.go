@@ -4,7 +4,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // errNotVisibleYet says that the cloud answered NotFound for an instance launched within
@@ -16,12 +16,12 @@ var errNotVisibleYet = errors.New("the cloud does not show the freshly launched 
 // the cloud does not show it yet: it was launched less than grace ago. Clouds are
 // eventually consistent, EC2 documents it: an instance RunInstances has just made may be
 // unknown to DescribeInstances for a while.
-func notVisibleYet(claim *v1alpha1.NodeClaim, now time.Time, grace time.Duration) bool {
+func notVisibleYet(claim *v1beta1.NodeClaim, now time.Time, grace time.Duration) bool {
 	return now.Sub(launchedAt(claim)) < grace
 }
 
 // launchedAt is when the claim's instance was launched: the Launched condition's time,
 // or the claim's creation when it has none.
-func launchedAt(claim *v1alpha1.NodeClaim) time.Time {
-	return trueSince(claim, v1alpha1.ConditionLaunched, claim.CreationTimestamp.Time)
+func launchedAt(claim *v1beta1.NodeClaim) time.Time {
+	return trueSince(claim, v1beta1.ConditionLaunched, claim.CreationTimestamp.Time)
 }

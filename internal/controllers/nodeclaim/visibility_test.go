@@ -6,15 +6,15 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 func TestNotVisibleYetCountsFromTheLaunch(t *testing.T) {
 	created := time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 	launched := created.Add(time.Minute)
-	claim := testClaim(v1alpha1.DesiredStandby)
+	claim := testClaim(v1beta1.DesiredStandby)
 	claim.CreationTimestamp = metav1.NewTime(created)
-	claim.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionLaunched, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(launched)}}
+	claim.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionLaunched, Status: metav1.ConditionTrue, LastTransitionTime: metav1.NewTime(launched)}}
 	cases := []struct {
 		now  time.Time
 		want bool

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	ctrl "sigs.k8s.io/controller-runtime"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Reasons of warmup.
@@ -35,27 +35,27 @@ const (
 const prePullRetry = 30 * time.Second
 
 // defaultWarmup applies when the claim's pool is gone.
-var defaultWarmup = v1alpha1.Warmup{TimeoutAction: v1alpha1.WarmupTimeoutTerminate}
+var defaultWarmup = v1beta1.Warmup{TimeoutAction: v1beta1.WarmupTimeoutTerminate}
 
 // warmUp has the Node pull the pool's images through the pre-pull pod, then removes the
 // pod and stops the instance. Asked to run meanwhile, the node runs at once: it is
 // initialised already.
-func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool, ctrl.Result, error) {
+func (r *Lifecycle) warmUp(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
 	node, err := r.nodeOf(ctx, claim)
 	if err != nil || node == nil {
 		return false, r.poll(), err
 	}
-	if claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+	if claim.Spec.DesiredState == v1beta1.DesiredRunning {
 		// Pods wait for this node: its pre-pull pod goes, but is not waited for, as it
 		// asks for no room.
 		if err := r.deletePrePull(ctx, claim, false); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1alpha1.PhaseRunning, ReasonStarted, "Asked to run while warming up; the Node takes pods")
+		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseRunning, ReasonStarted, "Asked to run while warming up; the Node takes pods")
 	}
 	warmup := r.warmupOf(ctx, claim)
 	if len(warmup.Images) == 0 && !warmedUp(claim) {
-		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionTrue, ReasonWarmedUp, "The pool has no warmup images")
+		r.setCondition(claim, v1beta1.ConditionWarmedUp, metav1.ConditionTrue, ReasonWarmedUp, "The pool has no warmup images")
 	}
 	if warmedUp(claim) {
 		return r.stopAfterPrePull(ctx, claim, node, "the stop", ReasonWarmedUp, "Warmed up; stopping the instance")
@@ -88,7 +88,7 @@ func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 	switch {
 	case progress.complete():
 		message := progress.pulledMessage()
-		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionTrue, ReasonWarmedUp, message)
+		r.setCondition(claim, v1beta1.ConditionWarmedUp, metav1.ConditionTrue, ReasonWarmedUp, message)
 		r.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonImagesPulled, "PrePull", message)
 		return r.stopAfterPrePull(ctx, claim, node, "the stop", ReasonWarmedUp, "Warmed up; stopping the instance")
 	case progress.ended != "":
@@ -96,10 +96,10 @@ func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 		// the kubelet's pace, as many times as the timeout allows.
 		r.failPrePull(claim, "The pre-pull "+progress.ended+"; the claim waits for its warmup timeout")
 	case len(progress.failing) > 0:
-		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonImagePullFailed, progress.failureMessage())
+		r.setCondition(claim, v1beta1.ConditionWarmedUp, metav1.ConditionFalse, ReasonImagePullFailed, progress.failureMessage())
 		r.warnOnChange(claim, ReasonImagePullFailed, progress.failingImages(), progress.failureMessage())
 	default:
-		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonPullingImages,
+		r.setCondition(claim, v1beta1.ConditionWarmedUp, metav1.ConditionFalse, ReasonPullingImages,
 			fmt.Sprintf("Pod %s/%s pulled %d of %d images; %s", pod.Namespace, pod.Name, len(progress.pulled), len(warmup.Images), progress.missing()))
 	}
 	return false, wait, nil
@@ -107,15 +107,15 @@ func (r *Lifecycle) warmUp(ctx context.Context, claim *v1alpha1.NodeClaim) (bool
 
 // failPrePull records a pre-pull pod that cannot do its work, with a Warning Event when
 // the words change.
-func (r *Lifecycle) failPrePull(claim *v1alpha1.NodeClaim, message string) {
-	r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonPrePullFailed, message)
+func (r *Lifecycle) failPrePull(claim *v1beta1.NodeClaim, message string) {
+	r.setCondition(claim, v1beta1.ConditionWarmedUp, metav1.ConditionFalse, ReasonPrePullFailed, message)
 	r.warnOnChange(claim, ReasonPrePullFailed, message, message)
 }
 
 // warnOnChange records a Warning Event on the claim, unless the last one it recorded
 // this way had the same reason and key: the kubelet retries a failing pull with
 // backoff, and each retry changes the pod but not what the claim has to say.
-func (r *Lifecycle) warnOnChange(claim *v1alpha1.NodeClaim, reason, key, message string) {
+func (r *Lifecycle) warnOnChange(claim *v1beta1.NodeClaim, reason, key, message string) {
 	note := reason + "/" + key
 	if previous, seen := r.warmupNotes.Swap(claim.UID, note); seen && previous == note {
 		return
@@ -125,14 +125,14 @@ func (r *Lifecycle) warnOnChange(claim *v1alpha1.NodeClaim, reason, key, message
 
 // warmedUp reports whether the claim finished its warmup: its pre-pull pod pulled every
 // image. A claim warms up once, so the condition stays True while it is WarmingUp.
-func warmedUp(claim *v1alpha1.NodeClaim) bool {
-	return meta.IsStatusConditionTrue(claim.Status.Conditions, v1alpha1.ConditionWarmedUp)
+func warmedUp(claim *v1beta1.NodeClaim) bool {
+	return meta.IsStatusConditionTrue(claim.Status.Conditions, v1beta1.ConditionWarmedUp)
 }
 
 // stopAfterPrePull removes the pre-pull pod, waits until it is gone, then stops the
 // instance, unless the claim's pool is paused (action names what the pause holds): a
 // pod left on a stopped node would stay there terminating.
-func (r *Lifecycle) stopAfterPrePull(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, action, reason, message string) (bool, ctrl.Result, error) {
+func (r *Lifecycle) stopAfterPrePull(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, action, reason, message string) (bool, ctrl.Result, error) {
 	if err := r.hold(ctx, claim, action); err != nil {
 		return false, ctrl.Result{}, err
 	}
@@ -146,8 +146,8 @@ func (r *Lifecycle) stopAfterPrePull(ctx context.Context, claim *v1alpha1.NodeCl
 
 // warmupLeft is how long a claim meant for standby may still take to warm up; limited
 // is false when no timeout applies.
-func (r *Lifecycle) warmupLeft(claim *v1alpha1.NodeClaim, warmup v1alpha1.Warmup) (left time.Duration, limited bool) {
-	if claim.Spec.DesiredState != v1alpha1.DesiredStandby || warmup.Timeout == nil {
+func (r *Lifecycle) warmupLeft(claim *v1beta1.NodeClaim, warmup v1beta1.Warmup) (left time.Duration, limited bool) {
+	if claim.Spec.DesiredState != v1beta1.DesiredStandby || warmup.Timeout == nil {
 		return 0, false
 	}
 	return warmup.Timeout.Duration - r.since(claim.CreationTimestamp.Time), true
@@ -156,7 +156,7 @@ func (r *Lifecycle) warmupLeft(claim *v1alpha1.NodeClaim, warmup v1alpha1.Warmup
 // checkWarmupTimeout applies the pool's warmup timeout to a claim meant for standby
 // whose Node is not initialised yet (why says what it lacks): stop it anyway, or
 // terminate it, as the pool says.
-func (r *Lifecycle) checkWarmupTimeout(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, why string) (bool, ctrl.Result, error) {
+func (r *Lifecycle) checkWarmupTimeout(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, why string) (bool, ctrl.Result, error) {
 	warmup := r.warmupOf(ctx, claim)
 	left, limited := r.warmupLeft(claim, warmup)
 	if !limited {
@@ -174,25 +174,25 @@ func (r *Lifecycle) checkWarmupTimeout(ctx context.Context, claim *v1alpha1.Node
 // timeOutWarmup stops or terminates a claim whose warmup overran, as its pool says. The
 // condition names what was missing when the timeout passed, and keeps saying so while
 // the pre-pull pod goes: by then the pod no longer tells.
-func (r *Lifecycle) timeOutWarmup(ctx context.Context, claim *v1alpha1.NodeClaim, node *corev1.Node, warmup v1alpha1.Warmup, why string) (bool, ctrl.Result, error) {
+func (r *Lifecycle) timeOutWarmup(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, warmup v1beta1.Warmup, why string) (bool, ctrl.Result, error) {
 	if err := r.hold(ctx, claim, "the warmup timeout"); err != nil {
 		return false, ctrl.Result{}, err
 	}
 	message := fmt.Sprintf("Warmup did not finish within %s: %s", warmup.Timeout.Duration, why)
-	if c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionWarmedUp); c != nil && c.Reason == ReasonWarmupTimeout {
+	if c := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionWarmedUp); c != nil && c.Reason == ReasonWarmupTimeout {
 		message = c.Message
 	}
-	if warmup.TimeoutAction == v1alpha1.WarmupTimeoutStop {
-		r.setCondition(claim, v1alpha1.ConditionWarmedUp, metav1.ConditionFalse, ReasonWarmupTimeout, message)
+	if warmup.TimeoutAction == v1beta1.WarmupTimeoutStop {
+		r.setCondition(claim, v1beta1.ConditionWarmedUp, metav1.ConditionFalse, ReasonWarmupTimeout, message)
 		return r.stopAfterPrePull(ctx, claim, node, "the warmup timeout", ReasonWarmupTimeout, message+"; stopping the instance as it is")
 	}
 	// The claim's termination removes the pre-pull pod with the instance; its pool
 	// counts the failure by the condition.
-	return false, ctrl.Result{}, r.removeForFailure(ctx, claim, v1alpha1.ConditionWarmedUp, ReasonWarmupTimeout, message, message+"; terminating the instance")
+	return false, ctrl.Result{}, r.removeForFailure(ctx, claim, v1beta1.ConditionWarmedUp, ReasonWarmupTimeout, message, message+"; terminating the instance")
 }
 
 // warmupOf returns the warmup settings of the claim's pool.
-func (r *Lifecycle) warmupOf(ctx context.Context, claim *v1alpha1.NodeClaim) v1alpha1.Warmup {
+func (r *Lifecycle) warmupOf(ctx context.Context, claim *v1beta1.NodeClaim) v1beta1.Warmup {
 	if pool := r.poolOf(ctx, claim); pool != nil {
 		return pool.Spec.Standby.Warmup
 	}

@@ -1,4 +1,4 @@
-// Package nodeclass resolves AWSNodeClasses: their selectors become the images,
+// Package nodeclass resolves EC2NodeClasses: their selectors become the images,
 // subnets, security groups and instance profile in their status, with a Ready condition
 // that says what does not resolve. It resolves on every spec change and again
 // periodically, so that a new image behind an alias is seen (and the nodes on the old
@@ -28,33 +28,33 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 )
 
-// The AWSNodeClass controller patches its finalizer and status.
-// +kubebuilder:rbac:groups=stratos.sh,resources=awsnodeclasses,verbs=get;list;watch;patch
-// +kubebuilder:rbac:groups=stratos.sh,resources=awsnodeclasses/status,verbs=patch
+// The EC2NodeClass controller patches its finalizer and status.
+// +kubebuilder:rbac:groups=stratos.sh,resources=ec2nodeclasses,verbs=get;list;watch;patch
+// +kubebuilder:rbac:groups=stratos.sh,resources=ec2nodeclasses/status,verbs=patch
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims,verbs=get;list;watch
 // +kubebuilder:rbac:groups=events.k8s.io,resources=events,verbs=create;patch
 
-// Finalizer keeps a deleted AWSNodeClass whose instance profile Stratos made until the
+// Finalizer keeps a deleted EC2NodeClass whose instance profile Stratos made until the
 // claims that use the class are gone and the profile is removed.
-const Finalizer = v1alpha1.Group + "/instance-profile"
+const Finalizer = v1beta1.Group + "/instance-profile"
 
 // conflictRetry is how soon a pass runs again after its write lost a race.
 const conflictRetry = 100 * time.Millisecond
 
-// Resolver resolves AWSNodeClasses and removes the instance profiles it made for them
+// Resolver resolves EC2NodeClasses and removes the instance profiles it made for them
 // (aws.Resolver).
 type Resolver interface {
-	Resolve(ctx context.Context, class *v1alpha1.AWSNodeClass) aws.Resolution
+	Resolve(ctx context.Context, class *v1beta1.EC2NodeClass) aws.Resolution
 	DeleteInstanceProfile(ctx context.Context, class string) error
 	RetireInstanceProfiles(ctx context.Context, class string, keep func(name string) bool) ([]string, error)
 	SweepInstanceProfiles(ctx context.Context, keep func(class string) bool) ([]string, error)
 }
 
-// Options tune the AWSNodeClass controller. Zero fields take the defaults.
+// Options tune the EC2NodeClass controller. Zero fields take the defaults.
 type Options struct {
 	// Refresh is how often a class that resolved is resolved again, so that a new image
 	// behind an alias or a new subnet with the selected tags is seen. Defaults to 5m.
@@ -81,7 +81,7 @@ func (o Options) WithDefaults() Options {
 	return o
 }
 
-// AWSReconciler is the AWSNodeClass controller.
+// AWSReconciler is the EC2NodeClass controller.
 type AWSReconciler struct {
 	Client   client.Client
 	Resolver Resolver
@@ -89,7 +89,7 @@ type AWSReconciler struct {
 	Options  Options
 }
 
-// SetupWithManager watches AWSNodeClasses (their spec changes and deletion; the
+// SetupWithManager watches EC2NodeClasses (their spec changes and deletion; the
 // controller's own status writes do not bring a class back), and the deletion of claims
 // that use a class being deleted; and runs the sweep of instance profiles.
 func (r *AWSReconciler) SetupWithManager(mgr ctrl.Manager) error {
@@ -98,9 +98,9 @@ func (r *AWSReconciler) SetupWithManager(mgr ctrl.Manager) error {
 		return err
 	}
 	return ctrl.NewControllerManagedBy(mgr).
-		Named("awsnodeclass").
-		For(&v1alpha1.AWSNodeClass{}, builder.WithPredicates(specOrDeletionChanged)).
-		Watches(&v1alpha1.NodeClaim{}, handler.Funcs{DeleteFunc: r.claimGone}).
+		Named("ec2nodeclass").
+		For(&v1beta1.EC2NodeClass{}, builder.WithPredicates(specOrDeletionChanged)).
+		Watches(&v1beta1.NodeClaim{}, handler.Funcs{DeleteFunc: r.claimGone}).
 		Complete(r)
 }
 
@@ -117,11 +117,11 @@ var specOrDeletionChanged = predicate.Funcs{
 // waiting for it: a class being deleted, or one whose old instance profile the claim
 // may have held (see retire). Other classes are not disturbed.
 func (r *AWSReconciler) claimGone(ctx context.Context, e event.DeleteEvent, queue workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-	claim, ok := e.Object.(*v1alpha1.NodeClaim)
-	if !ok || claim.Spec.NodeClassRef.Kind != "AWSNodeClass" {
+	claim, ok := e.Object.(*v1beta1.NodeClaim)
+	if !ok || claim.Spec.NodeClassRef.Kind != "EC2NodeClass" {
 		return
 	}
-	class := &v1alpha1.AWSNodeClass{}
+	class := &v1beta1.EC2NodeClass{}
 	if err := r.Client.Get(ctx, client.ObjectKey{Name: claim.Spec.NodeClassRef.Name}, class); err != nil {
 		return
 	}
@@ -133,7 +133,7 @@ func (r *AWSReconciler) claimGone(ctx context.Context, e event.DeleteEvent, queu
 
 // Reconcile resolves one class and writes what it resolved to its status.
 func (r *AWSReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	class := &v1alpha1.AWSNodeClass{}
+	class := &v1beta1.EC2NodeClass{}
 	if err := r.Client.Get(ctx, req.NamespacedName, class); err != nil {
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -163,7 +163,7 @@ func (r *AWSReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 	}
 	if len(res.Failures) > 0 && transientOnly(res.Failures) {
 		// The controller's backoff spaces the retries; the status says what was last good.
-		return ctrl.Result{}, fmt.Errorf("resolving AWSNodeClass %s: %w", class.Name, errors.Join(failureErrors(res.Failures)...))
+		return ctrl.Result{}, fmt.Errorf("resolving EC2NodeClass %s: %w", class.Name, errors.Join(failureErrors(res.Failures)...))
 	}
 	if len(res.Failures) > 0 {
 		return ctrl.Result{RequeueAfter: r.Options.RetryFailed}, nil
@@ -173,7 +173,7 @@ func (r *AWSReconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.R
 
 // writeStatus patches class's status when it differs from before's, and records the
 // Events the change tells, once the change is written.
-func (r *AWSReconciler) writeStatus(ctx context.Context, before, class *v1alpha1.AWSNodeClass) error {
+func (r *AWSReconciler) writeStatus(ctx context.Context, before, class *v1beta1.EC2NodeClass) error {
 	if equality.Semantic.DeepEqual(before.Status, class.Status) {
 		return nil
 	}
@@ -193,17 +193,17 @@ func (r *AWSReconciler) writeStatus(ctx context.Context, before, class *v1alpha1
 // finalize removes the instance profile Stratos made for a deleted class once no claim
 // uses the class, as instances launched with the profile lose their credentials when
 // it goes, and then lets the class go.
-func (r *AWSReconciler) finalize(ctx context.Context, class *v1alpha1.AWSNodeClass) (ctrl.Result, error) {
+func (r *AWSReconciler) finalize(ctx context.Context, class *v1beta1.EC2NodeClass) (ctrl.Result, error) {
 	if !controllerutil.ContainsFinalizer(class, Finalizer) {
 		return ctrl.Result{}, nil
 	}
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims); err != nil {
 		return ctrl.Result{}, err
 	}
 	if using := claimsOf(claims.Items, class.Name); using > 0 {
 		before := class.DeepCopy()
-		meta.SetStatusCondition(&class.Status.Conditions, metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse,
+		meta.SetStatusCondition(&class.Status.Conditions, metav1.Condition{Type: v1beta1.ConditionReady, Status: metav1.ConditionFalse,
 			Reason: ReasonDeleting, ObservedGeneration: class.Generation,
 			Message: fmt.Sprintf("The class is deleted; its instance profile is removed once the %d NodeClaims that use it are gone", using)})
 		if err := r.writeStatus(ctx, before, class); err != nil {
@@ -221,15 +221,15 @@ func (r *AWSReconciler) finalize(ctx context.Context, class *v1alpha1.AWSNodeCla
 	if err := r.Client.Patch(ctx, class, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
 		return requeueOnConflict(client.IgnoreNotFound(err))
 	}
-	log.FromContext(ctx).Info("Removed the instance profile of a deleted AWSNodeClass", "awsnodeclass", class.Name)
+	log.FromContext(ctx).Info("Removed the instance profile of a deleted EC2NodeClass", "ec2nodeclass", class.Name)
 	return ctrl.Result{}, nil
 }
 
-// claimsOf counts the claims that launch, or launched, with the AWSNodeClass named class.
-func claimsOf(claims []v1alpha1.NodeClaim, class string) int {
+// claimsOf counts the claims that launch, or launched, with the EC2NodeClass named class.
+func claimsOf(claims []v1beta1.NodeClaim, class string) int {
 	n := 0
 	for i := range claims {
-		if ref := claims[i].Spec.NodeClassRef; ref.Kind == "AWSNodeClass" && ref.Name == class {
+		if ref := claims[i].Spec.NodeClassRef; ref.Kind == "EC2NodeClass" && ref.Name == class {
 			n++
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // ReasonInstanceProfileRetired is the Event of a class whose old instance profile (of
@@ -21,16 +21,16 @@ const ReasonInstanceProfileRetired = "InstanceProfileRetired"
 // profile (launched before Stratos recorded it, or not launched yet: its launch may
 // have read the class before its profile changed) may hold any of them, and keeps them
 // all. Failing here changes nothing that works: the next pass tries again.
-func (r *AWSReconciler) retire(ctx context.Context, class *v1alpha1.AWSNodeClass) {
-	claims := &v1alpha1.NodeClaimList{}
+func (r *AWSReconciler) retire(ctx context.Context, class *v1beta1.EC2NodeClass) {
+	claims := &v1beta1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims); err != nil {
-		log.FromContext(ctx).Error(err, "Listing the NodeClaims that may hold old instance profiles", "awsnodeclass", class.Name)
+		log.FromContext(ctx).Error(err, "Listing the NodeClaims that may hold old instance profiles", "ec2nodeclass", class.Name)
 		return
 	}
 	held := map[string]bool{class.Status.InstanceProfile: true}
 	for i := range claims.Items {
 		claim := &claims.Items[i]
-		if ref := claim.Spec.NodeClassRef; ref.Kind != "AWSNodeClass" || ref.Name != class.Name {
+		if ref := claim.Spec.NodeClassRef; ref.Kind != "EC2NodeClass" || ref.Name != class.Name {
 			continue
 		}
 		if claim.Status.InstanceProfile == "" {
@@ -44,13 +44,13 @@ func (r *AWSReconciler) retire(ctx context.Context, class *v1alpha1.AWSNodeClass
 			"Removed instance profile %s of an earlier role: no node holds it any more", name)
 	}
 	if err != nil {
-		log.FromContext(ctx).Error(err, "Removing the instance profiles of earlier roles", "awsnodeclass", class.Name)
+		log.FromContext(ctx).Error(err, "Removing the instance profiles of earlier roles", "ec2nodeclass", class.Name)
 	}
 }
 
 // mayHoldRetiredProfile reports whether claim, of class, may have been what kept one of
 // the class's old instance profiles: its profile is not the class's current one, or it
 // does not record one.
-func mayHoldRetiredProfile(claim *v1alpha1.NodeClaim, class *v1alpha1.AWSNodeClass) bool {
+func mayHoldRetiredProfile(claim *v1beta1.NodeClaim, class *v1beta1.EC2NodeClass) bool {
 	return controllerutil.ContainsFinalizer(class, Finalizer) && claim.Status.InstanceProfile != class.Status.InstanceProfile
 }

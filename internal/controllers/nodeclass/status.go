@@ -9,11 +9,11 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 )
 
-// Reasons of an AWSNodeClass's Ready condition besides the resolver's failures
+// Reasons of an EC2NodeClass's Ready condition besides the resolver's failures
 // (aws.Reason*).
 const (
 	ReasonResolved = "Resolved"
@@ -35,7 +35,7 @@ const (
 // that was True for this generation as it was: they say nothing about the class, and
 // the resolution is retried with backoff. Any other failure makes Ready False with the
 // first failure's reason and every failure's message.
-func apply(class *v1alpha1.AWSNodeClass, res aws.Resolution) {
+func apply(class *v1beta1.EC2NodeClass, res aws.Resolution) {
 	st := &class.Status
 	keep := func(part aws.Part) bool {
 		f := res.Failure(part)
@@ -57,13 +57,13 @@ func apply(class *v1alpha1.AWSNodeClass, res aws.Resolution) {
 		st.InstanceProfile = res.InstanceProfile
 	}
 
-	current := meta.FindStatusCondition(st.Conditions, v1alpha1.ConditionReady)
+	current := meta.FindStatusCondition(st.Conditions, v1beta1.ConditionReady)
 	resolvedBefore := current != nil && current.Status == metav1.ConditionTrue && current.ObservedGeneration == class.Generation
 	st.ObservedGeneration = class.Generation
 	if len(res.Failures) > 0 && transientOnly(res.Failures) && resolvedBefore {
 		return
 	}
-	ready := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved,
+	ready := metav1.Condition{Type: v1beta1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved,
 		Message: summary(st), ObservedGeneration: class.Generation}
 	if len(res.Failures) > 0 {
 		var messages []string
@@ -86,7 +86,7 @@ func transientOnly(failures []*aws.Failure) bool {
 }
 
 // summary says what a class resolved to, for its Ready condition.
-func summary(st *v1alpha1.AWSNodeClassStatus) string {
+func summary(st *v1beta1.EC2NodeClassStatus) string {
 	var images []string
 	for _, ami := range st.AMIs {
 		images = append(images, fmt.Sprintf("%s (%s)", ami.ID, ami.Architecture))
@@ -110,9 +110,9 @@ type notice struct {
 // resolves again, or for the first time, a Normal Resolved; new images behind the
 // selectors a Normal ImagesChanged, as the nodes on the old ones drift. A status that
 // stays as it was, as on every periodic refresh, tells nothing.
-func notices(before, after *v1alpha1.AWSNodeClassStatus) []notice {
-	was := meta.FindStatusCondition(before.Conditions, v1alpha1.ConditionReady)
-	now := meta.FindStatusCondition(after.Conditions, v1alpha1.ConditionReady)
+func notices(before, after *v1beta1.EC2NodeClassStatus) []notice {
+	was := meta.FindStatusCondition(before.Conditions, v1beta1.ConditionReady)
+	now := meta.FindStatusCondition(after.Conditions, v1beta1.ConditionReady)
 	var out []notice
 	switch {
 	case now == nil:
@@ -131,7 +131,7 @@ func notices(before, after *v1alpha1.AWSNodeClassStatus) []notice {
 	return out
 }
 
-func imageIDs(amis []v1alpha1.ResolvedAMI) []string {
+func imageIDs(amis []v1beta1.ResolvedAMI) []string {
 	var ids []string
 	for _, ami := range amis {
 		ids = append(ids, ami.ID)

@@ -8,23 +8,23 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 )
 
 var (
-	oldAMIs  = []v1alpha1.ResolvedAMI{{ID: "ami-old", Architecture: "amd64", Family: "al2023"}}
-	newAMIs  = []v1alpha1.ResolvedAMI{{ID: "ami-new", Architecture: "amd64", Family: "al2023"}}
-	subnets  = []v1alpha1.ResolvedSubnet{{ID: "subnet-1", Zone: "us-east-1a"}, {ID: "subnet-2", Zone: "us-east-1b"}}
-	groups   = []v1alpha1.ResolvedSecurityGroup{{ID: "sg-1", Name: "nodes"}}
+	oldAMIs  = []v1beta1.ResolvedAMI{{ID: "ami-old", Architecture: "amd64", Family: "al2023"}}
+	newAMIs  = []v1beta1.ResolvedAMI{{ID: "ami-new", Architecture: "amd64", Family: "al2023"}}
+	subnets  = []v1beta1.ResolvedSubnet{{ID: "subnet-1", Zone: "us-east-1a"}, {ID: "subnet-2", Zone: "us-east-1b"}}
+	groups   = []v1beta1.ResolvedSecurityGroup{{ID: "sg-1", Name: "nodes"}}
 	resolved = aws.Resolution{AMIs: newAMIs, Subnets: subnets, SecurityGroups: groups, InstanceProfile: "profile"}
 )
 
 // resolvedClass is a class of generation 2 that resolved to the old images.
-func resolvedClass() *v1alpha1.AWSNodeClass {
-	class := &v1alpha1.AWSNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default", Generation: 2}}
-	class.Status = v1alpha1.AWSNodeClassStatus{ObservedGeneration: 2, AMIs: oldAMIs, Subnets: subnets, SecurityGroups: groups, InstanceProfile: "profile",
-		Conditions: []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved, ObservedGeneration: 2}}}
+func resolvedClass() *v1beta1.EC2NodeClass {
+	class := &v1beta1.EC2NodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default", Generation: 2}}
+	class.Status = v1beta1.EC2NodeClassStatus{ObservedGeneration: 2, AMIs: oldAMIs, Subnets: subnets, SecurityGroups: groups, InstanceProfile: "profile",
+		Conditions: []metav1.Condition{{Type: v1beta1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved, ObservedGeneration: 2}}}
 	return class
 }
 
@@ -45,12 +45,12 @@ func withFailures(res aws.Resolution, failures ...*aws.Failure) aws.Resolution {
 	return res
 }
 
-func ready(class *v1alpha1.AWSNodeClass) *metav1.Condition {
-	return meta.FindStatusCondition(class.Status.Conditions, v1alpha1.ConditionReady)
+func ready(class *v1beta1.EC2NodeClass) *metav1.Condition {
+	return meta.FindStatusCondition(class.Status.Conditions, v1beta1.ConditionReady)
 }
 
 func TestApplyTakesWhatResolved(t *testing.T) {
-	class := &v1alpha1.AWSNodeClass{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	class := &v1beta1.EC2NodeClass{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	apply(class, resolved)
 	st := class.Status
 	if !reflect.DeepEqual(st.AMIs, newAMIs) || !reflect.DeepEqual(st.Subnets, subnets) || !reflect.DeepEqual(st.SecurityGroups, groups) || st.InstanceProfile != "profile" || st.ObservedGeneration != 1 {
@@ -109,7 +109,7 @@ func TestTransientErrorsKeepAResolvedClassReady(t *testing.T) {
 		t.Errorf("AMIs %+v; the last good ones stay", changed.Status.AMIs)
 	}
 
-	fresh := &v1alpha1.AWSNodeClass{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
+	fresh := &v1beta1.EC2NodeClass{ObjectMeta: metav1.ObjectMeta{Generation: 1}}
 	apply(fresh, withFailures(resolved, throttled))
 	if c := ready(fresh); c.Status != metav1.ConditionFalse || c.Reason != aws.ReasonAWSError {
 		t.Errorf("a class never resolved is Ready %+v after a transient error", c)
@@ -124,19 +124,19 @@ func TestTransientErrorsKeepAResolvedClassReady(t *testing.T) {
 }
 
 func TestNoticesTellChangesOnly(t *testing.T) {
-	failing := func(reason string) *v1alpha1.AWSNodeClassStatus {
-		return &v1alpha1.AWSNodeClassStatus{AMIs: oldAMIs, Conditions: []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, Message: "m"}}}
+	failing := func(reason string) *v1beta1.EC2NodeClassStatus {
+		return &v1beta1.EC2NodeClassStatus{AMIs: oldAMIs, Conditions: []metav1.Condition{{Type: v1beta1.ConditionReady, Status: metav1.ConditionFalse, Reason: reason, Message: "m"}}}
 	}
-	good := func(amis []v1alpha1.ResolvedAMI) *v1alpha1.AWSNodeClassStatus {
-		return &v1alpha1.AWSNodeClassStatus{AMIs: amis, Conditions: []metav1.Condition{{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved, Message: "ok"}}}
+	good := func(amis []v1beta1.ResolvedAMI) *v1beta1.EC2NodeClassStatus {
+		return &v1beta1.EC2NodeClassStatus{AMIs: amis, Conditions: []metav1.Condition{{Type: v1beta1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonResolved, Message: "ok"}}}
 	}
 	cases := []struct {
 		name          string
-		before, after *v1alpha1.AWSNodeClassStatus
+		before, after *v1beta1.EC2NodeClassStatus
 		want          []string
 	}{
-		{"first resolution", &v1alpha1.AWSNodeClassStatus{}, good(oldAMIs), []string{"Normal Resolved"}},
-		{"first failure", &v1alpha1.AWSNodeClassStatus{}, failing("SubnetsNotFound"), []string{"Warning SubnetsNotFound"}},
+		{"first resolution", &v1beta1.EC2NodeClassStatus{}, good(oldAMIs), []string{"Normal Resolved"}},
+		{"first failure", &v1beta1.EC2NodeClassStatus{}, failing("SubnetsNotFound"), []string{"Warning SubnetsNotFound"}},
 		{"stops resolving", good(oldAMIs), failing("SubnetsNotFound"), []string{"Warning SubnetsNotFound"}},
 		{"fails for another reason", failing("SubnetsNotFound"), failing("AMINotFound"), []string{"Warning AMINotFound"}},
 		{"still failing", failing("SubnetsNotFound"), failing("SubnetsNotFound"), nil},

@@ -6,10 +6,10 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-// sweeper removes the instance profiles Stratos made for AWSNodeClasses that are gone,
+// sweeper removes the instance profiles Stratos made for EC2NodeClasses that are gone,
 // when the finalizer could not: a class whose finalizer was taken off by hand, or the
 // CRD deleted with its objects. It runs on the leader, once the caches have synced, at
 // start and every SweepInterval.
@@ -28,10 +28,10 @@ func (s *sweeper) Start(ctx context.Context) error {
 // used by a claim (whose instance may still run with the profile).
 func (s *sweeper) sweep(ctx context.Context) {
 	logger := log.FromContext(ctx).WithName("instance-profile-sweep")
-	classes := &v1alpha1.AWSNodeClassList{}
-	claims := &v1alpha1.NodeClaimList{}
+	classes := &v1beta1.EC2NodeClassList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := s.r.Client.List(ctx, classes); err != nil {
-		logger.Error(err, "Listing the AWSNodeClasses")
+		logger.Error(err, "Listing the EC2NodeClasses")
 		return
 	}
 	if err := s.r.Client.List(ctx, claims); err != nil {
@@ -43,13 +43,13 @@ func (s *sweeper) sweep(ctx context.Context) {
 		keep[class.Name] = true
 	}
 	for _, claim := range claims.Items {
-		if claim.Spec.NodeClassRef.Kind == "AWSNodeClass" {
+		if claim.Spec.NodeClassRef.Kind == "EC2NodeClass" {
 			keep[claim.Spec.NodeClassRef.Name] = true
 		}
 	}
 	removed, err := s.r.Resolver.SweepInstanceProfiles(ctx, func(class string) bool { return keep[class] })
 	for _, name := range removed {
-		logger.Info("Removed an instance profile no AWSNodeClass refers to", "instanceProfile", name)
+		logger.Info("Removed an instance profile no EC2NodeClass refers to", "instanceProfile", name)
 	}
 	if err != nil {
 		logger.Error(err, "Sweeping the instance profiles")

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
@@ -38,14 +38,14 @@ type warmupFailure struct {
 // timeout, or an instance the cloud ended at launch (an unusable KMS key: each launch
 // of the pool would end the same way), and says why on its conditions. A claim stopped as it is (timeoutAction
 // stop) churns nothing and is no failure here.
-func failureOf(claim *v1alpha1.NodeClaim) (warmupFailure, bool) {
+func failureOf(claim *v1beta1.NodeClaim) (warmupFailure, bool) {
 	if claim.DeletionTimestamp.IsZero() {
 		return warmupFailure{}, false
 	}
 	for _, check := range []struct{ condition, reason string }{
-		{v1alpha1.ConditionRegistered, nodeclaim.ReasonRegistrationTimeout},
-		{v1alpha1.ConditionWarmedUp, nodeclaim.ReasonWarmupTimeout},
-		{v1alpha1.ConditionLaunched, nodeclaim.ReasonEndedAtLaunch},
+		{v1beta1.ConditionRegistered, nodeclaim.ReasonRegistrationTimeout},
+		{v1beta1.ConditionWarmedUp, nodeclaim.ReasonWarmupTimeout},
+		{v1beta1.ConditionLaunched, nodeclaim.ReasonEndedAtLaunch},
 	} {
 		c := meta.FindStatusCondition(claim.Status.Conditions, check.condition)
 		if c != nil && c.Status == metav1.ConditionFalse && c.Reason == check.reason {
@@ -56,9 +56,9 @@ func failureOf(claim *v1alpha1.NodeClaim) (warmupFailure, bool) {
 }
 
 // warmedUpSince reports whether a claim of the pool finished a warm-up at or after t.
-func warmedUpSince(claims []v1alpha1.NodeClaim, t time.Time) bool {
+func warmedUpSince(claims []v1beta1.NodeClaim, t time.Time) bool {
 	for i := range claims {
-		c := meta.FindStatusCondition(claims[i].Status.Conditions, v1alpha1.ConditionWarmedUp)
+		c := meta.FindStatusCondition(claims[i].Status.Conditions, v1beta1.ConditionWarmedUp)
 		if c != nil && c.Status == metav1.ConditionTrue && !c.LastTransitionTime.Time.Before(t.Truncate(time.Second)) {
 			return true
 		}
@@ -82,7 +82,7 @@ func backoffDelay(failures int32, base, ceiling time.Duration) time.Duration {
 // the backoff's bounds.
 type failureRecord struct {
 	poolGeneration, classGeneration int64
-	claims                          []v1alpha1.NodeClaim
+	claims                          []v1beta1.NodeClaim
 	gone                            []warmupFailure
 	base, ceiling                   time.Duration
 }
@@ -92,15 +92,15 @@ type failureRecord struct {
 // change of the pool's or the class's spec starts afresh; the names of the failed
 // claims counted are kept while the claims exist, so that none counts twice, whatever
 // restarts in between.
-func noteFailures(rec *v1alpha1.WarmupFailures, in failureRecord, now time.Time) (*v1alpha1.WarmupFailures, []warmupFailure) {
+func noteFailures(rec *v1beta1.WarmupFailures, in failureRecord, now time.Time) (*v1beta1.WarmupFailures, []warmupFailure) {
 	if rec == nil {
-		rec = &v1alpha1.WarmupFailures{}
+		rec = &v1beta1.WarmupFailures{}
 	} else {
 		rec = rec.DeepCopy()
 	}
 	if rec.PoolGeneration != in.poolGeneration || rec.NodeClassGeneration != in.classGeneration ||
 		rec.Count > 0 && warmedUpSince(in.claims, rec.LastFailureTime.Time) {
-		*rec = v1alpha1.WarmupFailures{Counted: rec.Counted}
+		*rec = v1beta1.WarmupFailures{Counted: rec.Counted}
 	}
 	rec.PoolGeneration, rec.NodeClassGeneration = in.poolGeneration, in.classGeneration
 
@@ -143,12 +143,12 @@ func noteFailures(rec *v1alpha1.WarmupFailures, in failureRecord, now time.Time)
 }
 
 // backingOff reports whether the record holds the pool's standby creations back.
-func backingOff(rec *v1alpha1.WarmupFailures) bool { return rec != nil && rec.Count > 0 }
+func backingOff(rec *v1beta1.WarmupFailures) bool { return rec != nil && rec.Count > 0 }
 
 // standbyCap is how many standby claims a backing-off pool may create now: none before
 // its retry time, then one at a time, while no other fresh standby claim warms up.
 // nil means no bound.
-func standbyCap(rec *v1alpha1.WarmupFailures, members []member, now time.Time) *int {
+func standbyCap(rec *v1beta1.WarmupFailures, members []member, now time.Time) *int {
 	if !backingOff(rec) {
 		return nil
 	}
@@ -165,7 +165,7 @@ func standbyCap(rec *v1alpha1.WarmupFailures, members []member, now time.Time) *
 }
 
 // failureMessage is the Degraded condition's account of a backing-off pool.
-func failureMessage(rec *v1alpha1.WarmupFailures) string {
+func failureMessage(rec *v1beta1.WarmupFailures) string {
 	return fmt.Sprintf("%d standby nodes in a row failed to warm up (%s); the last, %s; the pool warms one at a time, the next not before %s",
 		rec.Count, rec.Reason, rec.Message, rec.RetryAfter.UTC().Format(time.RFC3339))
 }
@@ -203,7 +203,7 @@ func countFailures(pool string, counted []warmupFailure) {
 }
 
 // recordBackoff sets how long the pool still waits before it makes a standby claim.
-func recordBackoff(pool *v1alpha1.NodePool, now time.Time) {
+func recordBackoff(pool *v1beta1.NodePool, now time.Time) {
 	wait := time.Duration(0)
 	if rec := pool.Status.WarmupFailures; backingOff(rec) {
 		wait = max(rec.RetryAfter.Sub(now), 0)

@@ -6,28 +6,28 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
 var t0 = time.Date(2026, 11, 26, 12, 0, 0, 0, time.UTC)
 
 // failedClaim is a claim the lifecycle controller removed for its warmup timeout at at.
-func failedClaim(name string, at time.Time) v1alpha1.NodeClaim {
-	c := v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, DeletionTimestamp: &metav1.Time{Time: at}}}
-	c.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionWarmedUp, Status: metav1.ConditionFalse,
+func failedClaim(name string, at time.Time) v1beta1.NodeClaim {
+	c := v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name, DeletionTimestamp: &metav1.Time{Time: at}}}
+	c.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionWarmedUp, Status: metav1.ConditionFalse,
 		Reason: nodeclaim.ReasonWarmupTimeout, Message: "images not pulled: registry.example/typo:1", LastTransitionTime: metav1.NewTime(at)}}
 	return c
 }
 
-func warmClaim(name string, at time.Time) v1alpha1.NodeClaim {
-	c := v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
-	c.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionWarmedUp, Status: metav1.ConditionTrue,
+func warmClaim(name string, at time.Time) v1beta1.NodeClaim {
+	c := v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
+	c.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionWarmedUp, Status: metav1.ConditionTrue,
 		Reason: nodeclaim.ReasonWarmedUp, LastTransitionTime: metav1.NewTime(at)}}
 	return c
 }
 
-func record(claims []v1alpha1.NodeClaim, gone ...warmupFailure) failureRecord {
+func record(claims []v1beta1.NodeClaim, gone ...warmupFailure) failureRecord {
 	return failureRecord{poolGeneration: 1, classGeneration: 1, claims: claims, gone: gone, base: 30 * time.Second, ceiling: 30 * time.Minute}
 }
 
@@ -43,7 +43,7 @@ func TestBackoffDelayDoublesUpToItsCap(t *testing.T) {
 // Each failed claim counts once: seen terminating over several passes, seen gone after
 // it was counted, or only seen gone.
 func TestEachFailedClaimCountsOnce(t *testing.T) {
-	rec, counted := noteFailures(nil, record([]v1alpha1.NodeClaim{failedClaim("a", t0), failedClaim("b", t0)}), t0)
+	rec, counted := noteFailures(nil, record([]v1beta1.NodeClaim{failedClaim("a", t0), failedClaim("b", t0)}), t0)
 	if len(counted) != 2 || rec.Count != 2 || rec.Reason != nodeclaim.ReasonWarmupTimeout {
 		t.Fatalf("first pass: counted %d, record %+v; want 2 WarmupTimeout", len(counted), rec)
 	}
@@ -52,12 +52,12 @@ func TestEachFailedClaimCountsOnce(t *testing.T) {
 	}
 	// The same claims again, and a's deletion seen: nothing new.
 	// The same claims again: nothing new.
-	rec, counted = noteFailures(rec, record([]v1alpha1.NodeClaim{failedClaim("a", t0), failedClaim("b", t0)}), t0.Add(time.Second))
+	rec, counted = noteFailures(rec, record([]v1beta1.NodeClaim{failedClaim("a", t0), failedClaim("b", t0)}), t0.Add(time.Second))
 	if len(counted) != 0 || rec.Count != 2 {
 		t.Errorf("counted %v again, count %d; want nothing new", counted, rec.Count)
 	}
 	// a's deletion seen while it is still listed (the cache lags the event): not again.
-	rec, counted = noteFailures(rec, record([]v1alpha1.NodeClaim{failedClaim("a", t0), failedClaim("b", t0)}, warmupFailure{claim: "a", reason: nodeclaim.ReasonWarmupTimeout}), t0.Add(2*time.Second))
+	rec, counted = noteFailures(rec, record([]v1beta1.NodeClaim{failedClaim("a", t0), failedClaim("b", t0)}, warmupFailure{claim: "a", reason: nodeclaim.ReasonWarmupTimeout}), t0.Add(2*time.Second))
 	if len(counted) != 0 {
 		t.Errorf("a counted again at its deletion: %v", counted)
 	}
@@ -72,7 +72,7 @@ func TestEachFailedClaimCountsOnce(t *testing.T) {
 // class's spec, ends the backoff; the names counted stay, so that the old failed claims
 // still terminating are not counted against the new spec.
 func TestASuccessOrASpecChangeEndsTheBackoff(t *testing.T) {
-	failing := []v1alpha1.NodeClaim{failedClaim("a", t0)}
+	failing := []v1beta1.NodeClaim{failedClaim("a", t0)}
 	rec, _ := noteFailures(nil, record(failing), t0)
 
 	if after, _ := noteFailures(rec, record(append(failing, warmClaim("w", t0.Add(-time.Minute)))), t0.Add(time.Second)); !backingOff(after) {
@@ -98,8 +98,8 @@ func TestASuccessOrASpecChangeEndsTheBackoff(t *testing.T) {
 func TestOnlyClaimsRemovedForAFailedWarmupOrRegistrationCount(t *testing.T) {
 	stopped := failedClaim("stopped", t0)
 	stopped.DeletionTimestamp = nil
-	excess := v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "excess", DeletionTimestamp: &metav1.Time{Time: t0}}}
-	if rec, counted := noteFailures(nil, record([]v1alpha1.NodeClaim{stopped, excess}), t0); rec != nil || len(counted) != 0 {
+	excess := v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "excess", DeletionTimestamp: &metav1.Time{Time: t0}}}
+	if rec, counted := noteFailures(nil, record([]v1beta1.NodeClaim{stopped, excess}), t0); rec != nil || len(counted) != 0 {
 		t.Errorf("record %+v, counted %v; want none", rec, counted)
 	}
 }
@@ -107,7 +107,7 @@ func TestOnlyClaimsRemovedForAFailedWarmupOrRegistrationCount(t *testing.T) {
 // A backing-off pool creates no standby claim before its retry time, then one while no
 // other warms up.
 func TestABackingOffPoolWarmsOneAtATime(t *testing.T) {
-	rec := &v1alpha1.WarmupFailures{Count: 3, RetryAfter: metav1.NewTime(t0.Add(time.Minute))}
+	rec := &v1beta1.WarmupFailures{Count: 3, RetryAfter: metav1.NewTime(t0.Add(time.Minute))}
 	if got := standbyCap(rec, nil, t0); got == nil || *got != 0 {
 		t.Errorf("before the retry time: %v, want 0", got)
 	}
@@ -139,8 +139,8 @@ func TestCreationsPerPassAreBounded(t *testing.T) {
 // A claim removed because the cloud ended its instance at launch counts as a failure of
 // the pool, as a failed warm-up does: every launch of the pool ends the same way.
 func TestAClaimEndedAtLaunchCounts(t *testing.T) {
-	ended := v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "ended", DeletionTimestamp: &metav1.Time{Time: t0}}}
-	ended.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionLaunched, Status: metav1.ConditionFalse,
+	ended := v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "ended", DeletionTimestamp: &metav1.Time{Time: t0}}}
+	ended.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionLaunched, Status: metav1.ConditionFalse,
 		Reason: nodeclaim.ReasonEndedAtLaunch, Message: "the instance ended at launch: Client.InternalError", LastTransitionTime: metav1.NewTime(t0)}}
 	got, ok := failureOf(&ended)
 	if !ok || got.reason != nodeclaim.ReasonEndedAtLaunch || got.claim != "ended" {

@@ -20,7 +20,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/budgets"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -36,7 +36,7 @@ import (
 const conflictRetry = 100 * time.Millisecond
 
 // Finalizer keeps a deleted pool until its claims, and so its instances, are gone.
-const Finalizer = v1alpha1.Group + "/nodepool"
+const Finalizer = v1beta1.Group + "/nodepool"
 
 // Reconciler is the nodepool controller.
 type Reconciler struct {
@@ -60,14 +60,14 @@ type Reconciler struct {
 
 // Reconcile brings one pool's standby claims to target and writes its status.
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pool := &v1alpha1.NodePool{}
+	pool := &v1beta1.NodePool{}
 	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forgetPool(req.Name) // gone without the finalizer's pass: removed by force
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodePool: pool.Name}); err != nil {
 		return ctrl.Result{}, err
 	}
@@ -147,15 +147,15 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	r.recordPool(pool, byPhase, standbyCensus(claims.Items, obs.types), limitSeries(pool.Spec.Limits, targets.MaxNodes, *obs.usage))
 	recordBackoff(pool, r.Clock.Now())
-	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
+	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!degradedFor(before, degraded.Reason) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
 		if windowErr != nil {
 			log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
 		}
 	}
-	if valid := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionBudgetsValid); valid.Status == metav1.ConditionFalse &&
-		!meta.IsStatusConditionFalse(before.Status.Conditions, v1alpha1.ConditionBudgetsValid) {
+	if valid := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionBudgetsValid); valid.Status == metav1.ConditionFalse &&
+		!meta.IsStatusConditionFalse(before.Status.Conditions, v1beta1.ConditionBudgetsValid) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, valid.Reason, "Disrupt", valid.Message)
 	}
 	// A window opening or closing, or a standby claim expiring, changes the plan then;
@@ -209,7 +209,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 // scale carries out one plan for the pool: the running minimum, the warm pool's
 // creations and its removals, all within the limits as the limits package counts them.
-func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class client.Object, current claimtemplate.Current, obs *observation) error {
+func (r *Reconciler) scale(ctx context.Context, pool *v1beta1.NodePool, class client.Object, current claimtemplate.Current, obs *observation) error {
 	// The instance types are read only when the pass needs them: for limits on cpu or
 	// memory, for standby claims that may be held, or to place new ones.
 	var types []*cloudprovider.InstanceType
@@ -232,19 +232,19 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 	unavailable := unavailableOfferings(types)
 	now := r.Clock.Now()
 	members := make([]member, 0, len(obs.claims))
-	claims := make([]*v1alpha1.NodeClaim, 0, len(obs.claims))
-	staleBecause := map[string]v1alpha1.DisruptionReason{}
+	claims := make([]*v1beta1.NodeClaim, 0, len(obs.claims))
+	staleBecause := map[string]v1beta1.DisruptionReason{}
 	for i := range obs.claims {
 		c := &obs.claims[i]
 		claims = append(claims, c)
 		staleBecause[c.Name] = claimtemplate.Stale(pool, c, current, now)
-		held := c.Spec.DesiredState == v1alpha1.DesiredStandby && unavailable[cloudprovider.ClaimOffering(c)]
+		held := c.Spec.DesiredState == v1beta1.DesiredStandby && unavailable[cloudprovider.ClaimOffering(c)]
 		// A claim asked to be terminated goes as a deleted one does, once drained.
-		deleting := !c.DeletionTimestamp.IsZero() || c.Spec.DesiredState == v1alpha1.DesiredTerminated
+		deleting := !c.DeletionTimestamp.IsZero() || c.Spec.DesiredState == v1beta1.DesiredTerminated
 		members = append(members, member{
 			name:     c.Name,
-			standby:  c.Spec.DesiredState == v1alpha1.DesiredStandby,
-			ready:    c.Status.Phase == v1alpha1.PhaseStandby,
+			standby:  c.Spec.DesiredState == v1beta1.DesiredStandby,
+			ready:    c.Status.Phase == v1beta1.PhaseStandby,
 			deleting: deleting,
 			stale:    staleBecause[c.Name] != "",
 			phase:    c.Status.Phase,
@@ -282,7 +282,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1alpha1.NodePool, class c
 // createStandby creates n standby claims, each in the zone that has the fewest of the
 // pool's fresh standby claims, and returns how many it created: none, with the reason in
 // obs, when no zone has an offering that can stand by.
-func (r *Reconciler) createStandby(ctx context.Context, pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType, n int, members []member, obs *observation) (int, error) {
+func (r *Reconciler) createStandby(ctx context.Context, pool *v1beta1.NodePool, types []*cloudprovider.InstanceType, n int, members []member, obs *observation) (int, error) {
 	if n <= 0 {
 		return 0, nil
 	}
@@ -312,7 +312,7 @@ func (r *Reconciler) createStandby(ctx context.Context, pool *v1alpha1.NodePool,
 }
 
 // createClaim creates claim for the pool, and expects to see it.
-func (r *Reconciler) createClaim(ctx context.Context, pool *v1alpha1.NodePool, claim *v1alpha1.NodeClaim, obs *observation) error {
+func (r *Reconciler) createClaim(ctx context.Context, pool *v1beta1.NodePool, claim *v1beta1.NodeClaim, obs *observation) error {
 	desired := claim.Spec.DesiredState
 	if err := controllerutil.SetControllerReference(pool, claim, r.Client.Scheme()); err != nil {
 		return err
@@ -327,7 +327,7 @@ func (r *Reconciler) createClaim(ctx context.Context, pool *v1alpha1.NodePool, c
 
 // removeAll deletes every claim of the pool that is not going already: the kill switch.
 // The lifecycle controller drains each node within the pool's drainTimeout.
-func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim) error {
+func (r *Reconciler) removeAll(ctx context.Context, claims []v1beta1.NodeClaim) error {
 	for i := range claims {
 		if !claims[i].DeletionTimestamp.IsZero() {
 			continue
@@ -341,9 +341,9 @@ func (r *Reconciler) removeAll(ctx context.Context, claims []v1alpha1.NodeClaim)
 }
 
 // hasStandby reports whether a claim stands by (phase Standby).
-func hasStandby(claims []v1alpha1.NodeClaim) bool {
+func hasStandby(claims []v1beta1.NodeClaim) bool {
 	for i := range claims {
-		if claims[i].Status.Phase == v1alpha1.PhaseStandby {
+		if claims[i].Status.Phase == v1beta1.PhaseStandby {
 			return true
 		}
 	}
@@ -351,8 +351,8 @@ func hasStandby(claims []v1alpha1.NodeClaim) bool {
 }
 
 // pointers lists pointers to the claims.
-func pointers(claims []v1alpha1.NodeClaim) []*v1alpha1.NodeClaim {
-	out := make([]*v1alpha1.NodeClaim, len(claims))
+func pointers(claims []v1beta1.NodeClaim) []*v1beta1.NodeClaim {
+	out := make([]*v1beta1.NodeClaim, len(claims))
 	for i := range claims {
 		out[i] = &claims[i]
 	}
@@ -362,12 +362,12 @@ func pointers(claims []v1alpha1.NodeClaim) []*v1alpha1.NodeClaim {
 // needsTypes reports whether a pass over the pool needs the instance types: the pool has
 // limits on cpu or memory, keeps a warm pool, has standby claims, or configures its
 // kubelet, which may leave no type room for pods (the pool says so).
-func needsTypes(pool *v1alpha1.NodePool, obs *observation) bool {
+func needsTypes(pool *v1beta1.NodePool, obs *observation) bool {
 	if limitsResources(pool) || obs.target > 0 || pool.Spec.Template.Kubelet != nil {
 		return true
 	}
 	for i := range obs.claims {
-		if obs.claims[i].Spec.DesiredState == v1alpha1.DesiredStandby {
+		if obs.claims[i].Spec.DesiredState == v1beta1.DesiredStandby {
 			return true
 		}
 	}
@@ -375,7 +375,7 @@ func needsTypes(pool *v1alpha1.NodePool, obs *observation) bool {
 }
 
 // limitsResources reports whether the pool limits its cpu or memory.
-func limitsResources(pool *v1alpha1.NodePool) bool {
+func limitsResources(pool *v1beta1.NodePool) bool {
 	return pool.Spec.Limits != nil && (pool.Spec.Limits.CPU != nil || pool.Spec.Limits.Memory != nil)
 }
 
@@ -384,11 +384,11 @@ func limitsResources(pool *v1alpha1.NodePool) bool {
 // most likely get: the cheapest instance type of types that meets the pool's
 // requirements. Without such limits, or without an offering, both are nil and only the
 // node cap counts.
-func sizing(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (limits.Estimate, corev1.ResourceList, error) {
+func sizing(pool *v1beta1.NodePool, types []*cloudprovider.InstanceType) (limits.Estimate, corev1.ResourceList, error) {
 	if !limitsResources(pool) {
 		return nil, nil, nil
 	}
-	t, _, ok, err := cloudprovider.CheapestOffering(types, v1alpha1.CoreRequirements(pool.Spec.Template.Requirements))
+	t, _, ok, err := cloudprovider.CheapestOffering(types, v1beta1.CoreRequirements(pool.Spec.Template.Requirements))
 	if err != nil || !ok {
 		return nil, nil, err
 	}
@@ -396,7 +396,7 @@ func sizing(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (limit
 }
 
 // finalize deletes every claim of a deleted pool and releases the pool once they are gone.
-func (r *Reconciler) finalize(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim) error {
+func (r *Reconciler) finalize(ctx context.Context, pool *v1beta1.NodePool, claims []v1beta1.NodeClaim) error {
 	if !controllerutil.ContainsFinalizer(pool, Finalizer) {
 		return nil
 	}

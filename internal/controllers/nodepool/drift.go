@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 )
 
@@ -32,13 +32,13 @@ const (
 // which nodes will be replaced. Decisions do not read it back: the pool controller and
 // disruption compare hashes and images themselves, so a condition lost to a concurrent
 // status write only delays what users see until the next pass.
-func (r *Reconciler) markDrift(ctx context.Context, pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, current claimtemplate.Current) error {
+func (r *Reconciler) markDrift(ctx context.Context, pool *v1beta1.NodePool, claims []v1beta1.NodeClaim, current claimtemplate.Current) error {
 	for i := range claims {
 		claim := &claims[i]
 		if claim.Status.TemplateHash == "" || !claim.DeletionTimestamp.IsZero() {
 			continue
 		}
-		condition := metav1.Condition{Type: v1alpha1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
+		condition := metav1.Condition{Type: v1beta1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
 			Message: "The node was launched from the pool's current template and node class"}
 		switch {
 		case claimtemplate.ProfileDrifted(claim, current.InstanceProfile):
@@ -72,7 +72,7 @@ func (r *Reconciler) markDrift(ctx context.Context, pool *v1alpha1.NodePool, cla
 }
 
 // nextExpiry is when the first of the pool's claims not yet expired expires, or zero.
-func nextExpiry(pool *v1alpha1.NodePool, claims []v1alpha1.NodeClaim, now time.Time) time.Time {
+func nextExpiry(pool *v1beta1.NodePool, claims []v1beta1.NodeClaim, now time.Time) time.Time {
 	var next time.Time
 	for i := range claims {
 		at := claimtemplate.ExpiresAt(pool, &claims[i])

@@ -4,7 +4,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // expectationTTL bounds how long a pool waits for its cache to show a write it made.
@@ -36,14 +36,14 @@ func (e *expectations) expect(pool, claim string, deleted bool, now time.Time) {
 }
 
 // met drops what the listed claims show and reports whether nothing is pending.
-func (e *expectations) met(pool string, claims []v1alpha1.NodeClaim, now time.Time) bool {
+func (e *expectations) met(pool string, claims []v1beta1.NodeClaim, now time.Time) bool {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	pending := e.pending[pool]
 	if len(pending) == 0 {
 		return true
 	}
-	listed := make(map[string]*v1alpha1.NodeClaim, len(claims))
+	listed := make(map[string]*v1beta1.NodeClaim, len(claims))
 	for i := range claims {
 		listed[claims[i].Name] = &claims[i]
 	}

@@ -6,11 +6,11 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-func named(name string, deleting bool) v1alpha1.NodeClaim {
-	c := v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
+func named(name string, deleting bool) v1beta1.NodeClaim {
+	c := v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}}
 	if deleting {
 		c.DeletionTimestamp = &metav1.Time{Time: epoch}
 	}
@@ -21,13 +21,13 @@ func TestExpectationsWaitForTheCacheToShowCreationsAndDeletions(t *testing.T) {
 	var e expectations
 	e.expect("web", "new", false, epoch)
 	e.expect("web", "old", true, epoch)
-	if e.met("web", []v1alpha1.NodeClaim{named("old", false)}, epoch) {
+	if e.met("web", []v1beta1.NodeClaim{named("old", false)}, epoch) {
 		t.Fatal("met before the cache shows the new claim or the deletion")
 	}
-	if e.met("web", []v1alpha1.NodeClaim{named("new", false), named("old", false)}, epoch) {
+	if e.met("web", []v1beta1.NodeClaim{named("new", false), named("old", false)}, epoch) {
 		t.Fatal("met before the cache shows the deletion")
 	}
-	if !e.met("web", []v1alpha1.NodeClaim{named("new", false), named("old", true)}, epoch) {
+	if !e.met("web", []v1beta1.NodeClaim{named("new", false), named("old", true)}, epoch) {
 		t.Fatal("a claim being deleted meets a deletion")
 	}
 	if !e.met("other", nil, epoch) {

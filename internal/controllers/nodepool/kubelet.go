@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -21,8 +21,8 @@ const ReasonNoInstanceTypeFits = "NoInstanceTypeFits"
 // allows none at all (that is for noStandbyMessage and provisioning to say). Without
 // this the warm pool would ask the cloud for a node no pod can use, or, where the
 // cloud skips such types, wait without saying why.
-func kubeletLeavesNoType(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (string, error) {
-	requirements := v1alpha1.CoreRequirements(pool.Spec.Template.Requirements)
+func kubeletLeavesNoType(pool *v1beta1.NodePool, types []*cloudprovider.InstanceType) (string, error) {
+	requirements := v1beta1.CoreRequirements(pool.Spec.Template.Requirements)
 	var allowed []*cloudprovider.InstanceType
 	for _, t := range types {
 		for _, o := range t.Offerings {

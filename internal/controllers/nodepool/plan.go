@@ -7,7 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/standby"
 )
@@ -21,7 +21,7 @@ type member struct {
 	// stale is set for a claim launched from an older template, or expired: it is
 	// replaced rather than kept.
 	stale   bool
-	phase   v1alpha1.NodeClaimPhase
+	phase   v1beta1.NodeClaimPhase
 	created time.Time
 	// zone is where its instance is, or the zone it is pinned to; "" when unknown.
 	zone string
@@ -214,7 +214,7 @@ func (p *plan) within(want int, left limits.Left, perNode corev1.ResourceList) i
 // readiness orders standby claims to start for a running minimum as provisioning
 // orders them for pods: the sooner one runs, the earlier. A claim that is no standby
 // capacity (a running node being given back) comes last.
-func readiness(phase v1alpha1.NodeClaimPhase) int {
+func readiness(phase v1beta1.NodeClaimPhase) int {
 	if rank, ok := standby.Rank(phase); ok {
 		return rank
 	}

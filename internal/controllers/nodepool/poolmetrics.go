@@ -5,7 +5,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/metrics"
@@ -24,7 +24,7 @@ type warmPool struct {
 // standbyCensus counts the standby claims by zone and, when types is not nil, prices
 // each by its offering: its stopped price (disks) and its price running. A claim whose
 // offering the cloud no longer lists is counted but not priced.
-func standbyCensus(claims []v1alpha1.NodeClaim, types []*cloudprovider.InstanceType) warmPool {
+func standbyCensus(claims []v1beta1.NodeClaim, types []*cloudprovider.InstanceType) warmPool {
 	w := warmPool{byZone: map[string]int{}, priced: types != nil}
 	offerings := map[cloudprovider.OfferingKey]cloudprovider.Offering{}
 	for _, t := range types {
@@ -34,7 +34,7 @@ func standbyCensus(claims []v1alpha1.NodeClaim, types []*cloudprovider.InstanceT
 	}
 	for i := range claims {
 		c := &claims[i]
-		if c.Status.Phase != v1alpha1.PhaseStandby || !c.DeletionTimestamp.IsZero() {
+		if c.Status.Phase != v1beta1.PhaseStandby || !c.DeletionTimestamp.IsZero() {
 			continue
 		}
 		w.byZone[c.Status.Zone]++
@@ -58,7 +58,7 @@ var limitResources = []string{resourceCPU, resourceMemory, resourceNodes}
 // limitSeries are a pool's limits and usage by resource, for each resource it limits:
 // cpu in cores, memory in bytes, nodes as a count. The node limit is the cap in force,
 // limits.nodes or the active window's maxNodes.
-func limitSeries(l *v1alpha1.Limits, maxNodes *int32, used limits.Usage) map[string][2]float64 {
+func limitSeries(l *v1beta1.Limits, maxNodes *int32, used limits.Usage) map[string][2]float64 {
 	out := map[string][2]float64{}
 	if maxNodes != nil {
 		out[resourceNodes] = [2]float64{float64(*maxNodes), float64(used.Nodes)}
@@ -81,9 +81,9 @@ type poolSeries struct {
 }
 
 // recordPool publishes the pool's target, counts by phase, warm pool and limits.
-func (r *Reconciler) recordPool(pool *v1alpha1.NodePool, byPhase map[v1alpha1.NodeClaimPhase]int32, warm warmPool, l map[string][2]float64) {
+func (r *Reconciler) recordPool(pool *v1beta1.NodePool, byPhase map[v1beta1.NodeClaimPhase]int32, warm warmPool, l map[string][2]float64) {
 	metrics.PoolStandbyTarget.WithLabelValues(pool.Name).Set(float64(pool.Status.StandbyTarget))
-	for _, phase := range v1alpha1.Phases {
+	for _, phase := range v1beta1.Phases {
 		metrics.PoolNodes.WithLabelValues(pool.Name, string(phase)).Set(float64(byPhase[phase]))
 	}
 	r.series.mu.Lock()

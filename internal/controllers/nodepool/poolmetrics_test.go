@@ -11,14 +11,14 @@ import (
 	"k8s.io/utils/ptr"
 	crmetrics "sigs.k8s.io/controller-runtime/pkg/metrics"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
 
-func standbyIn(zone, typ, capacityType string) v1alpha1.NodeClaim {
-	return v1alpha1.NodeClaim{Status: v1alpha1.NodeClaimStatus{Phase: v1alpha1.PhaseStandby, Zone: zone, InstanceType: typ, CapacityType: capacityType}}
+func standbyIn(zone, typ, capacityType string) v1beta1.NodeClaim {
+	return v1beta1.NodeClaim{Status: v1beta1.NodeClaimStatus{Phase: v1beta1.PhaseStandby, Zone: zone, InstanceType: typ, CapacityType: capacityType}}
 }
 
 // Standby claims count by zone and cost their offering's stopped price now against its
@@ -34,8 +34,8 @@ func TestTheWarmPoolCountsAndPricesItsStandbyNodes(t *testing.T) {
 	deleting := standbyIn("a", "m5.large", "on-demand")
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
 	running := standbyIn("a", "m5.large", "on-demand")
-	running.Status.Phase = v1alpha1.PhaseRunning
-	claims := []v1alpha1.NodeClaim{
+	running.Status.Phase = v1beta1.PhaseRunning
+	claims := []v1beta1.NodeClaim{
 		standbyIn("a", "m5.large", "on-demand"), standbyIn("b", "m5.large", "on-demand"), standbyIn("a", "c5.large", "on-demand"),
 		standbyIn("a", "gone.large", "on-demand"), // no longer listed: counted, not priced
 		deleting, running,
@@ -57,13 +57,13 @@ func TestTheWarmPoolCountsAndPricesItsStandbyNodes(t *testing.T) {
 func TestLimitSeriesAreTheResourcesThePoolLimits(t *testing.T) {
 	used := limits.Usage{Nodes: 3, CPU: 6500, Memory: 24 << 30}
 	cpu := resource.MustParse("16")
-	got := limitSeries(&v1alpha1.Limits{CPU: &cpu}, ptr.To(int32(10)), used)
+	got := limitSeries(&v1beta1.Limits{CPU: &cpu}, ptr.To(int32(10)), used)
 	want := map[string][2]float64{"cpu": {16, 6.5}, "nodes": {10, 3}}
 	if len(got) != len(want) || got["cpu"] != want["cpu"] || got["nodes"] != want["nodes"] {
 		t.Fatalf("series %v, want %v", got, want)
 	}
 	memory := resource.MustParse("64Gi")
-	got = limitSeries(&v1alpha1.Limits{Memory: &memory}, nil, used)
+	got = limitSeries(&v1beta1.Limits{Memory: &memory}, nil, used)
 	if len(got) != 1 || got["memory"] != [2]float64{64 << 30, 24 << 30} {
 		t.Fatalf("series %v, want memory only", got)
 	}
@@ -76,7 +76,7 @@ func TestLimitSeriesAreTheResourcesThePoolLimits(t *testing.T) {
 // series.
 func TestSeriesOfWhatWentAwayAreDeleted(t *testing.T) {
 	r := &Reconciler{}
-	pool := &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "series-test"}}
+	pool := &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "series-test"}}
 	r.recordPool(pool, nil, warmPool{byZone: map[string]int{"a": 2, "b": 1}}, map[string][2]float64{"cpu": {16, 4}})
 	if got := testutil.ToFloat64(metrics.PoolStandbyNodes.WithLabelValues("series-test", "b")); got != 1 {
 		t.Fatalf("zone b: %v standby, want 1", got)

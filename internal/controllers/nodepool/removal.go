@@ -10,7 +10,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
 
@@ -19,15 +19,15 @@ import (
 // claim provisioning asked to run since (for pods that came that moment) is refused by
 // the API server with a conflict and runs; the next pass plans again on what it is now.
 // staleBecause says which were stale, and why.
-func (r *Reconciler) removeStandby(ctx context.Context, pool *v1alpha1.NodePool, remove []string, claims []*v1alpha1.NodeClaim,
-	staleBecause map[string]v1alpha1.DisruptionReason, obs *observation) error {
-	read := map[string]*v1alpha1.NodeClaim{}
+func (r *Reconciler) removeStandby(ctx context.Context, pool *v1beta1.NodePool, remove []string, claims []*v1beta1.NodeClaim,
+	staleBecause map[string]v1beta1.DisruptionReason, obs *observation) error {
+	read := map[string]*v1beta1.NodeClaim{}
 	for _, c := range claims {
 		read[c.Name] = c
 	}
 	removed := 0
 	for _, name := range remove {
-		claim := &v1alpha1.NodeClaim{}
+		claim := &v1beta1.NodeClaim{}
 		claim.Name = name
 		uid, version := read[name].UID, read[name].ResourceVersion
 		err := r.Client.Delete(ctx, claim, client.Preconditions{UID: &uid, ResourceVersion: &version})

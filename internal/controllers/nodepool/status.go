@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	quota "k8s.io/apiserver/pkg/quota/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/windows"
@@ -20,7 +20,7 @@ import (
 // observation is what one pass saw and did, for the status.
 type observation struct {
 	target       int32
-	claims       []v1alpha1.NodeClaim
+	claims       []v1beta1.NodeClaim
 	created      int
 	limited      string
 	classMissing bool
@@ -47,7 +47,7 @@ type observation struct {
 	budgetBlocking bool
 	// failures is the pool's record of failed warm-ups; while it counts any, the pool
 	// backs off from making standby claims.
-	failures *v1alpha1.WarmupFailures
+	failures *v1beta1.WarmupFailures
 	// throttled is set when the bounds on creations per pass or per minute cut the
 	// plan; raced when a claim to remove changed since the pass read it.
 	throttled, raced bool
@@ -80,22 +80,22 @@ const (
 
 // writeStatus sets the pool's counts, resources and conditions from what was observed,
 // and returns the counts by phase.
-func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClaimPhase]int32 {
-	byPhase := map[v1alpha1.NodeClaimPhase]int32{v1alpha1.PhaseLaunching: int32(obs.created)}
+func writeStatus(pool *v1beta1.NodePool, obs observation) map[v1beta1.NodeClaimPhase]int32 {
+	byPhase := map[v1beta1.NodeClaimPhase]int32{v1beta1.PhaseLaunching: int32(obs.created)}
 	resources := corev1.ResourceList{}
 	var launchFailure, launchFailureReason string
-	lost := map[string][]v1alpha1.NodeClaim{}
+	lost := map[string][]v1beta1.NodeClaim{}
 	for _, c := range obs.claims {
-		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionInstanceLost); cond != nil && cond.Status == metav1.ConditionTrue {
+		if cond := meta.FindStatusCondition(c.Status.Conditions, v1beta1.ConditionInstanceLost); cond != nil && cond.Status == metav1.ConditionTrue {
 			lost[cond.Reason] = append(lost[cond.Reason], c)
 		}
 		phase := c.Status.Phase
 		if phase == "" {
-			phase = v1alpha1.PhaseLaunching
+			phase = v1beta1.PhaseLaunching
 		}
 		byPhase[phase]++
 		resources = quota.Add(resources, c.Status.Capacity)
-		if cond := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionLaunched); cond != nil && cond.Status == metav1.ConditionFalse {
+		if cond := meta.FindStatusCondition(c.Status.Conditions, v1beta1.ConditionLaunched); cond != nil && cond.Status == metav1.ConditionFalse {
 			launchFailure = fmt.Sprintf("claim %s cannot launch: %s", c.Name, cond.Message)
 			launchFailureReason = cond.Reason
 		}
@@ -113,20 +113,20 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 		pool.Status.NextWindowTransition = &metav1.Time{Time: obs.targets.Next}
 	}
 
-	ready := metav1.Condition{Type: v1alpha1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonTargetMet,
+	ready := metav1.Condition{Type: v1beta1.ConditionReady, Status: metav1.ConditionTrue, Reason: ReasonTargetMet,
 		Message: fmt.Sprintf("%d standby nodes, as targeted", counts.Standby)}
-	degraded := metav1.Condition{Type: v1alpha1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "nothing keeps the pool from its target"}
+	degraded := metav1.Condition{Type: v1beta1.ConditionDegraded, Status: metav1.ConditionFalse, Reason: ReasonAsExpected, Message: "nothing keeps the pool from its target"}
 	switch {
 	case obs.stopped == ReasonKillSwitch:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonKillSwitch, "spec.killSwitch is on: every node of the pool is drained and terminated, and none is made"
 	case obs.stopped == ReasonPaused:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonPaused, "spec.paused is on: the pool's capacity stays as it is; no claim is created, started, given back or removed, and its launches, stops, drains and timeouts wait"
-	case len(lost[v1alpha1.ReasonOwnershipLost]) > 0:
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1alpha1.ReasonOwnershipLost,
-			lostMessage(lost[v1alpha1.ReasonOwnershipLost], "exist but are not this cluster's: their claims and Nodes stay as they are until the tag is back or the instances are terminated")
-	case len(lost[v1alpha1.ReasonInstancesVanished]) > 0:
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1alpha1.ReasonInstancesVanished,
-			lostMessage(lost[v1alpha1.ReasonInstancesVanished], "are not found by the cloud, too many at once to take its word: their claims and Nodes stay until it has kept saying so")
+	case len(lost[v1beta1.ReasonOwnershipLost]) > 0:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1beta1.ReasonOwnershipLost,
+			lostMessage(lost[v1beta1.ReasonOwnershipLost], "exist but are not this cluster's: their claims and Nodes stay as they are until the tag is back or the instances are terminated")
+	case len(lost[v1beta1.ReasonInstancesVanished]) > 0:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1beta1.ReasonInstancesVanished,
+			lostMessage(lost[v1beta1.ReasonInstancesVanished], "are not found by the cloud, too many at once to take its word: their claims and Nodes stay until it has kept saying so")
 	case obs.windowErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidWindow, fmt.Sprintf("the spec's targets hold, as %v", obs.windowErr)
 	case obs.classMissing:
@@ -142,8 +142,8 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonWarmupFailing, failureMessage(obs.failures)
 	case obs.limited != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLimitReached, fmt.Sprintf("%s keeps the pool below its standby target of %d", obs.limited, obs.target)
-	case launchFailure != "" && launchFailureReason == v1alpha1.ReasonAccountLimitExceeded:
-		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1alpha1.ReasonAccountLimitExceeded, launchFailure
+	case launchFailure != "" && launchFailureReason == v1beta1.ReasonAccountLimitExceeded:
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1beta1.ReasonAccountLimitExceeded, launchFailure
 	case launchFailure != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonLaunchFailed, launchFailure
 	}
@@ -163,21 +163,21 @@ func writeStatus(pool *v1alpha1.NodePool, obs observation) map[v1alpha1.NodeClai
 
 // lostMessage says that the instances of claims are lost, as what says, and what the
 // first claim says.
-func lostMessage(claims []v1alpha1.NodeClaim, what string) string {
-	first := slices.MinFunc(claims, func(a, b v1alpha1.NodeClaim) int { return strings.Compare(a.Name, b.Name) })
-	said := meta.FindStatusCondition(first.Status.Conditions, v1alpha1.ConditionInstanceLost)
+func lostMessage(claims []v1beta1.NodeClaim, what string) string {
+	first := slices.MinFunc(claims, func(a, b v1beta1.NodeClaim) int { return strings.Compare(a.Name, b.Name) })
+	said := meta.FindStatusCondition(first.Status.Conditions, v1beta1.ConditionInstanceLost)
 	return fmt.Sprintf("%d of the pool's instances %s; claim %s: %s", len(claims), what, first.Name, said.Message)
 }
 
 // degradedFor reports whether the pool is Degraded for reason.
-func degradedFor(pool *v1alpha1.NodePool, reason string) bool {
-	c := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+func degradedFor(pool *v1beta1.NodePool, reason string) bool {
+	c := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason
 }
 
 // budgetsCondition says whether every disruption budget does what it says.
-func budgetsCondition(pool *v1alpha1.NodePool, obs observation) metav1.Condition {
-	c := metav1.Condition{Type: v1alpha1.ConditionBudgetsValid, Status: metav1.ConditionTrue, Reason: ReasonAsExpected,
+func budgetsCondition(pool *v1beta1.NodePool, obs observation) metav1.Condition {
+	c := metav1.Condition{Type: v1beta1.ConditionBudgetsValid, Status: metav1.ConditionTrue, Reason: ReasonAsExpected,
 		Message: "every disruption budget can be read and its schedule fires", ObservedGeneration: pool.Generation}
 	switch {
 	case obs.budgetErr == nil:
@@ -190,12 +190,12 @@ func budgetsCondition(pool *v1alpha1.NodePool, obs observation) metav1.Condition
 }
 
 // nodeCounts is the status form of counts by phase.
-func nodeCounts(byPhase map[v1alpha1.NodeClaimPhase]int32) v1alpha1.NodeCounts {
-	return v1alpha1.NodeCounts{
-		Launching: byPhase[v1alpha1.PhaseLaunching], Registering: byPhase[v1alpha1.PhaseRegistering],
-		Initializing: byPhase[v1alpha1.PhaseInitializing], WarmingUp: byPhase[v1alpha1.PhaseWarmingUp],
-		Stopping: byPhase[v1alpha1.PhaseStopping], Standby: byPhase[v1alpha1.PhaseStandby],
-		Starting: byPhase[v1alpha1.PhaseStarting], Running: byPhase[v1alpha1.PhaseRunning],
-		Draining: byPhase[v1alpha1.PhaseDraining], Terminating: byPhase[v1alpha1.PhaseTerminating],
+func nodeCounts(byPhase map[v1beta1.NodeClaimPhase]int32) v1beta1.NodeCounts {
+	return v1beta1.NodeCounts{
+		Launching: byPhase[v1beta1.PhaseLaunching], Registering: byPhase[v1beta1.PhaseRegistering],
+		Initializing: byPhase[v1beta1.PhaseInitializing], WarmingUp: byPhase[v1beta1.PhaseWarmingUp],
+		Stopping: byPhase[v1beta1.PhaseStopping], Standby: byPhase[v1beta1.PhaseStandby],
+		Starting: byPhase[v1beta1.PhaseStarting], Running: byPhase[v1beta1.PhaseRunning],
+		Draining: byPhase[v1beta1.PhaseDraining], Terminating: byPhase[v1beta1.PhaseTerminating],
 	}
 }

@@ -6,21 +6,21 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-func claimIn(phase v1alpha1.NodeClaimPhase) v1alpha1.NodeClaim {
-	return v1alpha1.NodeClaim{Status: v1alpha1.NodeClaimStatus{Phase: phase}}
+func claimIn(phase v1beta1.NodeClaimPhase) v1beta1.NodeClaim {
+	return v1beta1.NodeClaim{Status: v1beta1.NodeClaimStatus{Phase: phase}}
 }
 
-func conditions(pool *v1alpha1.NodePool) (ready, degraded *metav1.Condition) {
-	return meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionReady), meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+func conditions(pool *v1beta1.NodePool) (ready, degraded *metav1.Condition) {
+	return meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionReady), meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
 }
 
 func TestStatusCountsClaimsByPhase(t *testing.T) {
-	pool := &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
-	writeStatus(pool, observation{target: 2, created: 1, claims: []v1alpha1.NodeClaim{
-		claimIn(v1alpha1.PhaseStandby), claimIn(v1alpha1.PhaseStandby), claimIn(v1alpha1.PhaseRunning), claimIn(""),
+	pool := &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Generation: 4}}
+	writeStatus(pool, observation{target: 2, created: 1, claims: []v1beta1.NodeClaim{
+		claimIn(v1beta1.PhaseStandby), claimIn(v1beta1.PhaseStandby), claimIn(v1beta1.PhaseRunning), claimIn(""),
 	}})
 	n := pool.Status.Nodes
 	if n.Total != 5 || n.Standby != 2 || n.Running != 1 || n.Launching != 2 || pool.Status.ObservedGeneration != 4 || pool.Status.StandbyTarget != 2 {
@@ -33,9 +33,9 @@ func TestStatusCountsClaimsByPhase(t *testing.T) {
 }
 
 func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
-	failing := claimIn(v1alpha1.PhaseLaunching)
+	failing := claimIn(v1beta1.PhaseLaunching)
 	failing.Name = "web-1"
-	failing.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionLaunched, Status: metav1.ConditionFalse, Reason: "InsufficientCapacity", Message: "no m5.large"}}
+	failing.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionLaunched, Status: metav1.ConditionFalse, Reason: "InsufficientCapacity", Message: "no m5.large"}}
 	cases := map[string]struct {
 		obs    observation
 		reason string
@@ -44,13 +44,13 @@ func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
 		"class missing":   {observation{target: 2, classMissing: true}, ReasonNodeClassNotFound},
 		"class not ready": {observation{target: 2, classNotReady: "SubnetsNotFound: no subnet matches"}, ReasonNodeClassNotReady},
 		"limited":         {observation{target: 2, limited: "limits.nodes (1)"}, ReasonLimitReached},
-		"launch fails":    {observation{target: 2, claims: []v1alpha1.NodeClaim{failing}}, ReasonLaunchFailed},
-		"ownership lost":  {observation{target: 2, claims: []v1alpha1.NodeClaim{failing, lostClaim("web-3", v1alpha1.ReasonOwnershipLost), lostClaim("web-2", v1alpha1.ReasonInstancesVanished)}}, v1alpha1.ReasonOwnershipLost},
-		"vanished":        {observation{target: 2, claims: []v1alpha1.NodeClaim{failing, lostClaim("web-2", v1alpha1.ReasonInstancesVanished)}}, v1alpha1.ReasonInstancesVanished},
+		"launch fails":    {observation{target: 2, claims: []v1beta1.NodeClaim{failing}}, ReasonLaunchFailed},
+		"ownership lost":  {observation{target: 2, claims: []v1beta1.NodeClaim{failing, lostClaim("web-3", v1beta1.ReasonOwnershipLost), lostClaim("web-2", v1beta1.ReasonInstancesVanished)}}, v1beta1.ReasonOwnershipLost},
+		"vanished":        {observation{target: 2, claims: []v1beta1.NodeClaim{failing, lostClaim("web-2", v1beta1.ReasonInstancesVanished)}}, v1beta1.ReasonInstancesVanished},
 	}
 	for name, tc := range cases {
-		pool := &v1alpha1.NodePool{}
-		pool.Spec.Template.NodeClassRef = v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "gone"}
+		pool := &v1beta1.NodePool{}
+		pool.Spec.Template.NodeClassRef = v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "gone"}
 		writeStatus(pool, tc.obs)
 		ready, degraded := conditions(pool)
 		if ready.Status != metav1.ConditionFalse {
@@ -69,22 +69,22 @@ func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
 }
 
 // lostClaim is a running claim that says its instance is lost for reason.
-func lostClaim(name, reason string) v1alpha1.NodeClaim {
-	c := claimIn(v1alpha1.PhaseRunning)
+func lostClaim(name, reason string) v1beta1.NodeClaim {
+	c := claimIn(v1beta1.PhaseRunning)
 	c.Name = name
-	c.Status.Conditions = []metav1.Condition{{Type: v1alpha1.ConditionInstanceLost, Status: metav1.ConditionTrue, Reason: reason, Message: "instance i-" + name}}
+	c.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionInstanceLost, Status: metav1.ConditionTrue, Reason: reason, Message: "instance i-" + name}}
 	return c
 }
 
 // The pool names how many of its instances are lost and what the first claim by name
 // says, so that the message does not change with the order claims are listed in.
 func TestStatusCountsTheLostInstances(t *testing.T) {
-	claims := []v1alpha1.NodeClaim{lostClaim("web-b", v1alpha1.ReasonOwnershipLost), claimIn(v1alpha1.PhaseStandby), lostClaim("web-a", v1alpha1.ReasonOwnershipLost)}
-	pool := &v1alpha1.NodePool{}
+	claims := []v1beta1.NodeClaim{lostClaim("web-b", v1beta1.ReasonOwnershipLost), claimIn(v1beta1.PhaseStandby), lostClaim("web-a", v1beta1.ReasonOwnershipLost)}
+	pool := &v1beta1.NodePool{}
 	writeStatus(pool, observation{target: 1, claims: claims})
 	_, degraded := conditions(pool)
 	want := "2 of the pool's instances exist but are not this cluster's: their claims and Nodes stay as they are until the tag is back or the instances are terminated; claim web-a: instance i-web-a"
-	if degraded.Status != metav1.ConditionTrue || degraded.Reason != v1alpha1.ReasonOwnershipLost || degraded.Message != want {
+	if degraded.Status != metav1.ConditionTrue || degraded.Reason != v1beta1.ReasonOwnershipLost || degraded.Message != want {
 		t.Fatalf("degraded %+v, want %q", degraded, want)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/source"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
@@ -20,9 +20,9 @@ import (
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("nodepool").
-		For(&v1alpha1.NodePool{}).
-		Owns(&v1alpha1.NodeClaim{}).
-		Watches(&v1alpha1.NodeClaim{}, handler.Funcs{DeleteFunc: r.claimGone})
+		For(&v1beta1.NodePool{}).
+		Owns(&v1beta1.NodeClaim{}).
+		Watches(&v1beta1.NodeClaim{}, handler.Funcs{DeleteFunc: r.claimGone})
 	for _, class := range nodeclass.Objects() {
 		b = b.Watches(class, handler.EnqueueRequestsFromMapFunc(r.poolsOfClass))
 	}
@@ -35,7 +35,7 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 // claimGone meets the expectations of a deleted claim, and keeps it if it failed to warm
 // up, for its pool's next pass to count; Owns brings its pool here.
 func (r *Reconciler) claimGone(_ context.Context, e event.DeleteEvent, _ workqueue.TypedRateLimitingInterface[ctrl.Request]) {
-	if claim, ok := e.Object.(*v1alpha1.NodeClaim); ok {
+	if claim, ok := e.Object.(*v1beta1.NodeClaim); ok {
 		r.expectations.gone(claim.Spec.NodePool, claim.Name)
 		if f, failed := failureOf(claim); failed {
 			r.gone.add(claim.Spec.NodePool, f)
@@ -44,7 +44,7 @@ func (r *Reconciler) claimGone(_ context.Context, e event.DeleteEvent, _ workque
 }
 
 // requestsFor asks for a pass over each of pools.
-func requestsFor(pools []v1alpha1.NodePool) []ctrl.Request {
+func requestsFor(pools []v1beta1.NodePool) []ctrl.Request {
 	requests := make([]ctrl.Request, 0, len(pools))
 	for i := range pools {
 		requests = append(requests, ctrl.Request{NamespacedName: client.ObjectKeyFromObject(&pools[i])})
@@ -60,7 +60,7 @@ func (r *Reconciler) onCalendarJump(ctx context.Context, queue workqueue.TypedRa
 			case <-ctx.Done():
 				return
 			case <-r.CalendarChanged:
-				pools := &v1alpha1.NodePoolList{}
+				pools := &v1beta1.NodePoolList{}
 				if err := r.Client.List(ctx, pools); err != nil {
 					log.FromContext(ctx).Error(err, "Listing the pools after the calendar changed")
 					continue
@@ -84,7 +84,7 @@ func (r *Reconciler) poolsOfClass(ctx context.Context, class client.Object) []ct
 		}
 		kind = kinds[0].Kind
 	}
-	pools := &v1alpha1.NodePoolList{}
+	pools := &v1beta1.NodePoolList{}
 	if err := r.Client.List(ctx, pools, client.MatchingFields{indexes.PoolNodeClass: indexes.NodeClassKey(kind, class.GetName())}); err != nil {
 		log.FromContext(ctx).Error(err, "Listing the pools of a node class")
 		return nil

@@ -10,7 +10,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -29,10 +29,10 @@ type standbyZones map[string]float64
 // pool's requirements, of a type that under the template's kubelet configuration
 // leaves CPU and memory for pods and has room for spec.standby.resources; and, for each requirement with minValues, types of
 // at least that many values of its key in the zone.
-func zonesForStandby(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceType) (standbyZones, error) {
+func zonesForStandby(pool *v1beta1.NodePool, types []*cloudprovider.InstanceType) (standbyZones, error) {
 	all := append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...)
-	requirements := v1alpha1.CoreRequirements(all)
-	var floors []v1alpha1.NodeSelectorRequirement
+	requirements := v1beta1.CoreRequirements(all)
+	var floors []v1beta1.NodeSelectorRequirement
 	for _, r := range all {
 		if r.MinValues != nil {
 			floors = append(floors, r)
@@ -85,7 +85,7 @@ func zonesForStandby(pool *v1alpha1.NodePool, types []*cloudprovider.InstanceTyp
 }
 
 // noStandbyMessage says why no zone can take a standby node of the pool.
-func noStandbyMessage(pool *v1alpha1.NodePool) string {
+func noStandbyMessage(pool *v1beta1.NodePool) string {
 	msg := "no available offering can stand by within the pool's requirements and spec.standby"
 	if len(pool.Spec.Standby.Resources) > 0 {
 		var room []string
@@ -158,7 +158,7 @@ func fullestFirst(members []member, n int) []member {
 
 // claimZone is the zone a claim's instance is in, or the one its requirements pin it
 // to before launch; "" when neither is known.
-func claimZone(c *v1alpha1.NodeClaim) string {
+func claimZone(c *v1beta1.NodeClaim) string {
 	if c.Status.Zone != "" {
 		return c.Status.Zone
 	}

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -15,13 +15,13 @@ import (
 // 8-CPU type's zone-b is left.
 func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 	types := mediumInZoneALargeInZoneB()
-	pool := &v1alpha1.NodePool{}
+	pool := &v1beta1.NodePool{}
 	pool.Spec.Standby.Resources = size("3", "1Gi")
 	zones, err := zonesForStandby(pool, types)
 	if err != nil || len(zones) != 2 {
 		t.Fatalf("zones %v (%v), want both without a kubelet configuration", zones, err)
 	}
-	pool.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
+	pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
 	zones, err = zonesForStandby(pool, types)
 	if err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
@@ -33,8 +33,8 @@ func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 // type is, which the pool reports instead of choosing the cheapest.
 func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 	types := mediumInZoneALargeInZoneB()
-	pool := &v1alpha1.NodePool{}
-	pool.Spec.Template.Kubelet = &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
+	pool := &v1beta1.NodePool{}
+	pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
 	zones, err := zonesForStandby(pool, types)
 	if err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
@@ -55,7 +55,7 @@ func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 	}
 
 	// Types the requirements rule out do not count: the pool says nothing of them.
-	pool.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+	pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
 	if msg, err := kubeletLeavesNoType(pool, types); err != nil || msg != "" {
 		t.Fatalf("kubeletLeavesNoType = %q (%v) with no type allowed at all", msg, err)
 	}
@@ -65,7 +65,7 @@ func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 // one in zone-b, at twice the price.
 func mediumInZoneALargeInZoneB() []*cloudprovider.InstanceType {
 	offer := func(zone string, price float64) []cloudprovider.Offering {
-		return []cloudprovider.Offering{{Zone: zone, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
+		return []cloudprovider.Offering{{Zone: zone, CapacityType: v1beta1.CapacityTypeOnDemand, PricePerHour: price, Available: true}}
 	}
 	return []*cloudprovider.InstanceType{
 		{Name: "medium", Architecture: "amd64", Capacity: size("4", "16Gi"), Offerings: offer("zone-a", 0.2)},

@@ -8,7 +8,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -69,28 +69,28 @@ func TestStandbyZonesAreThoseOfOfferingsThatCanStandBy(t *testing.T) {
 		return cloudprovider.Offering{Zone: zone, CapacityType: capacityType, PricePerHour: price, Available: available}
 	}
 	small := &cloudprovider.InstanceType{Name: "small", Architecture: "amd64", Capacity: size("2", "4Gi"), Offerings: []cloudprovider.Offering{
-		offering("zone-a", v1alpha1.CapacityTypeOnDemand, 0.1, true),
-		offering("zone-b", v1alpha1.CapacityTypeOnDemand, 0.1, false), // out of capacity
-		offering("zone-c", v1alpha1.CapacityTypeSpot, 0.03, true),     // spot cannot stand by
+		offering("zone-a", v1beta1.CapacityTypeOnDemand, 0.1, true),
+		offering("zone-b", v1beta1.CapacityTypeOnDemand, 0.1, false), // out of capacity
+		offering("zone-c", v1beta1.CapacityTypeSpot, 0.03, true),     // spot cannot stand by
 	}}
 	large := &cloudprovider.InstanceType{Name: "large", Architecture: "amd64", Capacity: size("8", "32Gi"), Offerings: []cloudprovider.Offering{
-		offering("zone-a", v1alpha1.CapacityTypeOnDemand, 0.4, true),
-		offering("zone-b", v1alpha1.CapacityTypeOnDemand, 0.4, true),
+		offering("zone-a", v1beta1.CapacityTypeOnDemand, 0.4, true),
+		offering("zone-b", v1beta1.CapacityTypeOnDemand, 0.4, true),
 	}}
-	pool := &v1alpha1.NodePool{}
+	pool := &v1beta1.NodePool{}
 	zones, err := zonesForStandby(pool, []*cloudprovider.InstanceType{small, large})
 	if err != nil || len(zones) != 2 || zones["zone-a"] != 0.1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-a at 0.1 and zone-b at 0.4", zones, err)
 	}
 	// A shape only the large type holds, and a requirement on zone-b.
 	pool.Spec.Standby.Resources = size("4", "8Gi")
-	pool.Spec.Standby.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-b"}}}
+	pool.Spec.Standby.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"zone-b"}}}
 	if zones, err := zonesForStandby(pool, []*cloudprovider.InstanceType{small, large}); err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
 	}
 	// A pool that allows only spot keeps no warm pool, and says why.
-	pool = &v1alpha1.NodePool{}
-	pool.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeSpot}}}
+	pool = &v1beta1.NodePool{}
+	pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
 	if zones, err := zonesForStandby(pool, []*cloudprovider.InstanceType{small, large}); err != nil || len(zones) != 0 {
 		t.Fatalf("zones %v (%v) for a spot-only pool", zones, err)
 	}
@@ -106,23 +106,23 @@ func TestStandbyZonesKeepThePoolsFloors(t *testing.T) {
 		it := &cloudprovider.InstanceType{Name: name, Architecture: "amd64", Capacity: size("2", "8Gi"),
 			Attributes: cloudprovider.InstanceFacts{Name: name, VCPUs: 2, MemoryMiB: 8192}.Attributes()}
 		for _, z := range zones {
-			it.Offerings = append(it.Offerings, cloudprovider.Offering{Zone: z, CapacityType: v1alpha1.CapacityTypeOnDemand, PricePerHour: 0.1, Available: true})
+			it.Offerings = append(it.Offerings, cloudprovider.Offering{Zone: z, CapacityType: v1beta1.CapacityTypeOnDemand, PricePerHour: 0.1, Available: true})
 		}
 		return it
 	}
 	types := []*cloudprovider.InstanceType{typeOf("m5.large", "zone-a", "zone-b"), typeOf("c5.large", "zone-a"), typeOf("r5.large", "zone-a", "zone-b")}
 	two := int32(2)
-	pool := &v1alpha1.NodePool{}
-	pool.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &two}}
+	pool := &v1beta1.NodePool{}
+	pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &two}}
 	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 2 {
 		t.Fatalf("zones %v (%v), want zone-a and zone-b: both have two families", zones, err)
 	}
 	// The warm pool's own requirements leave zone-b with r5 only.
-	pool.Spec.Standby.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"m5"}}}
+	pool.Spec.Standby.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpNotIn, Values: []string{"m5"}}}
 	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 1 || zones["zone-a"] == 0 {
 		t.Fatalf("zones %v (%v), want zone-a only", zones, err)
 	}
-	pool.Spec.Standby.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"c5"}}}
+	pool.Spec.Standby.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpIn, Values: []string{"c5"}}}
 	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 0 {
 		t.Fatalf("zones %v (%v), want none: one family can stand by", zones, err)
 	}

@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 	"sigs.k8s.io/controller-runtime/pkg/predicate"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/metrics"
 )
@@ -89,12 +89,12 @@ func (r *Reconciler) served(ctx context.Context, pod *corev1.Pod) (Served, bool,
 		return Served{}, false, fmt.Errorf("reading the pod's Node: %w", err)
 	}
 	s := Served{NodeCreated: node.CreationTimestamp.Time}
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodeName: node.Name}); err != nil {
 		return Served{}, false, fmt.Errorf("reading the Node's claim: %w", err)
 	}
 	for i := range claims.Items {
-		started := meta.FindStatusCondition(claims.Items[i].Status.Conditions, v1alpha1.ConditionStarted)
+		started := meta.FindStatusCondition(claims.Items[i].Status.Conditions, v1beta1.ConditionStarted)
 		if started != nil && started.Status == metav1.ConditionTrue && started.LastTransitionTime.After(s.LastStart) {
 			s.LastStart = started.LastTransitionTime.Time
 		}

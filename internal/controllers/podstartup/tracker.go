@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -113,7 +113,7 @@ func (t *Tracker) Relearn(snap state.Snapshot) {
 // placed it on that claim.
 func reserved(pod *corev1.Pod) bool {
 	for _, tol := range pod.Spec.Tolerations {
-		if tol.Key == v1alpha1.TaintReservedKey {
+		if tol.Key == v1beta1.TaintReservedKey {
 			return true
 		}
 	}

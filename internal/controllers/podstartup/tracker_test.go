@@ -8,7 +8,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -56,7 +56,7 @@ func TestAFullTrackerForgetsTheOldestPod(t *testing.T) {
 // Ready pods are not its to measure.
 func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
 	reservedOn := func(pod *corev1.Pod, claim string) *corev1.Pod {
-		pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: v1alpha1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule})
+		pod.Spec.Tolerations = append(pod.Spec.Tolerations, corev1.Toleration{Key: v1beta1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule})
 		return pod
 	}
 	waiting := trackedPod("waiting", 0)

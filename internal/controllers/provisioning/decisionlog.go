@@ -10,7 +10,7 @@ import (
 	"github.com/go-logr/logr"
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 )
@@ -78,7 +78,7 @@ func logDecision(log logr.Logger, pods []*corev1.Pod, r scheduling.Result, poolO
 }
 
 // logStart writes at INFO that a standby claim was asked to run for pods.
-func logStart(log logr.Logger, claim *v1alpha1.NodeClaim, pods []*corev1.Pod) {
+func logStart(log logr.Logger, claim *v1beta1.NodeClaim, pods []*corev1.Pod) {
 	log.Info("Starting standby node for pod(s)", "nodepool", claim.Spec.NodePool, "nodeclaim", claim.Name, "node", claim.Status.NodeName,
 		"instanceType", claim.Status.InstanceType, "zone", claim.Status.Zone, "capacityType", claim.Status.CapacityType,
 		"pods", len(pods), "podNames", podutil.Names(pods))
@@ -90,7 +90,7 @@ const loggedTypes = 5
 // logLaunch writes at INFO that a claim was created for pods: the types it may launch
 // as (cheapest first), the zones and capacity types the pods narrowed it to (empty: any
 // the pool has), and the price of its cheapest offering.
-func logLaunch(log logr.Logger, claim *v1alpha1.NodeClaim, l scheduling.Launch) {
+func logLaunch(log logr.Logger, claim *v1beta1.NodeClaim, l scheduling.Launch) {
 	types := strings.Join(l.InstanceTypes[:min(len(l.InstanceTypes), loggedTypes)], ", ")
 	if n := len(l.InstanceTypes) - loggedTypes; n > 0 {
 		types += fmt.Sprintf(" and %d other(s)", n)

@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/test/logcapture"
 )
@@ -92,10 +92,10 @@ func TestADecisionThatFindsRoomIsLoggedAtDebug(t *testing.T) {
 // own, naming the pool, the claim, where it runs or may launch, and why pods wait.
 func TestStartsLaunchesAndUnschedulablePodsAreLoggedAtInfo(t *testing.T) {
 	log, lines := logcapture.New(t, 0)
-	claim := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "web-abc"}, Spec: v1alpha1.NodeClaimSpec{NodePool: "web"},
-		Status: v1alpha1.NodeClaimStatus{NodeName: "ip-10-0-0-1", InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: "on-demand"}}
+	claim := &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "web-abc"}, Spec: v1beta1.NodeClaimSpec{NodePool: "web"},
+		Status: v1beta1.NodeClaimStatus{NodeName: "ip-10-0-0-1", InstanceType: "m5.large", Zone: "us-east-1a", CapacityType: "on-demand"}}
 	logStart(log, claim, []*corev1.Pod{pod("a")})
-	launched := &v1alpha1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "batch-xyz"}}
+	launched := &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: "batch-xyz"}}
 	logLaunch(log, launched, scheduling.Launch{Pool: "batch", InstanceTypes: []string{"c5.large", "m5.large", "c5.xlarge", "m5.xlarge", "r5.large", "r5.xlarge"},
 		Zones: []string{"us-east-1b"}, PricePerHour: 0.085, Pods: []*corev1.Pod{pod("b"), pod("c")}})
 	logUnschedulable(log, []scheduling.Unschedulable{{Pod: pod("d"), Reasons: map[string]string{"web": "Insufficient cpu", "batch": "node selector"}}})

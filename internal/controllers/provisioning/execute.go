@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
@@ -35,11 +35,11 @@ const writers = 32
 // an Event for each pod nothing can take. Then, once the claims are written, the pods
 // placed on claims get a toleration of their claim's reservation (see reserve).
 func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r scheduling.Result, version uint64) error {
-	pools := map[string]*v1alpha1.NodePool{}
+	pools := map[string]*v1beta1.NodePool{}
 	for _, sp := range in.Pools {
 		pools[sp.Pool.Name] = sp.Pool
 	}
-	claims := map[string]*v1alpha1.NodeClaim{}
+	claims := map[string]*v1beta1.NodeClaim{}
 	for _, c := range in.Claims {
 		claims[c.Claim.Name] = c.Claim
 	}
@@ -81,10 +81,10 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 // warming up runs as soon as it is asked, and its Node must find its pods known then
 // (see nodeclaim's reservation). A nomination to a claim the write did not reach lapses
 // by itself, as the claim is not asked to run.
-func (p *Provisioner) start(ctx context.Context, claim *v1alpha1.NodeClaim, pods []*corev1.Pod, placed *placements) error {
+func (p *Provisioner) start(ctx context.Context, claim *v1beta1.NodeClaim, pods []*corev1.Pod, placed *placements) error {
 	p.State.Nominate(claim.Name, pods, p.Options.NominationTTL)
 	updated := claim.DeepCopy()
-	updated.Spec.DesiredState = v1alpha1.DesiredRunning
+	updated.Spec.DesiredState = v1beta1.DesiredRunning
 	if err := p.Client.Patch(ctx, updated, client.MergeFrom(claim)); err != nil {
 		return fmt.Errorf("asking claim %s to run: %w", claim.Name, err)
 	}
@@ -96,7 +96,7 @@ func (p *Provisioner) start(ctx context.Context, claim *v1alpha1.NodeClaim, pods
 }
 
 // launch creates a claim for pods from their pool's template.
-func (p *Provisioner) launch(ctx context.Context, pool *v1alpha1.NodePool, l scheduling.Launch, placed *placements) error {
+func (p *Provisioner) launch(ctx context.Context, pool *v1beta1.NodePool, l scheduling.Launch, placed *placements) error {
 	claim := simulation.LaunchClaim(pool, l)
 	if err := controllerutil.SetControllerReference(pool, claim, p.Client.Scheme()); err != nil {
 		return err
@@ -130,7 +130,7 @@ func (p *Provisioner) reportUnschedulable(pods []scheduling.Unschedulable, versi
 
 // reportExhaustedStandby tells each pool with a warm pool that had to launch cold
 // because every standby claim it had was started: the warm pool was too small.
-func (p *Provisioner) reportExhaustedStandby(pools map[string]*v1alpha1.NodePool, in scheduling.Input, r scheduling.Result) {
+func (p *Provisioner) reportExhaustedStandby(pools map[string]*v1beta1.NodePool, in scheduling.Input, r scheduling.Result) {
 	poolOf, standby := map[string]string{}, map[string]int{}
 	for _, c := range in.Claims {
 		poolOf[c.Claim.Name] = c.Claim.Spec.NodePool

@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // reservers bounds the pod writes of reservations at once, so that they leave the
@@ -88,7 +88,7 @@ func (p *Provisioner) reserve(ctx context.Context, byClaim map[string][]*corev1.
 
 // ReservationToleration is the toleration of claim's reservation taint.
 func ReservationToleration(claim string) corev1.Toleration {
-	return corev1.Toleration{Key: v1alpha1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule}
+	return corev1.Toleration{Key: v1beta1.TaintReservedKey, Operator: corev1.TolerationOpEqual, Value: claim, Effect: corev1.TaintEffectNoSchedule}
 }
 
 // Reservation is the one change Stratos makes to a pod: pod with the toleration of

@@ -12,7 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 )
@@ -20,7 +20,7 @@ import (
 // describeInstances lists every instance tagged with the cluster, page by page.
 func (m *Machines) describeInstances(ctx context.Context) ([]ec2types.Instance, error) {
 	pages := ec2.NewDescribeInstancesPaginator(m.opts.EC2, &ec2.DescribeInstancesInput{
-		Filters: []ec2types.Filter{{Name: aws.String("tag:" + v1alpha1.TagCluster), Values: []string{m.opts.ClusterName}}},
+		Filters: []ec2types.Filter{{Name: aws.String("tag:" + v1beta1.TagCluster), Values: []string{m.opts.ClusterName}}},
 	})
 	var all []ec2types.Instance
 	for pages.HasMorePages() {
@@ -135,9 +135,9 @@ func (m *Machines) describeShapes(ctx context.Context, instances []ec2types.Inst
 
 // snapshot is an instance as the invariants see it.
 func snapshot(inst ec2types.Instance) cloudprovider.Instance {
-	capacityType := v1alpha1.CapacityTypeOnDemand
+	capacityType := v1beta1.CapacityTypeOnDemand
 	if inst.InstanceLifecycle == ec2types.InstanceLifecycleTypeSpot {
-		capacityType = v1alpha1.CapacityTypeSpot
+		capacityType = v1beta1.CapacityTypeSpot
 	}
 	var state cloudprovider.InstanceState
 	if inst.State != nil {

@@ -21,7 +21,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/test/harness"
 	"github.com/stratos-sh/stratos/test/moto"
@@ -87,7 +87,7 @@ func TestKubeletOnMoto(t *testing.T) {
 	})
 
 	userData := mimeDocument("\n", nodeConfig(`--node-labels=stratos.sh/nodepool=web,stratos.sh/nodeclaim=web-1`, `--register-with-taints=stratos.sh/standby:NoSchedule`))
-	id := runInstance(t, ec2Client, "us-east-1c", "m5.large", userData, map[string]string{v1alpha1.TagCluster: cluster})
+	id := runInstance(t, ec2Client, "us-east-1c", "m5.large", userData, map[string]string{v1beta1.TagCluster: cluster})
 	eventually(t, "the poll to see the instance", func(context.Context) (bool, error) {
 		_, views := m.NodeViews()
 		return len(views) == 1, nil
@@ -98,9 +98,9 @@ func TestKubeletOnMoto(t *testing.T) {
 	getNode := func(ctx context.Context) error { return env.Client.Get(ctx, client.ObjectKey{Name: name}, node) }
 	clk.Step(p.LaunchDelay + p.BootDelay)
 	eventually(t, "the Node registered", func(ctx context.Context) (bool, error) { return getNode(ctx) == nil, nil })
-	if node.Spec.ProviderID != "aws:///us-east-1c/"+id || node.Labels[v1alpha1.LabelNodeClaim] != "web-1" ||
+	if node.Spec.ProviderID != "aws:///us-east-1c/"+id || node.Labels[v1beta1.LabelNodeClaim] != "web-1" ||
 		node.Labels[corev1.LabelInstanceTypeStable] != "m5.large" || node.Labels[corev1.LabelTopologyZone] != "us-east-1c" ||
-		!slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&v1alpha1.StandbyTaint) }) {
+		!slices.ContainsFunc(node.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(&v1beta1.StandbyTaint) }) {
 		t.Errorf("Node %s: provider ID %s, labels %v, taints %v", name, node.Spec.ProviderID, node.Labels, node.Spec.Taints)
 	}
 	eventually(t, "the Node's status", func(ctx context.Context) (bool, error) {

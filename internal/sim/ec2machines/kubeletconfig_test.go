@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/moto"
 )
 
@@ -18,7 +18,7 @@ import (
 func TestMachinesReportTheKubeletConfiguration(t *testing.T) {
 	client := motoEC2(t)
 	m := New(Options{EC2: client, ClusterName: cluster, Region: moto.Region, Clock: testingclock.NewFakeClock(epoch)})
-	owned := map[string]string{v1alpha1.TagCluster: cluster}
+	owned := map[string]string{v1beta1.TagCluster: cluster}
 	al2023 := runInstance(t, client, "us-east-1a", "m5.large", mimeDocument("\n", nodeConfigWith(`      maxPods: 20
       kubeReserved: {memory: 1Gi}
       systemReserved: {cpu: 100m}

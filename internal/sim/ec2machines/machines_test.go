@@ -14,7 +14,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/test/moto"
@@ -88,11 +88,11 @@ func TestMachinesFollowInstances(t *testing.T) {
 	p := fake.DefaultPhysics()
 	p.JitterPercent = 0
 	m := New(Options{EC2: client, ClusterName: cluster, Region: moto.Region, Physics: p, Clock: clk})
-	owned := map[string]string{v1alpha1.TagCluster: cluster, v1alpha1.TagNodeClaim: "c1"}
+	owned := map[string]string{v1beta1.TagCluster: cluster, v1beta1.TagNodeClaim: "c1"}
 	userData := mimeDocument("\n", nodeConfig(`--node-labels=stratos.sh/nodeclaim=c1,team=a`, `--register-with-taints=stratos.sh/standby:NoSchedule`))
 	id := runInstance(t, client, "us-east-1b", "m5.xlarge", userData, owned)
-	broken := runInstance(t, client, "us-east-1a", "m5.large", "bm90IE1JTUU=", map[string]string{v1alpha1.TagCluster: cluster})
-	runInstance(t, client, "us-east-1a", "m5.large", userData, map[string]string{v1alpha1.TagCluster: "another"})
+	broken := runInstance(t, client, "us-east-1a", "m5.large", "bm90IE1JTUU=", map[string]string{v1beta1.TagCluster: cluster})
+	runInstance(t, client, "us-east-1a", "m5.large", userData, map[string]string{v1beta1.TagCluster: "another"})
 
 	poll(t, m)
 	select {
@@ -116,7 +116,7 @@ func TestMachinesFollowInstances(t *testing.T) {
 	if !maps.Equal(v.Labels, wantLabels) {
 		t.Errorf("labels %v, want %v", v.Labels, wantLabels)
 	}
-	if len(v.Taints) != 1 || v.Taints[0].Key != v1alpha1.TaintStandbyKey {
+	if len(v.Taints) != 1 || v.Taints[0].Key != v1beta1.TaintStandbyKey {
 		t.Errorf("taints %v", v.Taints)
 	}
 	if v.InstanceType.Capacity.Pods().Value() != 58 || v.InstanceType.Capacity.Cpu().Value() != 4 {

@@ -6,19 +6,19 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
-// AnnotationAMIAlias on a FakeNodeClass is the image alias of the AWSNodeClass it
+// AnnotationAMIAlias on a FakeNodeClass is the image alias of the EC2NodeClass it
 // becomes on aws, such as bottlerocket@latest; al2023@latest when it is absent. The fake
 // cloud ignores it.
 const AnnotationAMIAlias = "sim.stratos.sh/ami-alias"
 
-// awsNodeClasses is what a scenario's fake node classes become on aws: AWSNodeClasses
+// ec2NodeClasses is what a scenario's fake node classes become on aws: EC2NodeClasses
 // that find the simulated VPC's subnets and security group by tag, the AMI by alias,
 // and the nodes' IAM role by name.
-type awsNodeClasses struct {
+type ec2NodeClasses struct {
 	// discoveryTags mark the subnets and the security group the runner created.
 	discoveryTags map[string]string
 	// role is the IAM role of the nodes.
@@ -26,12 +26,12 @@ type awsNodeClasses struct {
 }
 
 // translate rewrites a scenario written for the fake cloud to run on aws, in place: each
-// FakeNodeClass becomes an AWSNodeClass of the same name, and each NodePool that refers
-// to one refers to the AWSNodeClass instead, with the class's instance types as a
+// FakeNodeClass becomes an EC2NodeClass of the same name, and each NodePool that refers
+// to one refers to the EC2NodeClass instead, with the class's instance types as a
 // requirement on node.kubernetes.io/instance-type. The objects applied before the first
 // step and those of apply steps are translated alike, so that the same scenario file runs
-// on both clouds. scenario.Validate has refused what an AWSNodeClass cannot carry.
-func (c awsNodeClasses) translate(s *scenario.Scenario) error {
+// on both clouds. scenario.Validate has refused what an EC2NodeClass cannot carry.
+func (c ec2NodeClasses) translate(s *scenario.Scenario) error {
 	types := map[string][]string{}
 	batches := [][]unstructured.Unstructured{s.Objects}
 	for _, st := range s.Steps {
@@ -67,9 +67,9 @@ func (c awsNodeClasses) translate(s *scenario.Scenario) error {
 	return nil
 }
 
-// nodeClass replaces a FakeNodeClass with its AWSNodeClass, of the images of its
+// nodeClass replaces a FakeNodeClass with its EC2NodeClass, of the images of its
 // AnnotationAMIAlias.
-func (c awsNodeClasses) nodeClass(o *unstructured.Unstructured) error {
+func (c ec2NodeClasses) nodeClass(o *unstructured.Unstructured) error {
 	hibernate, _, err := unstructured.NestedBool(o.Object, "spec", "hibernate")
 	if err != nil {
 		return err
@@ -93,15 +93,15 @@ func (c awsNodeClasses) nodeClass(o *unstructured.Unstructured) error {
 		metadata["labels"] = stringMap(labels)
 	}
 	o.Object = map[string]any{
-		"apiVersion": v1alpha1.GroupVersion.String(),
-		"kind":       "AWSNodeClass",
+		"apiVersion": v1beta1.GroupVersion.String(),
+		"kind":       "EC2NodeClass",
 		"metadata":   metadata,
 		"spec":       spec,
 	}
 	return nil
 }
 
-// poolOnAWS points a pool at the AWSNodeClass of its FakeNodeClass, with the class's
+// poolOnAWS points a pool at the EC2NodeClass of its FakeNodeClass, with the class's
 // instance types as a requirement.
 func poolOnAWS(o *unstructured.Unstructured, types map[string][]string) error {
 	kind, _, err := unstructured.NestedString(o.Object, "spec", "template", "nodeClassRef", "kind")
@@ -112,7 +112,7 @@ func poolOnAWS(o *unstructured.Unstructured, types map[string][]string) error {
 	if err != nil {
 		return err
 	}
-	if err := unstructured.SetNestedField(o.Object, "AWSNodeClass", "spec", "template", "nodeClassRef", "kind"); err != nil {
+	if err := unstructured.SetNestedField(o.Object, "EC2NodeClass", "spec", "template", "nodeClassRef", "kind"); err != nil {
 		return err
 	}
 	names := types[name]

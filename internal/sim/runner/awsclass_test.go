@@ -6,21 +6,21 @@ import (
 
 	"k8s.io/apimachinery/pkg/runtime"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
 const fakeScenario = `
 cloud: aws
 objects:
-  - apiVersion: stratos.sh/v1alpha1
+  - apiVersion: stratos.sh/v1beta1
     kind: FakeNodeClass
     metadata: {name: default, labels: {team: a}}
     spec: {instanceTypes: [m5.large, m5.xlarge], hibernate: true}
-  - apiVersion: stratos.sh/v1alpha1
+  - apiVersion: stratos.sh/v1beta1
     kind: FakeNodeClass
     metadata: {name: any, annotations: {sim.stratos.sh/ami-alias: bottlerocket@latest}}
-  - apiVersion: stratos.sh/v1alpha1
+  - apiVersion: stratos.sh/v1beta1
     kind: NodePool
     metadata: {name: demo}
     spec:
@@ -32,7 +32,7 @@ objects:
     metadata: {name: apps}
 steps:
   - apply:
-      - apiVersion: stratos.sh/v1alpha1
+      - apiVersion: stratos.sh/v1beta1
         kind: NodePool
         metadata: {name: later}
         spec:
@@ -54,28 +54,28 @@ func TestTranslateForAWS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	classes := awsNodeClasses{discoveryTags: map[string]string{"stratos.sh/discovery": "sim"}, role: "sim-node"}
+	classes := ec2NodeClasses{discoveryTags: map[string]string{"stratos.sh/discovery": "sim"}, role: "sim-node"}
 	if err := classes.translate(s); err != nil {
 		t.Fatal(err)
 	}
 
-	if kind := s.Objects[0].GetKind(); kind != "AWSNodeClass" {
+	if kind := s.Objects[0].GetKind(); kind != "EC2NodeClass" {
 		t.Fatalf("objects[0] is a %s", kind)
 	}
-	class := decode[v1alpha1.AWSNodeClass](t, s.Objects[0].Object)
+	class := decode[v1beta1.EC2NodeClass](t, s.Objects[0].Object)
 	if class.Name != "default" || class.Labels["team"] != "a" || class.Spec.Role != "sim-node" || !class.Spec.Hibernate ||
 		len(class.Spec.AMISelectorTerms) != 1 || class.Spec.AMISelectorTerms[0].Alias != "al2023@latest" ||
 		len(class.Spec.SubnetSelectorTerms) != 1 || class.Spec.SubnetSelectorTerms[0].Tags["stratos.sh/discovery"] != "sim" ||
 		len(class.Spec.SecurityGroupSelectorTerms) != 1 || class.Spec.SecurityGroupSelectorTerms[0].Tags["stratos.sh/discovery"] != "sim" {
-		t.Errorf("AWSNodeClass %+v", class)
+		t.Errorf("EC2NodeClass %+v", class)
 	}
-	if other := decode[v1alpha1.AWSNodeClass](t, s.Objects[1].Object); other.Name != "any" || other.Spec.Hibernate ||
+	if other := decode[v1beta1.EC2NodeClass](t, s.Objects[1].Object); other.Name != "any" || other.Spec.Hibernate ||
 		len(other.Spec.AMISelectorTerms) != 1 || other.Spec.AMISelectorTerms[0].Alias != "bottlerocket@latest" {
-		t.Errorf("AWSNodeClass %+v", other)
+		t.Errorf("EC2NodeClass %+v", other)
 	}
 
-	pool := decode[v1alpha1.NodePool](t, s.Objects[2].Object)
-	if ref := pool.Spec.Template.NodeClassRef; ref.Kind != "AWSNodeClass" || ref.Name != "default" {
+	pool := decode[v1beta1.NodePool](t, s.Objects[2].Object)
+	if ref := pool.Spec.Template.NodeClassRef; ref.Kind != "EC2NodeClass" || ref.Name != "default" {
 		t.Errorf("pool refers to %+v", ref)
 	}
 	reqs, _ := json.Marshal(pool.Spec.Template.Requirements)
@@ -87,8 +87,8 @@ func TestTranslateForAWS(t *testing.T) {
 		t.Errorf("other objects change: %v", s.Objects[3].Object)
 	}
 
-	later := decode[v1alpha1.NodePool](t, s.Steps[0].Apply[0].Object)
-	if later.Spec.Template.NodeClassRef.Kind != "AWSNodeClass" || len(later.Spec.Template.Requirements) != 0 {
+	later := decode[v1beta1.NodePool](t, s.Steps[0].Apply[0].Object)
+	if later.Spec.Template.NodeClassRef.Kind != "EC2NodeClass" || len(later.Spec.Template.Requirements) != 0 {
 		t.Errorf("a pool applied by a step, of a class with every type: %+v", later.Spec.Template)
 	}
 }

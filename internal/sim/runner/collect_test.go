@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // The start-call latency maps each pod to the instance it ran on through the Nodes the
@@ -19,10 +19,10 @@ func TestStartCallLatencyCountsPodsOfNodesGoneByTheEnd(t *testing.T) {
 	// Both Nodes go when the load goes: their instances are terminated.
 	nodes.OnDelete(nodeNamed("ip-10-0-0-1", "aws:///us-east-1a/i-warm"))
 	nodes.OnDelete(nodeNamed("ip-10-0-0-2", "aws:///us-east-1a/i-cold"))
-	warm := claimIn(v1alpha1.DesiredStandby, v1alpha1.PhaseStandby)
+	warm := claimIn(v1beta1.DesiredStandby, v1beta1.PhaseStandby)
 	warm.Status.InstanceID = "i-warm"
 	started := warm.DeepCopy()
-	started.Spec.DesiredState = v1alpha1.DesiredRunning
+	started.Spec.DesiredState = v1beta1.DesiredRunning
 	o.claimHandler().OnUpdate(warm, started)
 
 	seen := time.Now()

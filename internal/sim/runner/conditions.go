@@ -12,7 +12,7 @@ import (
 	nodeutil "k8s.io/component-helpers/node/util"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
@@ -22,7 +22,7 @@ type view struct {
 	podsRunning, podsPending int
 	readyNodes               int
 	nodes                    []corev1.Node
-	pools                    []v1alpha1.NodePool
+	pools                    []v1beta1.NodePool
 	// claims counts NodeClaims by pool, zone and phase.
 	claims map[claimKey]int
 	capacityCounts
@@ -94,18 +94,18 @@ func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
 		}
 	}
 	v.nodes = nodes.Items
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := c.List(ctx, claims); err != nil {
 		return nil, err
 	}
 	for _, claim := range claims.Items {
 		phase := string(claim.Status.Phase)
 		if phase == "" {
-			phase = string(v1alpha1.PhaseLaunching)
+			phase = string(v1beta1.PhaseLaunching)
 		}
-		v.claims[claimKey{claim.Labels[v1alpha1.LabelNodePool], claim.Status.Zone, phase}]++
+		v.claims[claimKey{claim.Labels[v1beta1.LabelNodePool], claim.Status.Zone, phase}]++
 	}
-	pools := &v1alpha1.NodePoolList{}
+	pools := &v1beta1.NodePoolList{}
 	if err := c.List(ctx, pools); err != nil {
 		return nil, err
 	}
@@ -167,7 +167,7 @@ func (v *view) nodesShowing(want *scenario.NodeCount) int {
 	n := 0
 	for i := range v.nodes {
 		node := &v.nodes[i]
-		if want.Pool != "" && node.Labels[v1alpha1.LabelNodePool] != want.Pool {
+		if want.Pool != "" && node.Labels[v1beta1.LabelNodePool] != want.Pool {
 			continue
 		}
 		if showsLabels(node, want.Labels) && showsTaints(node, want.Taints) &&

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
@@ -80,7 +80,7 @@ func TestHolds(t *testing.T) {
 func TestHoldsNodes(t *testing.T) {
 	node := func(pool, pods, memory string, taints ...corev1.Taint) corev1.Node {
 		return corev1.Node{
-			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1alpha1.LabelNodePool: pool, "team": pool}},
+			ObjectMeta: metav1.ObjectMeta{Labels: map[string]string{v1beta1.LabelNodePool: pool, "team": pool}},
 			Spec:       corev1.NodeSpec{Taints: taints},
 			Status: corev1.NodeStatus{
 				Capacity:    corev1.ResourceList{corev1.ResourcePods: resource.MustParse(pods), corev1.ResourceMemory: resource.MustParse("8Gi")},
@@ -90,7 +90,7 @@ func TestHoldsNodes(t *testing.T) {
 	}
 	dedicated := corev1.Taint{Key: "dedicated", Value: "a", Effect: corev1.TaintEffectNoSchedule}
 	v := &view{nodes: []corev1.Node{
-		node("a", "20", "7068Mi", dedicated, v1alpha1.StandbyTaint),
+		node("a", "20", "7068Mi", dedicated, v1beta1.StandbyTaint),
 		node("a", "20", "7068Mi", dedicated),
 		node("a", "29", "7518Mi", dedicated),
 		node("b", "20", "7068Mi"),
@@ -106,7 +106,7 @@ func TestHoldsNodes(t *testing.T) {
 	}{
 		{"by quantities", count(scenario.NodeCount{Pool: "a", Capacity: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("20")}, Allocatable: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("7068Mi")}}), ""},
 		{"quantities compare by value", count(scenario.NodeCount{Pool: "a", Allocatable: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("7237632Ki")}}), ""},
-		{"by taint", count(scenario.NodeCount{Taints: []corev1.Taint{v1alpha1.StandbyTaint}}), "nodes as registered is 1, want = 2"},
+		{"by taint", count(scenario.NodeCount{Taints: []corev1.Taint{v1beta1.StandbyTaint}}), "nodes as registered is 1, want = 2"},
 		{"a taint's value counts", count(scenario.NodeCount{Pool: "a", Taints: []corev1.Taint{{Key: "dedicated", Value: "b", Effect: corev1.TaintEffectNoSchedule}}}), "nodes of pool a as registered is 0, want = 2"},
 		{"by label", count(scenario.NodeCount{Labels: map[string]string{"team": "b"}}), "nodes as registered is 1, want = 2"},
 		{"every pool", count(scenario.NodeCount{Capacity: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("20")}}), "nodes as registered is 3, want = 2"},

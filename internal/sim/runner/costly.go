@@ -8,7 +8,7 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 )
@@ -69,7 +69,7 @@ func (c costly) podLatency(q float64) int {
 // daemonSetPodsOnStandby counts the DaemonSet pods bound to the Nodes of standby claims.
 func (c costly) daemonSetPodsOnStandby() int {
 	nodes := &corev1.NodeList{}
-	if err := c.r.client.List(c.ctx, nodes, client.MatchingLabels{v1alpha1.LabelState: string(v1alpha1.PhaseStandby)}); err != nil {
+	if err := c.r.client.List(c.ctx, nodes, client.MatchingLabels{v1beta1.LabelState: string(v1beta1.PhaseStandby)}); err != nil {
 		return 0
 	}
 	standby := map[string]bool{}

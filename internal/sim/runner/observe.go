@@ -8,7 +8,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	toolscache "k8s.io/client-go/tools/cache"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
@@ -38,9 +38,9 @@ type capacityCounts struct {
 
 // warmingPhases are those of a claim launched for standby that has not finished its
 // warmup yet.
-var warmingPhases = map[v1alpha1.NodeClaimPhase]bool{
-	"": true, v1alpha1.PhaseLaunching: true, v1alpha1.PhaseRegistering: true,
-	v1alpha1.PhaseInitializing: true, v1alpha1.PhaseWarmingUp: true,
+var warmingPhases = map[v1beta1.NodeClaimPhase]bool{
+	"": true, v1beta1.PhaseLaunching: true, v1beta1.PhaseRegistering: true,
+	v1beta1.PhaseInitializing: true, v1beta1.PhaseWarmingUp: true,
 }
 
 // observer records, from informer events, when things happened: pods created, marked
@@ -144,19 +144,19 @@ func (o *observer) observePod(obj any) {
 func (o *observer) claimHandler() toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
-			claim, ok := obj.(*v1alpha1.NodeClaim)
+			claim, ok := obj.(*v1beta1.NodeClaim)
 			// A claim created to run pods starts with desiredState Running; the pool's
 			// warm-up creates Standby ones.
-			if ok && !initial && claim.Spec.DesiredState == v1alpha1.DesiredRunning && claim.Status.Phase == "" {
+			if ok && !initial && claim.Spec.DesiredState == v1beta1.DesiredRunning && claim.Status.Phase == "" {
 				o.mu.Lock()
 				o.capacity.launchedCold++
 				o.mu.Unlock()
 			}
 		},
 		UpdateFunc: func(oldObj, newObj any) {
-			old, ok1 := oldObj.(*v1alpha1.NodeClaim)
-			claim, ok2 := newObj.(*v1alpha1.NodeClaim)
-			if ok1 && ok2 && old.Spec.DesiredState == v1alpha1.DesiredStandby && claim.Spec.DesiredState == v1alpha1.DesiredRunning {
+			old, ok1 := oldObj.(*v1beta1.NodeClaim)
+			claim, ok2 := newObj.(*v1beta1.NodeClaim)
+			if ok1 && ok2 && old.Spec.DesiredState == v1beta1.DesiredStandby && claim.Spec.DesiredState == v1beta1.DesiredRunning {
 				o.mu.Lock()
 				if warmingPhases[old.Status.Phase] {
 					o.capacity.takenWhileWarming++

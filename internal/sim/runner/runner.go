@@ -29,7 +29,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/internal/sim/ccm"
@@ -82,11 +82,11 @@ type run struct {
 
 // Run runs the scenario and returns its report. An error means the simulated cluster
 // could not be set up or torn down; a scenario that fails is a report with OK false. On
-// aws, the scenario's fake node classes are translated in place (see awsNodeClasses).
+// aws, the scenario's fake node classes are translated in place (see ec2NodeClasses).
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	s := opts.Scenario
 	if s.Cloud == scenario.CloudAWS {
-		classes := awsNodeClasses{discoveryTags: map[string]string{discoveryTag: ClusterName}, role: nodeRole}
+		classes := ec2NodeClasses{discoveryTags: map[string]string{discoveryTag: ClusterName}, role: nodeRole}
 		if err := classes.translate(s); err != nil {
 			return nil, err
 		}
@@ -256,7 +256,7 @@ func (r *run) addObserver(ctx context.Context, mgr manager.Manager) error {
 	if _, err := nodes.AddEventHandler(r.observer.nodeHandler()); err != nil {
 		return err
 	}
-	claims, err := mgr.GetCache().GetInformer(ctx, &v1alpha1.NodeClaim{})
+	claims, err := mgr.GetCache().GetInformer(ctx, &v1beta1.NodeClaim{})
 	if err != nil {
 		return err
 	}

@@ -20,7 +20,7 @@ const (
 var Clouds = []string{CloudFake, CloudAWS}
 
 // fakeOnlyClassFields are the FakeNodeClass fields with no counterpart on aws, where the
-// class becomes an AWSNodeClass.
+// class becomes an EC2NodeClass.
 var fakeOnlyClassFields = []string{"zones", "physics", "faults"}
 
 // validateCloud reports what the scenario asks of the fake cloud that its cloud cannot
@@ -70,7 +70,7 @@ func (s *Scenario) validateCloud() error {
 	return errors.Join(errs...)
 }
 
-// fakeClassOnAWS refuses the fields of a FakeNodeClass that an AWSNodeClass cannot carry.
+// fakeClassOnAWS refuses the fields of a FakeNodeClass that an EC2NodeClass cannot carry.
 func fakeClassOnAWS(o unstructured.Unstructured) error {
 	if o.GetKind() != "FakeNodeClass" {
 		return nil

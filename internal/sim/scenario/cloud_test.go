@@ -6,7 +6,7 @@ import (
 )
 
 const fakeClass = `objects:
-- apiVersion: stratos.sh/v1alpha1
+- apiVersion: stratos.sh/v1beta1
   kind: FakeNodeClass
   metadata: {name: default}
   spec: {instanceTypes: [m5.large], hibernate: true%s}
@@ -34,7 +34,7 @@ func TestAWSRefusesWhatOnlyTheFakeCloudHas(t *testing.T) {
 		"clearFaults":            {"cloud: aws\nsteps:\n- clearFaults: true\n", "steps[0]: clearFaults"},
 		"class zones":            {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", zones: [fake-1a]", 1) + "steps:\n- sleep: 1s\n", "objects[0]: FakeNodeClass default: spec.zones: only the fake cloud"},
 		"class physics":          {"cloud: aws\n" + strings.Replace(fakeClass, "%s", ", physics: {bootDelay: 1s}", 1) + "steps:\n- sleep: 1s\n", "spec.physics"},
-		"applied class":          {"cloud: aws\nsteps:\n- apply:\n  - {apiVersion: stratos.sh/v1alpha1, kind: FakeNodeClass, metadata: {name: x}, spec: {faults: {}}}\n", "steps[0]: apply[0]: FakeNodeClass x: spec.faults"},
+		"applied class":          {"cloud: aws\nsteps:\n- apply:\n  - {apiVersion: stratos.sh/v1beta1, kind: FakeNodeClass, metadata: {name: x}, spec: {faults: {}}}\n", "steps[0]: apply[0]: FakeNodeClass x: spec.faults"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // Scenario is one scenario file.
@@ -33,7 +33,7 @@ type Scenario struct {
 	// Physics overrides the cloud's default timings. On aws they time the kubelets only,
 	// from the moment an instance is seen running; stopDelay, terminateDelay and the
 	// hibernation's delays are the fake cloud's.
-	Physics *v1alpha1.FakePhysics `json:"physics,omitempty"`
+	Physics *v1beta1.FakePhysics `json:"physics,omitempty"`
 	// CallLatency is how long the cloud takes to answer each call, in wall time and not
 	// scaled, as a real cloud's API takes: on the fake cloud each instance call (see
 	// fake.Options.CallLatency), on aws each call of the operator, held by the proxy in

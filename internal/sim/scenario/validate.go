@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/apimachinery/pkg/util/validation"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -23,7 +23,7 @@ var errorCodes = []cloudprovider.ErrorCode{
 
 // isClaimPhase reports whether a claims condition names a NodeClaim phase.
 func isClaimPhase(phase string) bool {
-	return slices.Contains(v1alpha1.Phases, v1alpha1.NodeClaimPhase(phase))
+	return slices.Contains(v1beta1.Phases, v1beta1.NodeClaimPhase(phase))
 }
 
 // Validate reports every mistake in the scenario, each with where it is.
@@ -105,7 +105,7 @@ func (c *Condition) validate() error {
 			errs = append(errs, fmt.Errorf("%s: type is required, such as Degraded", count.Name))
 		}
 		if count.Claims != nil && count.Claims.Phase != "" && !isClaimPhase(count.Claims.Phase) {
-			errs = append(errs, fmt.Errorf("%s: phase %q is not one of %v", count.Name, count.Claims.Phase, v1alpha1.Phases))
+			errs = append(errs, fmt.Errorf("%s: phase %q is not one of %v", count.Name, count.Claims.Phase, v1beta1.Phases))
 		}
 		errs = append(errs, prefix(count.Name, count.Want.validate()))
 	}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // The documented defaults (docs/api.md) are what the API server fills in, whether the
@@ -22,11 +22,11 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, fromYAML) })
 
-	fromGo := &v1alpha1.NodePool{
+	fromGo := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "defaults-go"},
-		Spec: v1alpha1.NodePoolSpec{
-			Template: v1alpha1.NodeClaimTemplate{NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
-			Windows:  []v1alpha1.Window{{Name: "w", MinStandby: ptr.To[int32](2)}},
+		Spec: v1beta1.NodePoolSpec{
+			Template: v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
+			Windows:  []v1beta1.Window{{Name: "w", MinStandby: ptr.To[int32](2)}},
 		},
 	}
 	if err := env.Client.Create(ctx, fromGo); err != nil {
@@ -34,22 +34,22 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, fromGo) })
 
-	want := v1alpha1.NodePoolSpec{
-		Template: v1alpha1.NodeClaimTemplate{NodeClassRef: v1alpha1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"}},
-		Standby: v1alpha1.Standby{
+	want := v1beta1.NodePoolSpec{
+		Template: v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"}},
+		Standby: v1beta1.Standby{
 			Min:    0,
-			Warmup: v1alpha1.Warmup{Timeout: v1alpha1.NewDuration(10 * time.Minute), TimeoutAction: v1alpha1.WarmupTimeoutTerminate},
+			Warmup: v1beta1.Warmup{Timeout: v1beta1.NewDuration(10 * time.Minute), TimeoutAction: v1beta1.WarmupTimeoutTerminate},
 		},
-		Disruption: v1alpha1.Disruption{
-			ConsolidationPolicy: v1alpha1.ConsolidationWhenEmpty,
-			ConsolidateAfter:    v1alpha1.NewDuration(30 * time.Second),
-			ExpireAfter:         &v1alpha1.ExpiryDuration{Duration: ptr.To(720 * time.Hour)},
-			Budgets:             []v1alpha1.Budget{{Nodes: "10%"}},
+		Disruption: v1beta1.Disruption{
+			ConsolidationPolicy: v1beta1.ConsolidationWhenEmpty,
+			ConsolidateAfter:    v1beta1.NewDuration(30 * time.Second),
+			ExpireAfter:         &v1beta1.ExpiryDuration{Duration: ptr.To(720 * time.Hour)},
+			Budgets:             []v1beta1.Budget{{Nodes: "10%"}},
 		},
-		Windows: []v1alpha1.Window{{Name: "w", Days: "mon-sun", Hours: "0-23", TimeZone: "UTC", PreWarm: v1alpha1.NewDuration(10 * time.Minute), MinStandby: ptr.To[int32](2)}},
+		Windows: []v1beta1.Window{{Name: "w", Days: "mon-sun", Hours: "0-23", TimeZone: "UTC", PreWarm: v1beta1.NewDuration(10 * time.Minute), MinStandby: ptr.To[int32](2)}},
 	}
 	for _, name := range []string{"defaults-yaml", "defaults-go"} {
-		got := &v1alpha1.NodePool{}
+		got := &v1beta1.NodePool{}
 		if err := env.Client.Get(ctx, client.ObjectKey{Name: name}, got); err != nil {
 			t.Fatal(err)
 		}
@@ -71,19 +71,19 @@ func TestDefaultsOfAClaimAndTheNodeClasses(t *testing.T) {
 		t.Cleanup(func() { _ = env.Client.Delete(ctx, obj) })
 	}
 
-	gotClaim := &v1alpha1.NodeClaim{}
+	gotClaim := &v1beta1.NodeClaim{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: "defaults-claim"}, gotClaim); err != nil {
 		t.Fatal(err)
 	}
-	if gotClaim.Spec.DesiredState != v1alpha1.DesiredRunning {
+	if gotClaim.Spec.DesiredState != v1beta1.DesiredRunning {
 		t.Errorf("claim desiredState defaults to %q, want Running", gotClaim.Spec.DesiredState)
 	}
 
-	gotAWS := &v1alpha1.AWSNodeClass{}
+	gotAWS := &v1beta1.EC2NodeClass{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: "defaults-aws"}, gotAWS); err != nil {
 		t.Fatal(err)
 	}
-	wantIMDS := v1alpha1.MetadataOptions{HTTPEndpoint: "enabled", HTTPProtocolIPv6: "disabled", HTTPPutResponseHopLimit: 1, HTTPTokens: "required"}
+	wantIMDS := v1beta1.MetadataOptions{HTTPEndpoint: "enabled", HTTPProtocolIPv6: "disabled", HTTPPutResponseHopLimit: 1, HTTPTokens: "required"}
 	if diff := cmp.Diff(wantIMDS, gotAWS.Spec.MetadataOptions); diff != "" {
 		t.Errorf("metadataOptions defaults differ (-want +got):\n%s", diff)
 	}
@@ -92,11 +92,11 @@ func TestDefaultsOfAClaimAndTheNodeClasses(t *testing.T) {
 		t.Errorf("ebs defaults: volumeType %q encrypted %v deleteOnTermination %v, want gp3, true, true", ebs.VolumeType, ebs.Encrypted, ebs.DeleteOnTermination)
 	}
 
-	gotFake := &v1alpha1.FakeNodeClass{}
+	gotFake := &v1beta1.FakeNodeClass{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: "defaults-fake"}, gotFake); err != nil {
 		t.Fatal(err)
 	}
-	if got := gotFake.Spec.Faults.Errors[0].Error; got != v1alpha1.FakeErrorInternal {
+	if got := gotFake.Spec.Faults.Errors[0].Error; got != v1beta1.FakeErrorInternal {
 		t.Errorf("fault error defaults to %q, want Internal", got)
 	}
 }

@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -42,23 +42,23 @@ func TestKubectlInstallsTheCRDsAndSamplesAndShowsUsefulColumns(t *testing.T) {
 	}
 
 	kubectl("apply", "-f", "config/crd/bases")
-	kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/nodepools.stratos.sh", "crd/nodeclaims.stratos.sh", "crd/fakenodeclasses.stratos.sh", "crd/awsnodeclasses.stratos.sh")
+	kubectl("wait", "--for=condition=Established", "--timeout=60s", "crd/nodepools.stratos.sh", "crd/nodeclaims.stratos.sh", "crd/fakenodeclasses.stratos.sh", "crd/ec2nodeclasses.stratos.sh")
 	kubectl("apply", "-f", "config/samples")
 
 	ctx := testContext(t)
-	claim := &v1alpha1.NodeClaim{
+	claim := &v1beta1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "general-abc12"},
-		Spec: v1alpha1.NodeClaimSpec{
+		Spec: v1beta1.NodeClaimSpec{
 			NodePool:     "general",
-			NodeClassRef: v1alpha1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"},
-			DesiredState: v1alpha1.DesiredStandby,
+			NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"},
+			DesiredState: v1beta1.DesiredStandby,
 		},
 	}
 	if err := bare.Client.Create(ctx, claim); err != nil {
 		t.Fatal(err)
 	}
-	claim.Status = v1alpha1.NodeClaimStatus{
-		Phase: v1alpha1.PhaseStandby, InstanceID: "i-0123456789abcdef0", InstanceType: "m5.large",
+	claim.Status = v1beta1.NodeClaimStatus{
+		Phase: v1beta1.PhaseStandby, InstanceID: "i-0123456789abcdef0", InstanceType: "m5.large",
 		Zone: "fake-1a", CapacityType: "on-demand", NodeName: "ip-10-0-0-7.fake.internal",
 		Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")},
 	}

@@ -17,7 +17,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -72,7 +72,7 @@ func TestTheNameLimitLetsAnOlderPoolBeUpdated(t *testing.T) {
 		}
 		return fmt.Errorf("want the name refused, got %v", err)
 	})
-	pool := &v1alpha1.NodePool{}
+	pool := &v1beta1.NodePool{}
 	if err := env.Client.Get(ctx, client.ObjectKey{Name: long}, pool); err != nil {
 		t.Fatal(err)
 	}

@@ -8,7 +8,7 @@ import (
 // Minimal valid objects; each invalid case is one of them with a JSON merge patch.
 const (
 	basePool = `
-apiVersion: stratos.sh/v1alpha1
+apiVersion: stratos.sh/v1beta1
 kind: NodePool
 metadata: {name: base}
 spec:
@@ -16,7 +16,7 @@ spec:
     nodeClassRef: {kind: FakeNodeClass, name: default}
 `
 	baseClaim = `
-apiVersion: stratos.sh/v1alpha1
+apiVersion: stratos.sh/v1beta1
 kind: NodeClaim
 metadata: {name: base}
 spec:
@@ -24,8 +24,8 @@ spec:
   nodeClassRef: {kind: FakeNodeClass, name: default}
 `
 	baseAWSClass = `
-apiVersion: stratos.sh/v1alpha1
-kind: AWSNodeClass
+apiVersion: stratos.sh/v1beta1
+kind: EC2NodeClass
 metadata: {name: base}
 spec:
   amiSelectorTerms: [{alias: al2023@latest}]
@@ -34,7 +34,7 @@ spec:
   role: NodeRole
 `
 	baseFakeClass = `
-apiVersion: stratos.sh/v1alpha1
+apiVersion: stratos.sh/v1beta1
 kind: FakeNodeClass
 metadata: {name: base}
 spec: {}
@@ -156,7 +156,7 @@ var invalidCases = []invalidCase{
 	{"claim pool name of 64 characters", baseClaim, "spec: {nodePool: " + name64 + "}", `spec.nodePool: Too long: may not be more than 63 bytes`},
 	{"claim with unknown desired state", baseClaim, `spec: {desiredState: Paused}`, `Unsupported value: "Paused"`},
 	{"claim requirement Gt with a word", baseClaim, `spec: {requirements: [{key: stratos.sh/instance-network-bandwidth, operator: Gt, values: [fast]}]}`, `are whole numbers such as 4`},
-	// AWSNodeClass.
+	// EC2NodeClass.
 	{"both role and instance profile", baseAWSClass, `spec: {instanceProfile: NodeProfile}`, `set exactly one of role and instanceProfile`},
 	{"neither role nor instance profile", baseAWSClass, `spec: {role: null}`, `set exactly one of role and instanceProfile`},
 	{"role given as an ARN", baseAWSClass, `spec: {role: "arn:aws:iam::123456789012:role/NodeRole"}`, `role must be an IAM role name such as StratosNodeRole, not an ARN`},

@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -21,23 +21,23 @@ import (
 // time found" counted as active, and a budget of 0 nodes blocked disruption forever.
 func TestABudgetThatNeverFiresNeverApplies(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
+	f.Pool("web", 1, func(p *v1beta1.NodePool) {
 		quickly(3)(p)
-		p.Spec.Disruption.Budgets = []v1alpha1.Budget{{Nodes: "0", Schedule: ptr.To("0 0 30 2 *"), Duration: &v1alpha1.Duration{Duration: time.Hour}}}
+		p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "0", Schedule: ptr.To("0 0 30 2 *"), Duration: &v1beta1.Duration{Duration: time.Hour}}}
 	})
 	f.Eventually("the pool reports the budget that never applies", func() bool {
-		pool := &v1alpha1.NodePool{}
+		pool := &v1beta1.NodePool{}
 		if err := f.Env.Client.Get(f.Ctx, clientKey("web"), pool); err != nil {
 			return false
 		}
-		c := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionBudgetsValid)
+		c := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionBudgetsValid)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == nodepool.ReasonBudgetNeverActive && strings.Contains(c.Message, "0 0 30 2 *")
 	})
 	if !f.EventSeen("web", nodepool.ReasonBudgetNeverActive) {
 		t.Fatalf("no %s Event on the pool: %v", nodepool.ReasonBudgetNeverActive, f.EventReasons("web"))
 	}
 	claim := runningNodes(f, "web", 1)[0]
-	f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
 	f.CheckInvariants()
 }
 

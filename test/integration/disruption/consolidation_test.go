@@ -12,18 +12,18 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // underutilized consolidates a pool's nodes a second after their pods last changed,
 // all at once if need be, with room for ceiling standby nodes.
-func underutilized(ceiling int32) func(*v1alpha1.NodePool) {
-	return func(p *v1alpha1.NodePool) {
+func underutilized(ceiling int32) func(*v1beta1.NodePool) {
+	return func(p *v1beta1.NodePool) {
 		quickly(ceiling)(p)
-		p.Spec.Disruption.ConsolidationPolicy = v1alpha1.ConsolidationWhenUnderutilized
-		p.Spec.Disruption.Budgets = []v1alpha1.Budget{{Nodes: "100%"}}
+		p.Spec.Disruption.ConsolidationPolicy = v1beta1.ConsolidationWhenUnderutilized
+		p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "100%"}}
 	}
 }
 
@@ -46,7 +46,7 @@ func loaded(f *stack.Fixture, name, node string, share float64, tune func(*corev
 // running reports whether a claim runs, asked to.
 func running(f *stack.Fixture, name string) bool {
 	c := f.Claim(name)
-	return c.Spec.DesiredState == v1alpha1.DesiredRunning && c.Status.Phase == v1alpha1.PhaseRunning
+	return c.Spec.DesiredState == v1beta1.DesiredRunning && c.Status.Phase == v1beta1.PhaseRunning
 }
 
 // Three nodes at a quarter each: the pods of two fit on the third, and the two go back
@@ -54,7 +54,7 @@ func running(f *stack.Fixture, name string) bool {
 func TestUnderutilizedNodesAreConsolidatedTogether(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 3, underutilized(6))
-	standby := f.WaitForPhase("web", 3, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("web", 3, v1beta1.PhaseStandby)
 	for i, c := range standby {
 		loaded(f, fmt.Sprintf("web-%d", i), c.Status.NodeName, 0.25, nil)
 	}
@@ -64,7 +64,7 @@ func TestUnderutilizedNodesAreConsolidatedTogether(t *testing.T) {
 	f.Eventually("two of the three nodes are back in standby", func() bool {
 		given = nil
 		for _, c := range claims {
-			if f.Claim(c.Name).Status.Phase == v1alpha1.PhaseStandby {
+			if f.Claim(c.Name).Status.Phase == v1beta1.PhaseStandby {
 				given = append(given, c.Name)
 			}
 		}
@@ -91,7 +91,7 @@ func TestUnderutilizedNodesAreConsolidatedTogether(t *testing.T) {
 func TestASteadyLoadCausesNoChurn(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 4, underutilized(8))
-	standby := f.WaitForPhase("web", 4, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("web", 4, v1beta1.PhaseStandby)
 	for i, c := range standby[:3] {
 		loaded(f, fmt.Sprintf("steady-%d", i), c.Status.NodeName, 0.6, nil)
 	}
@@ -99,25 +99,25 @@ func TestASteadyLoadCausesNoChurn(t *testing.T) {
 	claims := start(f, standby)
 	busy, idler := claims[:3], claims[3]
 
-	f.WaitForClaim(idler.Name, v1alpha1.PhaseStandby)
+	f.WaitForClaim(idler.Name, v1beta1.PhaseStandby)
 	f.Eventually("the small pod is evicted", func() bool {
 		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(small), &corev1.Pod{}))
 	})
 	loaded(f, "small-again", busy[0].Status.NodeName, 0.1, nil)
 
 	// A node started empty goes after consolidateAfter: passes ran past the busy nodes'.
-	var control v1alpha1.NodeClaim
+	var control v1beta1.NodeClaim
 	f.Eventually("a standby node to start", func() bool {
 		for _, c := range f.Claims("web") {
-			if c.Status.Phase == v1alpha1.PhaseStandby && c.Name != idler.Name {
+			if c.Status.Phase == v1beta1.PhaseStandby && c.Name != idler.Name {
 				control = c
 				return true
 			}
 		}
 		return false
 	})
-	start(f, []v1alpha1.NodeClaim{control})
-	f.WaitForClaim(control.Name, v1alpha1.PhaseStandby)
+	start(f, []v1beta1.NodeClaim{control})
+	f.WaitForClaim(control.Name, v1beta1.PhaseStandby)
 
 	for _, c := range busy {
 		if !running(f, c.Name) || f.EventSeen(c.Name, disruption.ReasonUnderutilized) {
@@ -126,7 +126,7 @@ func TestASteadyLoadCausesNoChurn(t *testing.T) {
 		}
 	}
 	for _, c := range f.Claims("web") {
-		if c.Spec.DesiredState == v1alpha1.DesiredRunning && c.Name != busy[0].Name && c.Name != busy[1].Name && c.Name != busy[2].Name {
+		if c.Spec.DesiredState == v1beta1.DesiredRunning && c.Name != busy[0].Name && c.Name != busy[1].Name && c.Name != busy[2].Name {
 			t.Fatalf("claim %s was started under a steady load", c.Name)
 		}
 	}

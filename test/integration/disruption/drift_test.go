@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
@@ -21,14 +21,14 @@ import (
 // changeTemplate gives the pool's nodes a new label: every node launched before drifts.
 func changeTemplate(f *stack.Fixture, pool string) {
 	f.T.Helper()
-	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1alpha1.NodePool) {
+	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1beta1.NodePool) {
 		p.Spec.Template.Labels["example.com/release"] = "2"
 	})
 }
 
 // gone reports whether a claim no longer exists.
 func gone(f *stack.Fixture, name string) bool {
-	return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: name}, &v1alpha1.NodeClaim{}))
+	return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: name}, &v1beta1.NodeClaim{}))
 }
 
 // When the template changes, standby nodes are marked Drifted and replaced by fresh
@@ -36,12 +36,12 @@ func gone(f *stack.Fixture, name string) bool {
 func TestDriftedStandbyNodesAreReplacedKeepingTheWarmPool(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 2, nil)
-	old := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	old := f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 	changeTemplate(f, "web")
 
 	f.Eventually("the standby nodes are marked Drifted", func() bool {
 		for _, c := range old {
-			if !meta.IsStatusConditionTrue(f.Claim(c.Name).Status.Conditions, v1alpha1.ConditionDrifted) {
+			if !meta.IsStatusConditionTrue(f.Claim(c.Name).Status.Conditions, v1beta1.ConditionDrifted) {
 				return false
 			}
 		}
@@ -51,11 +51,11 @@ func TestDriftedStandbyNodesAreReplacedKeepingTheWarmPool(t *testing.T) {
 	f.Eventually("two fresh standby nodes replace the drifted ones", func() bool {
 		ready, fresh := 0, 0
 		for _, c := range f.Claims("web") {
-			if c.Status.Phase != v1alpha1.PhaseStandby || !c.DeletionTimestamp.IsZero() {
+			if c.Status.Phase != v1beta1.PhaseStandby || !c.DeletionTimestamp.IsZero() {
 				continue
 			}
 			ready++
-			if !slices.ContainsFunc(old, func(o v1alpha1.NodeClaim) bool { return o.Name == c.Name }) {
+			if !slices.ContainsFunc(old, func(o v1beta1.NodeClaim) bool { return o.Name == c.Name }) {
 				fresh++
 			}
 		}
@@ -99,8 +99,8 @@ func TestAnExpiredRunningNodeIsReplaced(t *testing.T) {
 	claim := runningNodes(f, "web", 1)[0]
 	loaded(f, "web-0", claim.Status.NodeName, 0.5, nil)
 	second := time.Second
-	stack.Patch(f, pool, func(p *v1alpha1.NodePool) {
-		p.Spec.Disruption.ExpireAfter = &v1alpha1.ExpiryDuration{Duration: &second}
+	stack.Patch(f, pool, func(p *v1beta1.NodePool) {
+		p.Spec.Disruption.ExpireAfter = &v1beta1.ExpiryDuration{Duration: &second}
 	})
 	replacedBeforeDraining(f, claim, disruption.ReasonExpired)
 	f.CheckInvariants()
@@ -108,7 +108,7 @@ func TestAnExpiredRunningNodeIsReplaced(t *testing.T) {
 
 // replacedBeforeDraining waits until a claim is replaced for reason and gone, checks
 // that its replacement ran before it drained, and returns the replacement's name.
-func replacedBeforeDraining(f *stack.Fixture, claim *v1alpha1.NodeClaim, reason string) string {
+func replacedBeforeDraining(f *stack.Fixture, claim *v1beta1.NodeClaim, reason string) string {
 	f.T.Helper()
 	var note string
 	f.Eventually("a replacement is chosen", func() bool {
@@ -119,9 +119,9 @@ func replacedBeforeDraining(f *stack.Fixture, claim *v1alpha1.NodeClaim, reason 
 	replacement := replacementIn(f.T, note)
 	f.T.Logf("%s: %s", reason, note)
 	f.Eventually("the old node goes", func() bool {
-		old := &v1alpha1.NodeClaim{}
+		old := &v1beta1.NodeClaim{}
 		err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(claim), old)
-		if err == nil && old.DeletionTimestamp.IsZero() && old.Status.Phase != v1alpha1.PhaseDraining {
+		if err == nil && old.DeletionTimestamp.IsZero() && old.Status.Phase != v1beta1.PhaseDraining {
 			return false
 		}
 		if !gone(f, claim.Name) && !running(f, replacement) {
@@ -136,11 +136,11 @@ func replacedBeforeDraining(f *stack.Fixture, claim *v1alpha1.NodeClaim, reason 
 // other reasons lets an empty node of the same pool go.
 func TestABudgetForDriftOnlyHoldsDrift(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 2, func(p *v1alpha1.NodePool) {
+	f.Pool("web", 2, func(p *v1beta1.NodePool) {
 		quickly(4)(p)
-		p.Spec.Disruption.Budgets = []v1alpha1.Budget{{Nodes: "0", Reasons: []v1alpha1.DisruptionReason{v1alpha1.DisruptionDrifted}}}
+		p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "0", Reasons: []v1beta1.DisruptionReason{v1beta1.DisruptionDrifted}}}
 	})
-	standby := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 	loaded(f, "web-0", standby[0].Status.NodeName, 0.5, nil)
 	claims := start(f, standby)
 	changeTemplate(f, "web")
@@ -174,25 +174,25 @@ func TestATemplateChangeBeforeTheLaunchIsDrift(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Cloud.SetFaults(fake.Faults{Errors: map[string]fake.ErrorFault{cloudprovider.OpCreate: {Probability: 1}}})
 	f.Pool("web", 1, nil)
-	var early v1alpha1.NodeClaim
+	var early v1beta1.NodeClaim
 	f.Eventually("the claim fails to launch", func() bool {
 		claims := f.Claims("web")
 		if len(claims) != 1 {
 			return false
 		}
 		early = claims[0]
-		launched := meta.FindStatusCondition(early.Status.Conditions, v1alpha1.ConditionLaunched)
+		launched := meta.FindStatusCondition(early.Status.Conditions, v1beta1.ConditionLaunched)
 		return launched != nil && launched.Status == metav1.ConditionFalse
 	})
 	changeTemplate(f, "web")
 	f.Cloud.SetFaults(fake.Faults{})
 
 	f.Eventually("the claim made from the old template is marked Drifted", func() bool {
-		return gone(f, early.Name) || meta.IsStatusConditionTrue(f.Claim(early.Name).Status.Conditions, v1alpha1.ConditionDrifted)
+		return gone(f, early.Name) || meta.IsStatusConditionTrue(f.Claim(early.Name).Status.Conditions, v1beta1.ConditionDrifted)
 	})
 	f.Eventually("a node with the new label replaces it", func() bool {
 		for _, c := range f.Claims("web") {
-			if c.Name != early.Name && c.Status.Phase == v1alpha1.PhaseStandby && f.Node(c.Status.NodeName).Labels["example.com/release"] == "2" {
+			if c.Name != early.Name && c.Status.Phase == v1beta1.PhaseStandby && f.Node(c.Status.NodeName).Labels["example.com/release"] == "2" {
 				return gone(f, early.Name)
 			}
 		}

@@ -14,35 +14,35 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // quickly gives back a pool's empty nodes after a second, with room for n standby nodes.
-func quickly(ceiling int32) func(*v1alpha1.NodePool) {
-	return func(p *v1alpha1.NodePool) {
+func quickly(ceiling int32) func(*v1beta1.NodePool) {
+	return func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Max = ptr.To(ceiling)
-		p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Second}
+		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Second}
 	}
 }
 
 // runningNodes starts n of a pool's standby claims and waits until they run.
-func runningNodes(f *stack.Fixture, pool string, n int) []*v1alpha1.NodeClaim {
+func runningNodes(f *stack.Fixture, pool string, n int) []*v1beta1.NodeClaim {
 	f.T.Helper()
-	return start(f, f.WaitForPhase(pool, n, v1alpha1.PhaseStandby)[:n])
+	return start(f, f.WaitForPhase(pool, n, v1beta1.PhaseStandby)[:n])
 }
 
 // start asks standby claims to run and waits until they do.
-func start(f *stack.Fixture, standby []v1alpha1.NodeClaim) []*v1alpha1.NodeClaim {
+func start(f *stack.Fixture, standby []v1beta1.NodeClaim) []*v1beta1.NodeClaim {
 	f.T.Helper()
 	for _, c := range standby {
-		f.SetDesired(c.Name, v1alpha1.DesiredRunning)
+		f.SetDesired(c.Name, v1beta1.DesiredRunning)
 	}
-	out := make([]*v1alpha1.NodeClaim, 0, len(standby))
+	out := make([]*v1beta1.NodeClaim, 0, len(standby))
 	for _, c := range standby {
-		out = append(out, f.WaitForClaim(c.Name, v1alpha1.PhaseRunning))
+		out = append(out, f.WaitForClaim(c.Name, v1beta1.PhaseRunning))
 	}
 	return out
 }
@@ -79,8 +79,8 @@ func TestAnEmptyNodeGoesBackToStandby(t *testing.T) {
 	pod := podOn(f, "web-0", claim.Status.NodeName, nil)
 	deletePod(f, pod)
 
-	back := f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
-	if back.Spec.DesiredState != v1alpha1.DesiredStandby || back.Status.InstanceID != claim.Status.InstanceID || back.Status.NodeName != claim.Status.NodeName {
+	back := f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
+	if back.Spec.DesiredState != v1beta1.DesiredStandby || back.Status.InstanceID != claim.Status.InstanceID || back.Status.NodeName != claim.Status.NodeName {
 		t.Fatalf("claim came back as %+v / %+v", back.Spec, back.Status)
 	}
 	if !f.EventSeen(claim.Name, disruption.ReasonEmpty) {
@@ -107,9 +107,9 @@ func TestAnEmptyNodeIsTerminatedWhenTheWarmPoolIsFull(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("empty-full", 1, quickly(1))
 	claim := runningNodes(f, "empty-full", 1)[0]
-	f.WaitForPhase("empty-full", 1, v1alpha1.PhaseStandby) // the refill
+	f.WaitForPhase("empty-full", 1, v1beta1.PhaseStandby) // the refill
 	f.Eventually("the empty node is terminated", func() bool {
-		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(claim), &v1alpha1.NodeClaim{}))
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(claim), &v1beta1.NodeClaim{}))
 	})
 	if !f.EventSeen(claim.Name, disruption.ReasonEmpty) {
 		t.Fatalf("no %s Event for the claim", disruption.ReasonEmpty)
@@ -128,21 +128,21 @@ func TestAnEmptyNodeIsTerminatedWhenTheWarmPoolIsFull(t *testing.T) {
 func TestDoNotDisruptKeepsEmptyNodesRunning(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 3, quickly(6))
-	standby := f.WaitForPhase("web", 3, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("web", 3, v1beta1.PhaseStandby)
 	stack.Patch(f, f.Node(standby[0].Status.NodeName), func(n *corev1.Node) {
-		n.Annotations = map[string]string{v1alpha1.AnnotationDoNotDisrupt: "true"}
+		n.Annotations = map[string]string{v1beta1.AnnotationDoNotDisrupt: "true"}
 	})
 	// A DaemonSet's pod leaves its node empty, but its annotation still counts.
 	podOn(f, "agent", standby[1].Status.NodeName, func(p *corev1.Pod) {
-		p.Annotations = map[string]string{v1alpha1.AnnotationDoNotDisrupt: "true"}
+		p.Annotations = map[string]string{v1beta1.AnnotationDoNotDisrupt: "true"}
 		p.OwnerReferences = []metav1.OwnerReference{{APIVersion: "apps/v1", Kind: "DaemonSet", Name: "agent", UID: "agent-uid", Controller: ptr.To(true)}}
 	})
 	claims := start(f, standby)
 	markedNode, markedPod, free := claims[0], claims[1], claims[2]
 
-	f.WaitForClaim(free.Name, v1alpha1.PhaseStandby)
-	for _, c := range []*v1alpha1.NodeClaim{markedNode, markedPod} {
-		if got := f.Claim(c.Name); got.Spec.DesiredState != v1alpha1.DesiredRunning || got.Status.Phase != v1alpha1.PhaseRunning {
+	f.WaitForClaim(free.Name, v1beta1.PhaseStandby)
+	for _, c := range []*v1beta1.NodeClaim{markedNode, markedPod} {
+		if got := f.Claim(c.Name); got.Spec.DesiredState != v1beta1.DesiredRunning || got.Status.Phase != v1beta1.PhaseRunning {
 			t.Fatalf("claim %s was disrupted: %s / %s", c.Name, got.Spec.DesiredState, got.Status.Phase)
 		}
 	}
@@ -152,16 +152,16 @@ func TestDoNotDisruptKeepsEmptyNodesRunning(t *testing.T) {
 // A budget of 0 nodes keeps a pool's empty nodes running while another pool's go back.
 func TestABudgetOfZeroBlocksDisruption(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("frozen", 1, func(p *v1alpha1.NodePool) {
+	f.Pool("frozen", 1, func(p *v1beta1.NodePool) {
 		quickly(3)(p)
-		p.Spec.Disruption.Budgets = []v1alpha1.Budget{{Nodes: "0"}}
+		p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "0"}}
 	})
 	f.Pool("free", 1, quickly(3))
 	frozen := runningNodes(f, "frozen", 1)[0]
 	free := runningNodes(f, "free", 1)[0]
 
-	f.WaitForClaim(free.Name, v1alpha1.PhaseStandby)
-	if got := f.Claim(frozen.Name); got.Status.Phase != v1alpha1.PhaseRunning {
+	f.WaitForClaim(free.Name, v1beta1.PhaseStandby)
+	if got := f.Claim(frozen.Name); got.Status.Phase != v1beta1.PhaseRunning {
 		t.Fatalf("the frozen pool's node went %s despite its budget", got.Status.Phase)
 	}
 	f.CheckInvariants()
@@ -171,9 +171,9 @@ func TestABudgetOfZeroBlocksDisruption(t *testing.T) {
 // or stopping at once.
 func TestABudgetOfOneGivesBackOneAtATime(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 3, func(p *v1alpha1.NodePool) {
+	f.Pool("web", 3, func(p *v1beta1.NodePool) {
 		quickly(6)(p)
-		p.Spec.Disruption.Budgets = []v1alpha1.Budget{{Nodes: "1"}}
+		p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "1"}}
 	})
 	claims := runningNodes(f, "web", 3)
 	most := 0
@@ -182,9 +182,9 @@ func TestABudgetOfOneGivesBackOneAtATime(t *testing.T) {
 		for _, c := range claims {
 			got := f.Claim(c.Name)
 			switch {
-			case got.Status.Phase == v1alpha1.PhaseStandby:
+			case got.Status.Phase == v1beta1.PhaseStandby:
 				back++
-			case got.Status.Phase == v1alpha1.PhaseDraining:
+			case got.Status.Phase == v1beta1.PhaseDraining:
 				disrupting++
 			}
 		}
@@ -201,14 +201,14 @@ func TestABudgetOfOneGivesBackOneAtATime(t *testing.T) {
 func TestABusyNodeKeepsRunning(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 2, quickly(4))
-	standby := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 	for i := range 2 {
 		podOn(f, fmt.Sprintf("web-%d", i), standby[0].Status.NodeName, nil)
 	}
 	claims := start(f, standby)
 	busy, idle := claims[0], claims[1]
-	f.WaitForClaim(idle.Name, v1alpha1.PhaseStandby)
-	if got := f.Claim(busy.Name); got.Status.Phase != v1alpha1.PhaseRunning {
+	f.WaitForClaim(idle.Name, v1beta1.PhaseStandby)
+	if got := f.Claim(busy.Name); got.Status.Phase != v1beta1.PhaseRunning {
 		t.Fatalf("a node with pods went %s", got.Status.Phase)
 	}
 	f.CheckInvariants()

@@ -11,7 +11,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -19,9 +19,9 @@ import (
 // idleOnRealTime makes a pool's nodes consolidatable after an hour: the fixture's own
 // disruption controller, on the real clock, never gets to them, and the test's, on a
 // clock it moves, decides alone.
-func idleOnRealTime(p *v1alpha1.NodePool) {
+func idleOnRealTime(p *v1beta1.NodePool) {
 	underutilized(2)(p)
-	p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Hour}
+	p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Hour}
 }
 
 // nodesWithOnePod counts the Nodes of a picture that run one pod.
@@ -44,11 +44,11 @@ func TestOnePassDoesNotConsolidateOntoRoomItIsFreeing(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("left", 1, idleOnRealTime)
 	f.Pool("right", 1, idleOnRealTime)
-	nodes := map[string]*v1alpha1.NodeClaim{}
+	nodes := map[string]*v1beta1.NodeClaim{}
 	for _, pool := range []string{"left", "right"} {
-		claim := f.WaitForPhase(pool, 1, v1alpha1.PhaseStandby)[0]
+		claim := f.WaitForPhase(pool, 1, v1beta1.PhaseStandby)[0]
 		loaded(f, pool+"-app", claim.Status.NodeName, 0.3, nil)
-		nodes[pool] = start(f, []v1alpha1.NodeClaim{claim})[0]
+		nodes[pool] = start(f, []v1beta1.NodeClaim{claim})[0]
 	}
 
 	clk := testingclock.NewFakeClock(time.Now())
@@ -64,7 +64,7 @@ func TestOnePassDoesNotConsolidateOntoRoomItIsFreeing(t *testing.T) {
 
 	given := 0
 	for _, claim := range nodes {
-		if f.Claim(claim.Name).Spec.DesiredState == v1alpha1.DesiredStandby {
+		if f.Claim(claim.Name).Spec.DesiredState == v1beta1.DesiredStandby {
 			given++
 		}
 	}
@@ -80,9 +80,9 @@ func TestOnePassDoesNotConsolidateOntoRoomItIsFreeing(t *testing.T) {
 func TestDisruptionRecoversFromAPanic(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 2, idleOnRealTime)
-	for i, claim := range f.WaitForPhase("web", 2, v1alpha1.PhaseStandby) {
+	for i, claim := range f.WaitForPhase("web", 2, v1beta1.PhaseStandby) {
 		loaded(f, fmt.Sprintf("web-%d", i), claim.Status.NodeName, 0.2, nil)
-		start(f, []v1alpha1.NodeClaim{claim})
+		start(f, []v1beta1.NodeClaim{claim})
 	}
 	cloud := &stack.PanickingCatalog{Cloud: f.Cloud}
 	clk := testingclock.NewFakeClock(time.Now())
@@ -108,7 +108,7 @@ func TestDisruptionRecoversFromAPanic(t *testing.T) {
 	f.Eventually("the next pass consolidates the two nodes into one", func() bool {
 		given := 0
 		for _, c := range f.Claims("web") {
-			if c.Spec.DesiredState == v1alpha1.DesiredStandby {
+			if c.Spec.DesiredState == v1beta1.DesiredStandby {
 				given++
 			}
 		}
@@ -123,10 +123,10 @@ func TestDisruptionRecoversFromAPanic(t *testing.T) {
 func TestConsolidationWaitsWhileThePoolsPodsArePending(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 2, idleOnRealTime)
-	var loadedClaims []*v1alpha1.NodeClaim
-	for i, claim := range f.WaitForPhase("web", 2, v1alpha1.PhaseStandby) {
+	var loadedClaims []*v1beta1.NodeClaim
+	for i, claim := range f.WaitForPhase("web", 2, v1beta1.PhaseStandby) {
 		loaded(f, fmt.Sprintf("web-%d", i), claim.Status.NodeName, 0.3, nil)
-		loadedClaims = append(loadedClaims, start(f, []v1alpha1.NodeClaim{claim})[0])
+		loadedClaims = append(loadedClaims, start(f, []v1beta1.NodeClaim{claim})[0])
 	}
 	waiting := podOn(f, "waiting", "", func(p *corev1.Pod) {
 		p.Spec.Tolerations = nil
@@ -143,9 +143,9 @@ func TestConsolidationWaitsWhileThePoolsPodsArePending(t *testing.T) {
 	givenBack := func() int { // to standby, or away as the warm pool is full
 		n := 0
 		for _, c := range loadedClaims {
-			now := &v1alpha1.NodeClaim{}
+			now := &v1beta1.NodeClaim{}
 			err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(c), now)
-			if apierrors.IsNotFound(err) || now.Spec.DesiredState != v1alpha1.DesiredRunning || !now.DeletionTimestamp.IsZero() {
+			if apierrors.IsNotFound(err) || now.Spec.DesiredState != v1beta1.DesiredRunning || !now.DeletionTimestamp.IsZero() {
 				n++
 			}
 		}
@@ -205,14 +205,14 @@ func TestDisruptionWaitsForTheClusterStateToSync(t *testing.T) {
 		t.Fatal("the cluster state says it synced while its pods are not listed")
 	}
 	twoPasses()
-	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1alpha1.DesiredRunning {
+	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1beta1.DesiredRunning {
 		t.Fatalf("disruption acted before its cluster state synced: the node is asked to be %s", got)
 	}
 
 	release()
 	d.WaitFor(t, "the pods are listed and the pod waits", func(s state.Snapshot) bool { return d.State.HasSynced() && len(s.Pending) == 1 })
 	twoPasses()
-	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1alpha1.DesiredRunning {
+	if got := f.Claim(claim.Name).Spec.DesiredState; got != v1beta1.DesiredRunning {
 		t.Fatalf("the node the waiting pod needs is asked to be %s", got)
 	}
 	f.CheckInvariants()

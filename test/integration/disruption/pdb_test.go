@@ -17,7 +17,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/state"
@@ -74,7 +74,7 @@ func ready(f *stack.Fixture, pods ...*corev1.Pod) {
 
 // blockedCondition returns the claim's DisruptionBlocked condition, or nil.
 func blockedCondition(f *stack.Fixture, name string) *metav1.Condition {
-	return meta.FindStatusCondition(f.Claim(name).Status.Conditions, v1alpha1.ConditionDisruptionBlocked)
+	return meta.FindStatusCondition(f.Claim(name).Status.Conditions, v1beta1.ConditionDisruptionBlocked)
 }
 
 // heldBackBy waits until the claim says that the named budget keeps its node, and
@@ -110,7 +110,7 @@ func blockedEvents(f *stack.Fixture, claim string) []eventsv1.Event {
 // stillRuns fails the test unless the claim runs, asked to.
 func stillRuns(f *stack.Fixture, name, why string) {
 	f.T.Helper()
-	if got := f.Claim(name); got.Spec.DesiredState != v1alpha1.DesiredRunning || got.Status.Phase != v1alpha1.PhaseRunning {
+	if got := f.Claim(name); got.Spec.DesiredState != v1beta1.DesiredRunning || got.Status.Phase != v1beta1.PhaseRunning {
 		f.T.Fatalf("%s: claim %s is asked to be %s and is %s", why, name, got.Spec.DesiredState, got.Status.Phase)
 	}
 }
@@ -124,9 +124,9 @@ func stillRuns(f *stack.Fixture, name, why string) {
 func TestConsolidationLeavesANodeItsBudgetGuards(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 2, idleOnRealTime)
-	standby := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 	big := loaded(f, "big", standby[0].Status.NodeName, 0.5, func(p *corev1.Pod) {
-		p.Annotations = map[string]string{v1alpha1.AnnotationDoNotDisrupt: "true"}
+		p.Annotations = map[string]string{v1beta1.AnnotationDoNotDisrupt: "true"}
 	})
 	guarded := loaded(f, "guarded", standby[1].Status.NodeName, 0.1, nil)
 	pdb := guard(f, "guarded", 1, 0)
@@ -182,7 +182,7 @@ func TestConsolidationLeavesANodeItsBudgetGuards(t *testing.T) {
 	if c := blockedCondition(f, claims[1].Name); c.Status != metav1.ConditionFalse || c.Reason != disruption.ReasonNotBlocked {
 		t.Fatalf("the budget lets the pod go now, and the condition still says %s: %s", c.Status, c.Message)
 	}
-	if got := f.Claim(claims[1].Name).Spec.DesiredState; got == v1alpha1.DesiredRunning {
+	if got := f.Claim(claims[1].Name).Spec.DesiredState; got == v1beta1.DesiredRunning {
 		t.Fatal("the node the budget let go is still asked to run; want it consolidated")
 	}
 	f.CheckInvariants()
@@ -194,11 +194,11 @@ func TestConsolidationLeavesANodeItsBudgetGuards(t *testing.T) {
 // drain waited on the budget.
 func TestOneDecisionCountsItsEvictionsAgainstABudget(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 3, func(p *v1alpha1.NodePool) {
+	f.Pool("web", 3, func(p *v1beta1.NodePool) {
 		idleOnRealTime(p)
 		p.Spec.Standby.Max = ptr.To[int32](3)
 	})
-	standby := f.WaitForPhase("web", 3, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("web", 3, v1beta1.PhaseStandby)
 	pods := []*corev1.Pod{
 		loaded(f, "big", standby[0].Status.NodeName, 0.5, nil),
 		loaded(f, "shared-a", standby[1].Status.NodeName, 0.1, func(p *corev1.Pod) { p.Labels["app"] = "shared" }),
@@ -221,7 +221,7 @@ func TestOneDecisionCountsItsEvictionsAgainstABudget(t *testing.T) {
 	}
 	given := 0
 	for _, c := range claims[1:] {
-		if f.Claim(c.Name).Spec.DesiredState != v1alpha1.DesiredRunning {
+		if f.Claim(c.Name).Spec.DesiredState != v1beta1.DesiredRunning {
 			given++
 		}
 	}
@@ -248,7 +248,7 @@ func TestADriftedNodeItsBudgetGuardsIsNotReplaced(t *testing.T) {
 	heldBackBy(f, claim.Name, "default/guarded")
 	stillRuns(f, claim.Name, "the guarded drifted node")
 	for _, c := range f.Claims("web") {
-		if c.Name != claim.Name && c.Spec.DesiredState == v1alpha1.DesiredRunning {
+		if c.Name != claim.Name && c.Spec.DesiredState == v1beta1.DesiredRunning {
 			t.Fatalf("claim %s was asked to run as a replacement for a node that cannot drain", c.Name)
 		}
 	}
@@ -273,8 +273,8 @@ func TestAnExpiredNodeWaitsForItsBudgetUnlessThePoolBoundsTheDrain(t *testing.T)
 	guard(f, "guarded", 1, 0)
 	ready(f, pod)
 	second := time.Second
-	stack.Patch(f, pool, func(p *v1alpha1.NodePool) {
-		p.Spec.Disruption.ExpireAfter = &v1alpha1.ExpiryDuration{Duration: &second}
+	stack.Patch(f, pool, func(p *v1beta1.NodePool) {
+		p.Spec.Disruption.ExpireAfter = &v1beta1.ExpiryDuration{Duration: &second}
 	})
 
 	heldBackBy(f, claim.Name, "default/guarded")
@@ -283,7 +283,7 @@ func TestAnExpiredNodeWaitsForItsBudgetUnlessThePoolBoundsTheDrain(t *testing.T)
 		t.Fatal("a replacement was started for the guarded node")
 	}
 
-	stack.Patch(f, pool, func(p *v1alpha1.NodePool) { p.Spec.Disruption.DrainTimeout = v1alpha1.NewDuration(2 * time.Second) })
+	stack.Patch(f, pool, func(p *v1beta1.NodePool) { p.Spec.Disruption.DrainTimeout = v1beta1.NewDuration(2 * time.Second) })
 	replacedBeforeDraining(f, claim, disruption.ReasonExpired)
 	f.Eventually("the guarded pod is deleted once the drain timeout passed", func() bool { return podGone(f, pod) })
 	f.CheckInvariants()
@@ -301,17 +301,17 @@ func podGone(f *stack.Fixture, pod *corev1.Pod) bool {
 // main before the change, the node stayed Draining for good; and a removal could not be
 // taken back at all, being a deletion.
 func TestABlockedDrainIsAbandoned(t *testing.T) {
-	for _, desired := range []v1alpha1.DesiredState{v1alpha1.DesiredStandby, v1alpha1.DesiredTerminated} {
+	for _, desired := range []v1beta1.DesiredState{v1beta1.DesiredStandby, v1beta1.DesiredTerminated} {
 		t.Run(string(desired), func(t *testing.T) {
 			f := stack.NewFixture(t, nil)
 			opts := f.Opts
 			opts.Disruption.AbandonDrainAfter = 2 * time.Second
 			f.RestartOperator(opts)
-			f.Pool("web", 2, func(p *v1alpha1.NodePool) {
+			f.Pool("web", 2, func(p *v1beta1.NodePool) {
 				quickly(4)(p)
-				p.Spec.Disruption.Budgets = []v1alpha1.Budget{{Nodes: "1"}}
+				p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "1"}}
 			})
-			standby := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+			standby := f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 			// The pod is there before the node runs, so that the node never runs empty.
 			pod := loaded(f, "guarded", standby[0].Status.NodeName, 0.2, nil)
 			guard(f, "guarded", 1, 0)
@@ -325,16 +325,16 @@ func TestABlockedDrainIsAbandoned(t *testing.T) {
 			givenWhileDraining := false
 			f.Eventually("the drain is abandoned and the node runs again", func() bool {
 				got, other := f.Claim(guarded.Name), f.Claim(empty.Name)
-				if got.Status.Phase == v1alpha1.PhaseDraining && other.Spec.DesiredState != v1alpha1.DesiredRunning {
+				if got.Status.Phase == v1beta1.PhaseDraining && other.Spec.DesiredState != v1beta1.DesiredRunning {
 					givenWhileDraining = true
 				}
-				return got.Spec.DesiredState == v1alpha1.DesiredRunning && got.Status.Phase == v1alpha1.PhaseRunning
+				return got.Spec.DesiredState == v1beta1.DesiredRunning && got.Status.Phase == v1beta1.PhaseRunning
 			})
 			if givenWhileDraining {
 				t.Fatal("the empty node was given back while the drain held the pool's budget of one node")
 			}
 			node := f.Node(guarded.Status.NodeName)
-			if node.Spec.Unschedulable || hasTaint(node, v1alpha1.StandbyTaint.Key) {
+			if node.Spec.Unschedulable || hasTaint(node, v1beta1.StandbyTaint.Key) {
 				t.Fatalf("the node runs again but is still cordoned: unschedulable %v, taints %v", node.Spec.Unschedulable, node.Spec.Taints)
 			}
 			if podGone(f, pod) {
@@ -345,7 +345,7 @@ func TestABlockedDrainIsAbandoned(t *testing.T) {
 			}
 			heldBackBy(f, guarded.Name, "default/guarded")
 			f.Eventually("the budget freed by the abandoned drain lets the empty node go", func() bool {
-				return f.Claim(empty.Name).Spec.DesiredState == v1alpha1.DesiredStandby
+				return f.Claim(empty.Name).Spec.DesiredState == v1beta1.DesiredStandby
 			})
 			if got := stack.Counter(t, "stratos_disruption_drains_abandoned_total", map[string]string{"nodepool": "web"}); got < 1 {
 				t.Fatalf("stratos_disruption_drains_abandoned_total is %v", got)

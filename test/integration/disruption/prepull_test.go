@@ -7,7 +7,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	testingclock "k8s.io/utils/clock/testing"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -21,13 +21,13 @@ func TestAPodLabelledAsPrePullKeepsItsNodeRunning(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	// The fixture's own disruption, on the real clock, never gets to the node; the
 	// test's, on a clock it moves, decides.
-	f.Pool("impostor", 1, func(p *v1alpha1.NodePool) {
+	f.Pool("impostor", 1, func(p *v1beta1.NodePool) {
 		quickly(3)(p)
-		p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Hour}
+		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Hour}
 	})
 	claim := runningNodes(f, "impostor", 1)[0]
 	podOn(f, "impostor", claim.Status.NodeName, func(p *corev1.Pod) {
-		p.Labels = map[string]string{v1alpha1.LabelPrePull: claim.Name}
+		p.Labels = map[string]string{v1beta1.LabelPrePull: claim.Name}
 	})
 
 	clk := testingclock.NewFakeClock(time.Now())
@@ -47,7 +47,7 @@ func TestAPodLabelledAsPrePullKeepsItsNodeRunning(t *testing.T) {
 	if _, err := d.Pass(f.Ctx); err != nil { // past consolidateAfter, were it empty
 		t.Fatal(err)
 	}
-	if got := f.Claim(claim.Name); got.Spec.DesiredState != v1alpha1.DesiredRunning {
+	if got := f.Claim(claim.Name); got.Spec.DesiredState != v1beta1.DesiredRunning {
 		t.Fatalf("the node with a labelled user pod was given back: desired %s", got.Spec.DesiredState)
 	}
 	f.CheckInvariants()

@@ -6,7 +6,7 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -17,16 +17,16 @@ import (
 func TestConsolidationLeavesAVolumesPodInItsZone(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("data", 2, underutilized(4))
-	standby := f.WaitForPhase("data", 2, v1alpha1.PhaseStandby)
+	standby := f.WaitForPhase("data", 2, v1beta1.PhaseStandby)
 	dbNode, webNode := standby[0], standby[1]
 	if dbNode.Status.Zone == webNode.Status.Zone {
 		t.Fatalf("the warm pool put both standby nodes in %s; the test needs two zones", dbNode.Status.Zone)
 	}
 	db := loaded(f, "db", dbNode.Status.NodeName, 0.2, f.ZonalClaim("db-0", dbNode.Status.Zone))
 	loaded(f, "web", webNode.Status.NodeName, 0.3, nil)
-	start(f, []v1alpha1.NodeClaim{dbNode, webNode})
+	start(f, []v1beta1.NodeClaim{dbNode, webNode})
 
-	f.WaitForClaim(webNode.Name, v1alpha1.PhaseStandby)
+	f.WaitForClaim(webNode.Name, v1beta1.PhaseStandby)
 	if !running(f, dbNode.Name) {
 		t.Fatalf("the database's node %s is %s; its pod cannot leave the volume's zone", dbNode.Name, f.Claim(dbNode.Name).Status.Phase)
 	}

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -24,7 +24,7 @@ import (
 )
 
 // imageCloud is the fake cloud, whose kubelets register Nodes, launching for
-// AWSNodeClasses: each instance runs the image its class resolved to for the
+// EC2NodeClasses: each instance runs the image its class resolved to for the
 // instance's architecture and holds its class's instance profile, as on EC2, and the
 // fake's whole catalogue is offered.
 type imageCloud struct {
@@ -35,9 +35,9 @@ type imageCloud struct {
 }
 
 func (c *imageCloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
-	class, ok := req.NodeClass.(*v1alpha1.AWSNodeClass)
+	class, ok := req.NodeClass.(*v1beta1.EC2NodeClass)
 	if !ok {
-		return nil, fmt.Errorf("node class %T is not an AWSNodeClass", req.NodeClass)
+		return nil, fmt.Errorf("node class %T is not an EC2NodeClass", req.NodeClass)
 	}
 	onFake := *req
 	onFake.NodeClass = nil
@@ -82,7 +82,7 @@ func (c *imageCloud) InstanceTypes(ctx context.Context, _ client.Object) ([]*clo
 // claim not launched.
 func (f *fixture) claimImages(pool string) map[string]string {
 	f.t.Helper()
-	claims := &v1alpha1.NodeClaimList{}
+	claims := &v1beta1.NodeClaimList{}
 	if err := f.env.Client.List(f.ctx, claims); err != nil {
 		f.t.Fatal(err)
 	}
@@ -105,15 +105,15 @@ func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
 	f.startOperatorOnFakeCloud()
 	// A class whose subnets match nothing yet: the pool makes no node.
 	web := class("web")
-	web.Spec.SubnetSelectorTerms = []v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "web"}}}
+	web.Spec.SubnetSelectorTerms = []v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "web"}}}
 	f.create(web)
 	f.create(standbyPool("web"))
 	f.eventually("the pool says its class is not ready", func() bool {
-		pool := &v1alpha1.NodePool{}
+		pool := &v1beta1.NodePool{}
 		if err := f.env.Client.Get(f.ctx, client.ObjectKey{Name: "web"}, pool); err != nil {
 			t.Fatal(err)
 		}
-		degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+		degraded := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
 		return degraded != nil && degraded.Reason == nodepool.ReasonNodeClassNotReady && strings.Contains(degraded.Message, "SubnetsNotFound")
 	})
 	// A pod that waits gets no node of the pool either: provisioning passes it over.
@@ -135,11 +135,11 @@ func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
 	}
 
 	// The class resolves: a standby node launches from the class's amd64 image.
-	patch(f, web, func(c *v1alpha1.AWSNodeClass) { c.Spec.SubnetSelectorTerms[0].Tags["stratos.sh/discovery"] = "test" })
+	patch(f, web, func(c *v1beta1.EC2NodeClass) { c.Spec.SubnetSelectorTerms[0].Tags["stratos.sh/discovery"] = "test" })
 	var old string
 	f.eventually("a standby node of the first image stands by", func() bool {
 		for name, image := range f.claimImages("web") {
-			if image == imageV1AMD64.ID && f.claim(name).Status.Phase == v1alpha1.PhaseStandby {
+			if image == imageV1AMD64.ID && f.claim(name).Status.Phase == v1beta1.PhaseStandby {
 				old = name
 				return true
 			}
@@ -149,7 +149,7 @@ func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
 
 	f.putParameter(alAMD64, imageV2AMD64.ID)
 	f.eventually("the node on the old image is marked Drifted for ImageChanged", func() bool {
-		drifted := meta.FindStatusCondition(f.claim(old).Status.Conditions, v1alpha1.ConditionDrifted)
+		drifted := meta.FindStatusCondition(f.claim(old).Status.Conditions, v1beta1.ConditionDrifted)
 		return drifted != nil && drifted.Status == metav1.ConditionTrue && drifted.Reason == nodepool.ReasonImageChanged &&
 			strings.Contains(drifted.Message, imageV2AMD64.ID)
 	})
@@ -157,7 +157,7 @@ func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
 		images := f.claimImages("web")
 		_, stays := images[old]
 		for name, image := range images {
-			if image == imageV2AMD64.ID && f.claim(name).Status.Phase == v1alpha1.PhaseStandby {
+			if image == imageV2AMD64.ID && f.claim(name).Status.Phase == v1beta1.PhaseStandby {
 				return !stays
 			}
 		}
@@ -166,9 +166,9 @@ func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
 }
 
 // claim reads a NodeClaim; a claim gone reads as one of no phase.
-func (f *fixture) claim(name string) *v1alpha1.NodeClaim {
+func (f *fixture) claim(name string) *v1beta1.NodeClaim {
 	f.t.Helper()
-	claim := &v1alpha1.NodeClaim{}
+	claim := &v1beta1.NodeClaim{}
 	if err := f.env.Client.Get(f.ctx, client.ObjectKey{Name: name}, claim); client.IgnoreNotFound(err) != nil {
 		f.t.Fatal(err)
 	}
@@ -199,17 +199,17 @@ func (f *fixture) startOperatorOnFakeCloud() *imageCloud {
 	return cloud
 }
 
-// standbyPool is a pool of the AWSNodeClass of its name that keeps one amd64 node on
+// standbyPool is a pool of the EC2NodeClass of its name that keeps one amd64 node on
 // standby.
-func standbyPool(name string) *v1alpha1.NodePool {
-	return &v1alpha1.NodePool{
+func standbyPool(name string) *v1beta1.NodePool {
+	return &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: v1alpha1.NodePoolSpec{
-			Template: v1alpha1.NodeClaimTemplate{
-				NodeClassRef: v1alpha1.NodeClassReference{Kind: "AWSNodeClass", Name: name},
-				Requirements: []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
+		Spec: v1beta1.NodePoolSpec{
+			Template: v1beta1.NodeClaimTemplate{
+				NodeClassRef: v1beta1.NodeClassReference{Kind: "EC2NodeClass", Name: name},
+				Requirements: []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
 			},
-			Standby: v1alpha1.Standby{Min: 1},
+			Standby: v1beta1.Standby{Min: 1},
 		},
 	}
 }

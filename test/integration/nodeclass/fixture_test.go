@@ -1,4 +1,4 @@
-// Package nodeclass_test runs the AWSNodeClass controller against a real API server and
+// Package nodeclass_test runs the EC2NodeClass controller against a real API server and
 // moto_server: classes resolve through the EC2, SSM and IAM APIs over the wire, and
 // their status, Events, finalizer and the drift of nodes on old images are what a
 // cluster would see.
@@ -36,7 +36,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/indexes"
@@ -74,7 +74,7 @@ var (
 	imageV2AMD64 = image{ID: "ami-0a1a0000000000003", Name: "amazon-eks-node-al2023-x86_64-standard-1.37-v20250701", Architecture: "x86_64", CreationDate: "2025-07-01T00:00:00.000Z"}
 )
 
-// fixture is one test's API server, moto_server and manager running the AWSNodeClass
+// fixture is one test's API server, moto_server and manager running the EC2NodeClass
 // controller, with the AWS resources every class of the tests selects: subnets in two
 // zones and a security group tagged stratos.sh/discovery=test, and a node role.
 type fixture struct {
@@ -85,13 +85,13 @@ type fixture struct {
 	resolver *countingResolver
 	mgr      manager.Manager
 	// subnets are the wanted resolution of the discovery tag, by ID.
-	subnets []v1alpha1.ResolvedSubnet
+	subnets []v1beta1.ResolvedSubnet
 	group   string
 }
 
 // newFixture starts the API server and moto_server, publishes al2023@latest (the first
 // release) and makes the network and role; setup adds controllers to the manager before
-// it starts, besides the AWSNodeClass controller with opts.
+// it starts, besides the EC2NodeClass controller with opts.
 func newFixture(t *testing.T, opts nodeclass.Options, setup func(*fixture)) *fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -119,9 +119,9 @@ func newFixture(t *testing.T, opts nodeclass.Options, setup func(*fixture)) *fix
 		if err != nil {
 			t.Fatal(err)
 		}
-		f.subnets = append(f.subnets, v1alpha1.ResolvedSubnet{ID: awssdk.ToString(out.Subnet.SubnetId), Zone: zone, ZoneID: zoneIDs[zone]})
+		f.subnets = append(f.subnets, v1beta1.ResolvedSubnet{ID: awssdk.ToString(out.Subnet.SubnetId), Zone: zone, ZoneID: zoneIDs[zone]})
 	}
-	slices.SortFunc(f.subnets, func(a, b v1alpha1.ResolvedSubnet) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(f.subnets, func(a, b v1beta1.ResolvedSubnet) int { return strings.Compare(a.ID, b.ID) })
 	group, err := f.clients.EC2.CreateSecurityGroup(ctx, &ec2.CreateSecurityGroupInput{VpcId: vpc.Vpc.VpcId, GroupName: awssdk.String("nodes"),
 		Description: awssdk.String("nodes"), TagSpecifications: []ec2types.TagSpecification{{ResourceType: ec2types.ResourceTypeSecurityGroup, Tags: discovery}}})
 	if err != nil {
@@ -227,24 +227,24 @@ func (f *fixture) createProfile(name string) {
 	}
 }
 
-// gone reports whether the AWSNodeClass is gone from the API server.
+// gone reports whether the EC2NodeClass is gone from the API server.
 func (f *fixture) gone(name string) bool {
 	f.t.Helper()
-	err := f.env.Client.Get(f.ctx, client.ObjectKey{Name: name}, &v1alpha1.AWSNodeClass{})
+	err := f.env.Client.Get(f.ctx, client.ObjectKey{Name: name}, &v1beta1.EC2NodeClass{})
 	if err != nil && !apierrors.IsNotFound(err) {
 		f.t.Fatal(err)
 	}
 	return apierrors.IsNotFound(err)
 }
 
-// class is an AWSNodeClass on al2023@latest with the fixture's network and role.
-func class(name string) *v1alpha1.AWSNodeClass {
-	return &v1alpha1.AWSNodeClass{
+// class is an EC2NodeClass on al2023@latest with the fixture's network and role.
+func class(name string) *v1beta1.EC2NodeClass {
+	return &v1beta1.EC2NodeClass{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: v1alpha1.AWSNodeClassSpec{
-			AMISelectorTerms:           []v1alpha1.AMISelectorTerm{{Alias: "al2023@latest"}},
-			SubnetSelectorTerms:        []v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}},
-			SecurityGroupSelectorTerms: []v1alpha1.SecurityGroupSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}},
+		Spec: v1beta1.EC2NodeClassSpec{
+			AMISelectorTerms:           []v1beta1.AMISelectorTerm{{Alias: "al2023@latest"}},
+			SubnetSelectorTerms:        []v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}},
+			SecurityGroupSelectorTerms: []v1beta1.SecurityGroupSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "test"}}},
 			Role:                       "nodes",
 		},
 	}
@@ -257,9 +257,9 @@ func (f *fixture) create(obj client.Object) {
 	}
 }
 
-func (f *fixture) get(name string) *v1alpha1.AWSNodeClass {
+func (f *fixture) get(name string) *v1beta1.EC2NodeClass {
 	f.t.Helper()
-	c := &v1alpha1.AWSNodeClass{}
+	c := &v1beta1.EC2NodeClass{}
 	if err := f.env.Client.Get(f.ctx, client.ObjectKey{Name: name}, c); err != nil {
 		f.t.Fatal(err)
 	}
@@ -268,7 +268,7 @@ func (f *fixture) get(name string) *v1alpha1.AWSNodeClass {
 
 // ready is the class's Ready condition, or nil.
 func (f *fixture) ready(name string) *metav1.Condition {
-	return meta.FindStatusCondition(f.get(name).Status.Conditions, v1alpha1.ConditionReady)
+	return meta.FindStatusCondition(f.get(name).Status.Conditions, v1beta1.ConditionReady)
 }
 
 // eventually polls cond until it holds, within 30 seconds.
@@ -319,7 +319,7 @@ func (r *countingResolver) sweepCount() int {
 	return r.sweeps
 }
 
-func (r *countingResolver) Resolve(ctx context.Context, class *v1alpha1.AWSNodeClass) aws.Resolution {
+func (r *countingResolver) Resolve(ctx context.Context, class *v1beta1.EC2NodeClass) aws.Resolution {
 	r.mu.Lock()
 	r.calls[class.Name]++
 	r.mu.Unlock()

@@ -12,7 +12,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 )
@@ -31,15 +31,15 @@ func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
 	})
 	got := f.get("default")
 	profile := aws.InstanceProfileName(clusterName, f.clients.Region, "default", "nodes")
-	want := v1alpha1.AWSNodeClassStatus{
+	want := v1beta1.EC2NodeClassStatus{
 		ObservedGeneration: got.Generation,
 		Conditions:         got.Status.Conditions,
-		AMIs: []v1alpha1.ResolvedAMI{
+		AMIs: []v1beta1.ResolvedAMI{
 			{ID: imageV1AMD64.ID, Name: imageV1AMD64.Name, Architecture: "amd64", Family: "al2023"},
 			{ID: imageV1ARM64.ID, Name: imageV1ARM64.Name, Architecture: "arm64", Family: "al2023"},
 		},
 		Subnets:         f.subnets,
-		SecurityGroups:  []v1alpha1.ResolvedSecurityGroup{{ID: f.group, Name: "nodes"}},
+		SecurityGroups:  []v1beta1.ResolvedSecurityGroup{{ID: f.group, Name: "nodes"}},
 		InstanceProfile: profile,
 	}
 	if !reflect.DeepEqual(got.Status, want) {
@@ -57,7 +57,7 @@ func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
 	f.eventually("a Resolved event for default", func() bool { return len(f.events("default", nodeclass.ReasonResolved)) == 1 })
 
 	broken := class("broken")
-	broken.Spec.SubnetSelectorTerms = []v1alpha1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "broken"}}}
+	broken.Spec.SubnetSelectorTerms = []v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "broken"}}}
 	f.create(broken)
 	f.eventually("broken is not Ready for its subnets", func() bool {
 		c := f.ready("broken")
@@ -117,10 +117,10 @@ func TestDeletingAClassRemovesItsInstanceProfileOnceNoClaimUsesIt(t *testing.T) 
 		c := f.ready("default")
 		return c != nil && c.Status == metav1.ConditionTrue
 	})
-	claim := &v1alpha1.NodeClaim{
+	claim := &v1beta1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: "web-1"},
-		Spec: v1alpha1.NodeClaimSpec{NodePool: "web", NodeClassRef: v1alpha1.NodeClassReference{Kind: "AWSNodeClass", Name: "default"},
-			DesiredState: v1alpha1.DesiredRunning},
+		Spec: v1beta1.NodeClaimSpec{NodePool: "web", NodeClassRef: v1beta1.NodeClassReference{Kind: "EC2NodeClass", Name: "default"},
+			DesiredState: v1beta1.DesiredRunning},
 	}
 	f.create(claim)
 	if err := f.env.Client.Delete(f.ctx, f.get("default")); err != nil {

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 )
@@ -81,15 +81,15 @@ func TestARoleChangeLeavesTheProfileNodesHoldUntilNoClaimHoldsIt(t *testing.T) {
 
 // claimHolding makes a standby claim of class whose stopped instance was launched with
 // profile, as the lifecycle controller records it.
-func (f *fixture) claimHolding(name, class, profile string) *v1alpha1.NodeClaim {
+func (f *fixture) claimHolding(name, class, profile string) *v1beta1.NodeClaim {
 	f.t.Helper()
-	claim := &v1alpha1.NodeClaim{
+	claim := &v1beta1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
-		Spec: v1alpha1.NodeClaimSpec{NodePool: "web", NodeClassRef: v1alpha1.NodeClassReference{Kind: "AWSNodeClass", Name: class},
-			DesiredState: v1alpha1.DesiredStandby},
+		Spec: v1beta1.NodeClaimSpec{NodePool: "web", NodeClassRef: v1beta1.NodeClassReference{Kind: "EC2NodeClass", Name: class},
+			DesiredState: v1beta1.DesiredStandby},
 	}
 	f.create(claim)
-	claim.Status = v1alpha1.NodeClaimStatus{Phase: v1alpha1.PhaseStandby, InstanceID: "i-0123456789abcdef0", InstanceProfile: profile}
+	claim.Status = v1beta1.NodeClaimStatus{Phase: v1beta1.PhaseStandby, InstanceID: "i-0123456789abcdef0", InstanceProfile: profile}
 	if err := f.env.Client.Status().Update(f.ctx, claim); err != nil {
 		f.t.Fatal(err)
 	}

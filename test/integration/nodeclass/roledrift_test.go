@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
@@ -33,7 +33,7 @@ func TestNodesOnTheProfileOfAnEarlierRoleDriftAndTheProfileGoes(t *testing.T) {
 	var old string
 	f.eventually("a standby node on the first role's profile stands by", func() bool {
 		for name := range f.claimImages("web") {
-			if c := f.claim(name); c.Status.Phase == v1alpha1.PhaseStandby && c.Status.InstanceProfile == oldProfile {
+			if c := f.claim(name); c.Status.Phase == v1beta1.PhaseStandby && c.Status.InstanceProfile == oldProfile {
 				old = name
 				return true
 			}
@@ -42,9 +42,9 @@ func TestNodesOnTheProfileOfAnEarlierRoleDriftAndTheProfileGoes(t *testing.T) {
 	})
 
 	f.createRole("nodes-v2")
-	patch(f, class("web"), func(c *v1alpha1.AWSNodeClass) { c.Spec.Role = "nodes-v2" })
+	patch(f, class("web"), func(c *v1beta1.EC2NodeClass) { c.Spec.Role = "nodes-v2" })
 	f.eventually("the node on the old profile is marked Drifted for InstanceProfileChanged", func() bool {
-		drifted := meta.FindStatusCondition(f.claim(old).Status.Conditions, v1alpha1.ConditionDrifted)
+		drifted := meta.FindStatusCondition(f.claim(old).Status.Conditions, v1beta1.ConditionDrifted)
 		return drifted != nil && drifted.Status == metav1.ConditionTrue && drifted.Reason == nodepool.ReasonInstanceProfileChanged &&
 			strings.Contains(drifted.Message, newProfile)
 	})
@@ -52,7 +52,7 @@ func TestNodesOnTheProfileOfAnEarlierRoleDriftAndTheProfileGoes(t *testing.T) {
 		images := f.claimImages("web")
 		_, stays := images[old]
 		for name := range images {
-			if c := f.claim(name); c.Status.Phase == v1alpha1.PhaseStandby && c.Status.InstanceProfile == newProfile {
+			if c := f.claim(name); c.Status.Phase == v1beta1.PhaseStandby && c.Status.InstanceProfile == newProfile {
 				return !stays
 			}
 		}

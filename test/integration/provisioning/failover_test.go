@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -21,8 +21,8 @@ import (
 // the cold path, at the time the pod's own conditions tell.
 func TestANewLeaderMeasuresThePodTheLeaderBeforePlaced(t *testing.T) {
 	f := stack.NewSerialFixture(t, nil)
-	f.Pool("failover", 0, func(p *v1alpha1.NodePool) {
-		p.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/team": "failover"}
+	f.Pool("failover", 0, func(p *v1beta1.NodePool) {
+		p.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": "failover"}
 	})
 	beforeRunning, beforeReady := startupOf(t, "cold", "running"), startupOf(t, "cold", "ready")
 
@@ -40,10 +40,10 @@ func TestANewLeaderMeasuresThePodTheLeaderBeforePlaced(t *testing.T) {
 		return pod
 	}
 	f.Eventually("a claim of the pool is launched", func() bool { return len(f.Claims("failover")) == 1 })
-	launched := f.WaitForClaim(f.Claims("failover")[0].Name, v1alpha1.PhaseRunning)
+	launched := f.WaitForClaim(f.Claims("failover")[0].Name, v1beta1.PhaseRunning)
 	f.Eventually("the pod is reserved on the launched claim", func() bool {
 		return slices.ContainsFunc(get().Spec.Tolerations, func(tol corev1.Toleration) bool {
-			return tol.Key == v1alpha1.TaintReservedKey && tol.Value == launched.Name
+			return tol.Key == v1beta1.TaintReservedKey && tol.Value == launched.Name
 		})
 	})
 	bind(f, pod, launched.Status.NodeName)

@@ -13,7 +13,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -61,10 +61,10 @@ func markUnschedulable(f *stack.Fixture, pod *corev1.Pod) {
 }
 
 // claimsAskedToRun returns the pool's claims whose desired state is Running.
-func claimsAskedToRun(f *stack.Fixture, pool string) []v1alpha1.NodeClaim {
-	var out []v1alpha1.NodeClaim
+func claimsAskedToRun(f *stack.Fixture, pool string) []v1beta1.NodeClaim {
+	var out []v1beta1.NodeClaim
 	for _, c := range f.Claims(pool) {
-		if c.Spec.DesiredState == v1alpha1.DesiredRunning {
+		if c.Spec.DesiredState == v1beta1.DesiredRunning {
 			out = append(out, c)
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -18,15 +18,15 @@ import (
 
 // eightPods runs at most 8 pods a node and keeps 2Gi of memory for the kubelet instead
 // of the image's 255Mi + 11Mi a pod.
-func eightPods() *v1alpha1.KubeletConfiguration {
-	return &v1alpha1.KubeletConfiguration{
+func eightPods() *v1beta1.KubeletConfiguration {
+	return &v1beta1.KubeletConfiguration{
 		MaxPods:      ptr.To[int32](8),
 		KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("2Gi")},
 	}
 }
 
 // wantNodeStatus checks what a claim's Node reports against figures worked by hand.
-func wantNodeStatus(f *stack.Fixture, claim v1alpha1.NodeClaim, capacity, allocatable map[corev1.ResourceName]string) {
+func wantNodeStatus(f *stack.Fixture, claim v1beta1.NodeClaim, capacity, allocatable map[corev1.ResourceName]string) {
 	f.T.Helper()
 	node := f.Node(claim.Status.NodeName)
 	for _, part := range []struct {
@@ -51,9 +51,9 @@ func TestPoolKubeletConfigurationShapesNodesAndPacking(t *testing.T) {
 	decideOnAllPodsAtOnce(f)
 	xlargeClass(f)
 	for _, name := range []string{"capped", "open"} {
-		f.Pool(name, 0, func(p *v1alpha1.NodePool) {
+		f.Pool(name, 0, func(p *v1beta1.NodePool) {
 			p.Spec.Template.NodeClassRef.Name = "xlarge"
-			p.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/team": v1alpha1.LabelValue(name)}
+			p.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": v1beta1.LabelValue(name)}
 			if name == "capped" {
 				p.Spec.Template.Kubelet = eightPods()
 			}
@@ -98,18 +98,18 @@ func TestPoolKubeletConfigurationShapesNodesAndPacking(t *testing.T) {
 func TestWarmPoolHonoursItsKubeletConfiguration(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	decideOnAllPodsAtOnce(f)
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "two-sizes"}, Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.xlarge", "m5.2xlarge"}}})
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "two-sizes"}, Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"m5.xlarge", "m5.2xlarge"}}})
 	for _, name := range []string{"capped", "open"} {
-		f.Pool(name, 2, func(p *v1alpha1.NodePool) {
+		f.Pool(name, 2, func(p *v1beta1.NodePool) {
 			p.Spec.Template.NodeClassRef.Name = "two-sizes"
-			p.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/team": v1alpha1.LabelValue(name)}
+			p.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": v1beta1.LabelValue(name)}
 			p.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("15000Mi")}
 			if name == "capped" {
 				p.Spec.Template.Kubelet = eightPods()
 			}
 		})
 	}
-	capped := f.WaitForPhase("capped", 2, v1alpha1.PhaseStandby)
+	capped := f.WaitForPhase("capped", 2, v1beta1.PhaseStandby)
 	for _, c := range capped {
 		if c.Status.InstanceType != "m5.2xlarge" || !equality.Semantic.DeepEqual(c.Spec.Kubelet, eightPods()) {
 			t.Errorf("standby claim %s: %s with kubelet %+v, want m5.2xlarge with the pool's", c.Name, c.Status.InstanceType, c.Spec.Kubelet)
@@ -119,7 +119,7 @@ func TestWarmPoolHonoursItsKubeletConfiguration(t *testing.T) {
 			map[corev1.ResourceName]string{"cpu": "8", "memory": "32Gi", "pods": "8"},
 			map[corev1.ResourceName]string{"cpu": "7910m", "memory": "30620Mi", "pods": "8"})
 	}
-	for _, c := range f.WaitForPhase("open", 2, v1alpha1.PhaseStandby) {
+	for _, c := range f.WaitForPhase("open", 2, v1beta1.PhaseStandby) {
 		if c.Status.InstanceType != "m5.xlarge" {
 			t.Errorf("standby claim %s of the image's defaults is %s, want m5.xlarge", c.Name, c.Status.InstanceType)
 		}
@@ -132,7 +132,7 @@ func TestWarmPoolHonoursItsKubeletConfiguration(t *testing.T) {
 	}
 	f.Eventually("both capped standby nodes run", func() bool {
 		for _, c := range capped {
-			if f.Claim(c.Name).Status.Phase != v1alpha1.PhaseRunning {
+			if f.Claim(c.Name).Status.Phase != v1beta1.PhaseRunning {
 				return false
 			}
 		}
@@ -148,14 +148,14 @@ func TestWarmPoolHonoursItsKubeletConfiguration(t *testing.T) {
 // by nodes whose kubelets run the new one.
 func TestKubeletConfigurationChangeReplacesStandbyNodes(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	pool := f.Pool("web", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.Kubelet = eightPods() })
-	old := f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)[0]
-	stack.Patch(f, pool, func(p *v1alpha1.NodePool) { p.Spec.Template.Kubelet.MaxPods = ptr.To[int32](12) })
+	pool := f.Pool("web", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet = eightPods() })
+	old := f.WaitForPhase("web", 1, v1beta1.PhaseStandby)[0]
+	stack.Patch(f, pool, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet.MaxPods = ptr.To[int32](12) })
 
-	var fresh v1alpha1.NodeClaim
+	var fresh v1beta1.NodeClaim
 	f.Eventually("a standby node of the new configuration replaces the old one", func() bool {
 		claims := f.Claims("web")
-		if len(claims) != 1 || claims[0].Name == old.Name || claims[0].Status.Phase != v1alpha1.PhaseStandby {
+		if len(claims) != 1 || claims[0].Name == old.Name || claims[0].Status.Phase != v1beta1.PhaseStandby {
 			return false
 		}
 		fresh = claims[0]
@@ -180,10 +180,10 @@ func decideOnAllPodsAtOnce(f *stack.Fixture) {
 }
 
 // runningClaims returns the pool's claims that run.
-func runningClaims(f *stack.Fixture, pool string) []v1alpha1.NodeClaim {
-	var out []v1alpha1.NodeClaim
+func runningClaims(f *stack.Fixture, pool string) []v1beta1.NodeClaim {
+	var out []v1beta1.NodeClaim
 	for _, c := range f.Claims(pool) {
-		if c.Status.Phase == v1alpha1.PhaseRunning {
+		if c.Status.Phase == v1beta1.PhaseRunning {
 			out = append(out, c)
 		}
 	}

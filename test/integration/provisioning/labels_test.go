@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -52,18 +52,18 @@ func wantInstanceLabels(t *testing.T, node *corev1.Node) {
 // floor: it waits, and its Event says why.
 func TestPoolRequirementsAndPodsSelectOnInstanceLabels(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 0, func(p *v1alpha1.NodePool) {
-		p.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{
-			{Key: v1alpha1.LabelInstanceCPU, Operator: corev1.NodeSelectorOpGt, Values: []string{"3"}},
-			{Key: v1alpha1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: ptr.To[int32](2)},
+	f.Pool("web", 0, func(p *v1beta1.NodePool) {
+		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{
+			{Key: v1beta1.LabelInstanceCPU, Operator: corev1.NodeSelectorOpGt, Values: []string{"3"}},
+			{Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: ptr.To[int32](2)},
 		}
 	})
 	pendingPods(f, "default", "general", 1, "3", "512Mi", func(p *corev1.Pod) {
-		p.Spec.NodeSelector = map[string]string{v1alpha1.LabelInstanceCategory: "m"}
+		p.Spec.NodeSelector = map[string]string{v1beta1.LabelInstanceCategory: "m"}
 	})
 	pendingPods(f, "default", "any", 1, "3", "512Mi", nil)
 	oneFamily := pendingPods(f, "default", "m5-only", 1, "500m", "512Mi", func(p *corev1.Pod) {
-		p.Spec.NodeSelector = map[string]string{v1alpha1.LabelInstanceFamily: "m5"}
+		p.Spec.NodeSelector = map[string]string{v1beta1.LabelInstanceFamily: "m5"}
 	})[0]
 	// One decision for both 3-CPU pods makes one 8-vCPU claim; two decisions, two.
 	f.Eventually("the pods get claims", func() bool { return len(claimsAskedToRun(f, "web")) > 0 })
@@ -72,10 +72,10 @@ func TestPoolRequirementsAndPodsSelectOnInstanceLabels(t *testing.T) {
 	for _, c := range claimsAskedToRun(f, "web") {
 		node := nodeOfClaim(f, c.Name)
 		wantInstanceLabels(t, node)
-		if cpus, err := strconv.Atoi(node.Labels[v1alpha1.LabelInstanceCPU]); err != nil || cpus < 4 {
-			t.Errorf("claim %s launched a %s with %q vCPUs; the pool asks for more than 3", c.Name, node.Labels[corev1.LabelInstanceTypeStable], node.Labels[v1alpha1.LabelInstanceCPU])
+		if cpus, err := strconv.Atoi(node.Labels[v1beta1.LabelInstanceCPU]); err != nil || cpus < 4 {
+			t.Errorf("claim %s launched a %s with %q vCPUs; the pool asks for more than 3", c.Name, node.Labels[corev1.LabelInstanceTypeStable], node.Labels[v1beta1.LabelInstanceCPU])
 		}
-		categories[node.Labels[v1alpha1.LabelInstanceCategory]] = true
+		categories[node.Labels[v1beta1.LabelInstanceCategory]] = true
 	}
 	if !categories["m"] {
 		t.Errorf("no m-category type was launched for the pod that selects it: categories %v", categories)
@@ -124,15 +124,15 @@ func TestNodesRegisteredWithoutInstanceLabelsGetThem(t *testing.T) {
 	f.Op.Stop()
 	f.Op = stack.StartOperator(t, f.Env, labelledCatalog{API: f.Cloud}, f.Opts)
 	f.Pool("web", 1, nil)
-	standby := f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)[0]
+	standby := f.WaitForPhase("web", 1, v1beta1.PhaseStandby)[0]
 	wantInstanceLabels(t, nodeOfClaim(f, standby.Name))
 
-	family := f.Node(standby.Status.NodeName).Labels[v1alpha1.LabelInstanceFamily]
+	family := f.Node(standby.Status.NodeName).Labels[v1beta1.LabelInstanceFamily]
 	pendingPods(f, "default", "web", 1, "500m", "512Mi", func(p *corev1.Pod) {
-		p.Spec.NodeSelector = map[string]string{v1alpha1.LabelInstanceFamily: family}
+		p.Spec.NodeSelector = map[string]string{v1beta1.LabelInstanceFamily: family}
 	})
 	f.Eventually("the standby node is asked to run for the pod", func() bool {
-		return f.Claim(standby.Name).Spec.DesiredState == v1alpha1.DesiredRunning
+		return f.Claim(standby.Name).Spec.DesiredState == v1beta1.DesiredRunning
 	})
 	f.CheckInvariants()
 }

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -22,10 +22,10 @@ func TestDecisionLatencyOfA500PodBurst(t *testing.T) {
 	// number of pods it is for. Its launches fail, so that the claims keep the size they
 	// were made with and later decisions do not fill them further: the pods of the
 	// claims then add up to the burst.
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "unlaunchable"}, Spec: v1alpha1.FakeNodeClassSpec{
-		Faults: &v1alpha1.FakeFaults{Errors: []v1alpha1.FakeOperationFault{{Operation: v1alpha1.FakeOperationCreate, Percent: 100}}},
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "unlaunchable"}, Spec: v1beta1.FakeNodeClassSpec{
+		Faults: &v1beta1.FakeFaults{Errors: []v1beta1.FakeOperationFault{{Operation: v1beta1.FakeOperationCreate, Percent: 100}}},
 	}})
-	f.Pool("burst", 0, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "unlaunchable" })
+	f.Pool("burst", 0, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "unlaunchable" })
 	const rounds, burst = 5, 500
 	var latencies []time.Duration
 	var passes []uint64
@@ -71,7 +71,7 @@ func TestDecisionLatencyOfA500PodBurst(t *testing.T) {
 func podsLaunchedFor(f *stack.Fixture, pool string) int64 {
 	var n int64
 	for _, c := range f.Claims(pool) {
-		if c.Spec.DesiredState == v1alpha1.DesiredRunning && c.DeletionTimestamp.IsZero() {
+		if c.Spec.DesiredState == v1beta1.DesiredRunning && c.DeletionTimestamp.IsZero() {
 			n += c.Spec.Resources.Requests.Pods().Value()
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -20,13 +20,13 @@ import (
 func TestLimitsCountTheRunningNodes(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	xlargeClass(f)
-	f.Pool("capped", 2, func(p *v1alpha1.NodePool) {
+	f.Pool("capped", 2, func(p *v1beta1.NodePool) {
 		p.Spec.Template.NodeClassRef.Name = "xlarge"
-		p.Spec.Limits = &v1alpha1.Limits{Nodes: ptr.To[int32](2), CPU: ptr.To(resource.MustParse("8"))}
+		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](2), CPU: ptr.To(resource.MustParse("8"))}
 	})
-	for i, c := range f.WaitForPhase("capped", 2, v1alpha1.PhaseStandby) {
-		f.SetDesired(c.Name, v1alpha1.DesiredRunning)
-		running := f.WaitForClaim(c.Name, v1alpha1.PhaseRunning)
+	for i, c := range f.WaitForPhase("capped", 2, v1beta1.PhaseStandby) {
+		f.SetDesired(c.Name, v1beta1.DesiredRunning)
+		running := f.WaitForClaim(c.Name, v1beta1.PhaseRunning)
 		busy := newPod("default", fmt.Sprintf("busy-%d", i), "3", "1Gi")
 		busy.Spec.NodeName = running.Status.NodeName // as kube-scheduler binds it
 		f.Create(busy)

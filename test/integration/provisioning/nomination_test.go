@@ -7,7 +7,7 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -19,15 +19,15 @@ import (
 func TestPodsLeftOffTheirNominatedNodeGetCapacityAgain(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	xlargeClass(f)
-	f.Pool("web", 2, func(p *v1alpha1.NodePool) {
+	f.Pool("web", 2, func(p *v1beta1.NodePool) {
 		p.Spec.Template.NodeClassRef.Name = "xlarge"
 		p.Spec.Standby.Max = ptr.To[int32](2)
-		p.Spec.Limits = &v1alpha1.Limits{Nodes: ptr.To[int32](2)} // no refill: only the two standby nodes exist
+		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](2)} // no refill: only the two standby nodes exist
 	})
-	f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 
 	pendingPods(f, "default", "nominated", 3, "1", "1Gi", nil)
-	var first v1alpha1.NodeClaim
+	var first v1beta1.NodeClaim
 	f.Eventually("one standby node is asked to run", func() bool {
 		running := claimsAskedToRun(f, "web")
 		if len(running) == 1 {
@@ -35,7 +35,7 @@ func TestPodsLeftOffTheirNominatedNodeGetCapacityAgain(t *testing.T) {
 		}
 		return len(running) == 1
 	})
-	first = *f.WaitForClaim(first.Name, v1alpha1.PhaseRunning)
+	first = *f.WaitForClaim(first.Name, v1beta1.PhaseRunning)
 
 	// Other pods take the node's room, as kube-scheduler may place them.
 	for i := range 3 {

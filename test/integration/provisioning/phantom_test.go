@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -25,7 +25,7 @@ func TestAPhantomClaimStopsHoldingPods(t *testing.T) {
 	f.Opts.Intercept = func(c client.WithWatch) client.WithWatch {
 		return interceptor.NewClient(c, interceptor.Funcs{
 			Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
-				if claim, ok := obj.(*v1alpha1.NodeClaim); ok && claim.Spec.DesiredState == v1alpha1.DesiredRunning && phantoms.Add(1) == 1 {
+				if claim, ok := obj.(*v1beta1.NodeClaim); ok && claim.Spec.DesiredState == v1beta1.DesiredRunning && phantoms.Add(1) == 1 {
 					claim.Name, claim.UID, claim.ResourceVersion = claim.GenerateName+"phantom", types.UID("phantom"), "1"
 					return nil // as if created, then deleted before the watch saw it
 				}

@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -17,7 +17,7 @@ import (
 
 // xlargeClass launches only m5.xlarge: 4 vCPU, of which 3.92 are allocatable.
 func xlargeClass(f *stack.Fixture) {
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "xlarge"}, Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"m5.xlarge"}}})
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "xlarge"}, Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"m5.xlarge"}}})
 }
 
 // decisions counts the provisioning decisions this process made so far.
@@ -46,16 +46,16 @@ func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
 	f.Opts.Provisioning = provisioning.Options{BatchIdle: time.Second, BatchMax: 5 * time.Second}
 	f.RestartOperator(f.Opts)
 	xlargeClass(f)
-	f.Pool("web", 5, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "xlarge" })
-	standby := f.WaitForPhase("web", 5, v1alpha1.PhaseStandby)
+	f.Pool("web", 5, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "xlarge" })
+	standby := f.WaitForPhase("web", 5, v1beta1.PhaseStandby)
 
 	pods := pendingPods(f, "default", "web", 20, "1", "1Gi", nil)
 	f.Eventually("the standby nodes are asked to run and two claims are launched", func() bool {
 		return len(claimsAskedToRun(f, "web")) == 7
 	})
-	var cold []v1alpha1.NodeClaim
+	var cold []v1beta1.NodeClaim
 	for _, c := range claimsAskedToRun(f, "web") {
-		if !slices.ContainsFunc(standby, func(s v1alpha1.NodeClaim) bool { return s.Name == c.Name }) {
+		if !slices.ContainsFunc(standby, func(s v1beta1.NodeClaim) bool { return s.Name == c.Name }) {
 			cold = append(cold, c)
 		}
 	}
@@ -63,7 +63,7 @@ func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
 		t.Fatalf("%d cold launches, want 2", len(cold))
 	}
 	for _, c := range cold {
-		if c.Spec.Resources.Requests.Cpu().Cmp(resource.MustParse("2")) < 0 || !slices.ContainsFunc(c.Spec.Requirements, func(r v1alpha1.NodeSelectorRequirement) bool {
+		if c.Spec.Resources.Requests.Cpu().Cmp(resource.MustParse("2")) < 0 || !slices.ContainsFunc(c.Spec.Requirements, func(r v1beta1.NodeSelectorRequirement) bool {
 			return r.Key == corev1.LabelInstanceTypeStable && slices.Contains(r.Values, "m5.xlarge")
 		}) {
 			t.Errorf("cold claim %s: requests %v, requirements %v", c.Name, c.Spec.Resources.Requests, c.Spec.Requirements)
@@ -80,7 +80,7 @@ func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
 	// the grace for binding, they are simulated again and fit in the Nodes' room.
 	var lastRan time.Time
 	for _, c := range claimsAskedToRun(f, "web") {
-		ran := f.WaitForClaim(c.Name, v1alpha1.PhaseRunning).Status.LastPhaseChangeTime.Time
+		ran := f.WaitForClaim(c.Name, v1beta1.PhaseRunning).Status.LastPhaseChangeTime.Time
 		if ran.After(lastRan) {
 			lastRan = ran
 		}
@@ -101,12 +101,12 @@ func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
 func TestNodeSelectorChoosesThePool(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	for _, team := range []string{"a", "b"} {
-		f.Pool("team-"+team, 2, func(p *v1alpha1.NodePool) {
-			p.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/team": v1alpha1.LabelValue(team)}
+		f.Pool("team-"+team, 2, func(p *v1beta1.NodePool) {
+			p.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": v1beta1.LabelValue(team)}
 		})
 	}
-	f.WaitForPhase("team-a", 2, v1alpha1.PhaseStandby)
-	f.WaitForPhase("team-b", 2, v1alpha1.PhaseStandby)
+	f.WaitForPhase("team-a", 2, v1beta1.PhaseStandby)
+	f.WaitForPhase("team-b", 2, v1beta1.PhaseStandby)
 
 	pendingPods(f, "default", "b-only", 1, "500m", "512Mi", func(p *corev1.Pod) {
 		p.Spec.NodeSelector = map[string]string{"example.com/team": "b"}
@@ -122,12 +122,12 @@ func TestNodeSelectorChoosesThePool(t *testing.T) {
 // until something changes, and a pool that fits it then provisions it.
 func TestPodNoPoolFitsIsExplained(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("small", 0, func(p *v1alpha1.NodePool) {
-		p.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large"}}}
+	f.Pool("small", 0, func(p *v1beta1.NodePool) {
+		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large"}}}
 	})
-	f.Pool("arm", 0, func(p *v1alpha1.NodePool) {
-		p.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
-		p.Spec.Template.Taints = []v1alpha1.Taint{{Key: "arm", Effect: corev1.TaintEffectNoSchedule}}
+	f.Pool("arm", 0, func(p *v1beta1.NodePool) {
+		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+		p.Spec.Template.Taints = []v1beta1.Taint{{Key: "arm", Effect: corev1.TaintEffectNoSchedule}}
 	})
 	giant := pendingPods(f, "default", "giant", 1, "6", "8Gi", nil)[0]
 	f.Eventually("the pod has an Event explaining why", func() bool {

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -100,11 +100,11 @@ func TestPodStartupIsMeasuredByPathFromThePodsTimestamps(t *testing.T) {
 		if team == "cold" {
 			min = 0
 		}
-		f.Pool("startup-"+team, min, func(p *v1alpha1.NodePool) {
-			p.Spec.Template.Labels = map[string]v1alpha1.LabelValue{"example.com/team": v1alpha1.LabelValue(team)}
+		f.Pool("startup-"+team, min, func(p *v1beta1.NodePool) {
+			p.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": v1beta1.LabelValue(team)}
 		})
 	}
-	standby := f.WaitForPhase("startup-warm", 1, v1alpha1.PhaseStandby)[0]
+	standby := f.WaitForPhase("startup-warm", 1, v1beta1.PhaseStandby)[0]
 	selecting := func(team string) func(*corev1.Pod) {
 		return func(p *corev1.Pod) { p.Spec.NodeSelector = map[string]string{"example.com/team": team} }
 	}
@@ -122,9 +122,9 @@ func TestPodStartupIsMeasuredByPathFromThePodsTimestamps(t *testing.T) {
 	warmPod := pendingPods(f, "default", "startup-warm", 1, "100m", "128Mi", selecting("warm"))[0]
 	f.Eventually("the standby node is asked to run", func() bool { return len(claimsAskedToRun(f, "startup-warm")) == 1 })
 	coldPod := pendingPods(f, "default", "startup-cold", 1, "100m", "128Mi", selecting("cold"))[0]
-	started := f.WaitForClaim(standby.Name, v1alpha1.PhaseRunning)
+	started := f.WaitForClaim(standby.Name, v1beta1.PhaseRunning)
 	f.Eventually("a claim of the cold pool is launched", func() bool { return len(f.Claims("startup-cold")) == 1 })
-	launched := f.WaitForClaim(f.Claims("startup-cold")[0].Name, v1alpha1.PhaseRunning)
+	launched := f.WaitForClaim(f.Claims("startup-cold")[0].Name, v1beta1.PhaseRunning)
 	bind(f, warmPod, started.Status.NodeName)
 	bind(f, coldPod, launched.Status.NodeName)
 	if n := decided("start") - starts; n < 1 {
@@ -137,7 +137,7 @@ func TestPodStartupIsMeasuredByPathFromThePodsTimestamps(t *testing.T) {
 	// Once the started node has taken its pod, the third pod fits on it as it is.
 	f.Eventually("the started node's reservation is lifted", func() bool {
 		for _, taint := range f.Node(started.Status.NodeName).Spec.Taints {
-			if taint.Key == v1alpha1.TaintReservedKey {
+			if taint.Key == v1beta1.TaintReservedKey {
 				return false
 			}
 		}
@@ -162,7 +162,7 @@ func TestPodStartupIsMeasuredByPathFromThePodsTimestamps(t *testing.T) {
 		})
 		pods[path] = pod
 	}
-	startedAt := meta.FindStatusCondition(f.Claim(started.Name).Status.Conditions, v1alpha1.ConditionStarted).LastTransitionTime.Time
+	startedAt := meta.FindStatusCondition(f.Claim(started.Name).Status.Conditions, v1beta1.ConditionStarted).LastTransitionTime.Time
 	if startedAt.Before(warmPod.CreationTimestamp.Time) {
 		t.Fatalf("the standby node started at %v, before its pod was created at %v", startedAt, warmPod.CreationTimestamp)
 	}

@@ -12,7 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/volumes"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -24,10 +24,10 @@ func inZone(zone string) func(*corev1.Pod) {
 }
 
 // runningNodeIn launches a node for a pod pinned to zone and waits until it runs.
-func runningNodeIn(f *stack.Fixture, pool, zone string) v1alpha1.NodeClaim {
+func runningNodeIn(f *stack.Fixture, pool, zone string) v1beta1.NodeClaim {
 	f.T.Helper()
 	pendingPods(f, "default", "in-"+zone, 1, "500m", "512Mi", inZone(zone))
-	running := f.WaitForPhase(pool, 1, v1alpha1.PhaseRunning)
+	running := f.WaitForPhase(pool, 1, v1beta1.PhaseRunning)
 	if running[0].Status.Zone != zone {
 		f.T.Fatalf("the node for a pod pinned to %s is in %s", zone, running[0].Status.Zone)
 	}
@@ -35,7 +35,7 @@ func runningNodeIn(f *stack.Fixture, pool, zone string) v1alpha1.NodeClaim {
 }
 
 // zoneOf is the zone a claim asks for, or "" when it may go to any.
-func zoneOf(c v1alpha1.NodeClaim) []string {
+func zoneOf(c v1beta1.NodeClaim) []string {
 	for _, r := range c.Spec.Requirements {
 		if r.Key == corev1.LabelTopologyZone {
 			return r.Values

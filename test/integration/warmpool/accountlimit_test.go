@@ -11,7 +11,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -20,7 +20,7 @@ import (
 
 // standardVcpuLimit is EC2's On-Demand vCPU limit of the standard families reached: the
 // fake cloud's c, m and r types are of that group, its g4dn types are not.
-var standardVcpuLimit = fake.AccountLimit{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"c", "m", "r"}, CapacityType: v1alpha1.CapacityTypeOnDemand}
+var standardVcpuLimit = fake.AccountLimit{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"c", "m", "r"}, CapacityType: v1beta1.CapacityTypeOnDemand}
 
 // limitRefusals counts the launches that reach the cloud, and those an account limit refuses.
 type limitRefusals struct {
@@ -56,11 +56,11 @@ func quickLaunchRetries(o *nodeclaim.Options) {
 func TestALaunchUnderAnAccountLimitFallsThroughToOtherFamilies(t *testing.T) {
 	f := newFixture(t, quickLaunchRetries)
 	f.Cloud.SetFaults(fake.Faults{AccountLimits: []fake.AccountLimit{standardVcpuLimit}})
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "two-groups"},
-		Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"c5.large", "g4dn.xlarge"}}})
-	f.Pool("fall-through", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "two-groups" })
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "two-groups"},
+		Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"c5.large", "g4dn.xlarge"}}})
+	f.Pool("fall-through", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "two-groups" })
 
-	claim := f.WaitForPhase("fall-through", 1, v1alpha1.PhaseStandby)[0]
+	claim := f.WaitForPhase("fall-through", 1, v1beta1.PhaseStandby)[0]
 	if claim.Status.InstanceType != "g4dn.xlarge" {
 		t.Fatalf("the standby node is a %s; the standard families' vCPU limit leaves only g4dn.xlarge", claim.Status.InstanceType)
 	}
@@ -68,7 +68,7 @@ func TestALaunchUnderAnAccountLimitFallsThroughToOtherFamilies(t *testing.T) {
 	var note string
 	f.Eventually("the claim has an AccountLimitExceeded Event", func() bool {
 		var ok bool
-		note, ok = f.EventNote(claim.Name, v1alpha1.ReasonAccountLimitExceeded)
+		note, ok = f.EventNote(claim.Name, v1beta1.ReasonAccountLimitExceeded)
 		return ok
 	})
 	if !strings.Contains(note, "VcpuLimitExceeded") {
@@ -90,31 +90,31 @@ func TestALaunchOnlyAnAccountLimitCoversWaitsNamingIt(t *testing.T) {
 	creates := &limitRefusals{API: f.Cloud}
 	f.Op.Stop()
 	f.Op = stack.StartOperator(t, f.Env, creates, f.Opts)
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "standard-only"},
-		Spec: v1alpha1.FakeNodeClassSpec{InstanceTypes: []string{"r5.xlarge"}}})
-	pool := f.Pool("limited", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "standard-only" })
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "standard-only"},
+		Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"r5.xlarge"}}})
+	pool := f.Pool("limited", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "standard-only" })
 
-	var first v1alpha1.NodeClaim
+	var first v1beta1.NodeClaim
 	f.Eventually("the claim waits naming the limit", func() bool {
 		claims := f.Claims("limited")
 		if len(claims) != 1 {
 			return false
 		}
 		first = claims[0]
-		launched := meta.FindStatusCondition(first.Status.Conditions, v1alpha1.ConditionLaunched)
-		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == v1alpha1.ReasonAccountLimitExceeded &&
+		launched := meta.FindStatusCondition(first.Status.Conditions, v1beta1.ConditionLaunched)
+		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == v1beta1.ReasonAccountLimitExceeded &&
 			strings.Contains(launched.Message, "VcpuLimitExceeded")
 	})
-	f.Eventually("the claim has an AccountLimitExceeded Event", func() bool { return f.EventSeen(first.Name, v1alpha1.ReasonAccountLimitExceeded) })
+	f.Eventually("the claim has an AccountLimitExceeded Event", func() bool { return f.EventSeen(first.Name, v1beta1.ReasonAccountLimitExceeded) })
 	f.Eventually("the pool says which limit keeps it from its target", func() bool {
-		got := &v1alpha1.NodePool{}
+		got := &v1beta1.NodePool{}
 		_ = f.Env.Client.Get(f.Ctx, clientKey(pool), got)
-		degraded := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionDegraded)
-		return degraded != nil && degraded.Status == metav1.ConditionTrue && degraded.Reason == v1alpha1.ReasonAccountLimitExceeded &&
+		degraded := meta.FindStatusCondition(got.Status.Conditions, v1beta1.ConditionDegraded)
+		return degraded != nil && degraded.Status == metav1.ConditionTrue && degraded.Reason == v1beta1.ReasonAccountLimitExceeded &&
 			strings.Contains(degraded.Message, "VcpuLimitExceeded")
 	})
 	// Events are written in the background: wait for the pool's.
-	f.Eventually("the pool has an AccountLimitExceeded Event", func() bool { return f.EventSeen(pool.Name, v1alpha1.ReasonAccountLimitExceeded) })
+	f.Eventually("the pool has an AccountLimitExceeded Event", func() bool { return f.EventSeen(pool.Name, v1beta1.ReasonAccountLimitExceeded) })
 	// Retries run every 0.4 s by now; wait for several more before counting the
 	// refusals by the limit.
 	before := creates.calls()

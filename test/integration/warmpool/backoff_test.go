@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -19,37 +19,37 @@ const typoImage = "registry.example/app:1-typo"
 
 // failingPool restarts the operator with opts.NodePool and makes a pool of min standby
 // nodes whose warm-up image never pulls, with a short warmup timeout that terminates.
-func (f *fixture) failingPool(name string, min int32, opts nodepool.Options) *v1alpha1.NodePool {
+func (f *fixture) failingPool(name string, min int32, opts nodepool.Options) *v1beta1.NodePool {
 	f.T.Helper()
 	f.Opts.NodePool = opts
 	f.RestartOperator(f.Opts)
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: name + "-typo"},
-		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{ImagePullErrors: []string{typoImage}}}})
-	return f.Pool(name, min, func(p *v1alpha1.NodePool) {
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: name + "-typo"},
+		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{typoImage}}}})
+	return f.Pool(name, min, func(p *v1beta1.NodePool) {
 		p.Spec.Template.NodeClassRef.Name = name + "-typo"
 		p.Spec.Standby.Warmup.Images = []string{typoImage}
 		// The timeout may pass before the pull is tried on a busy machine: the failure
 		// names the image not pulled either way.
-		p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(3 * time.Second)
-		p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutTerminate
+		p.Spec.Standby.Warmup.Timeout = v1beta1.NewDuration(3 * time.Second)
+		p.Spec.Standby.Warmup.TimeoutAction = v1beta1.WarmupTimeoutTerminate
 	})
 }
 
 // degradedOf returns the pool's Degraded condition as the API server has it.
-func (f *fixture) degradedOf(pool *v1alpha1.NodePool) (*v1alpha1.NodePool, *metav1.Condition) {
+func (f *fixture) degradedOf(pool *v1beta1.NodePool) (*v1beta1.NodePool, *metav1.Condition) {
 	f.T.Helper()
-	got := &v1alpha1.NodePool{}
+	got := &v1beta1.NodePool{}
 	if err := f.Env.Client.Get(f.Ctx, clientKey(pool), got); err != nil {
 		f.T.Fatal(err)
 	}
-	return got, meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionDegraded)
+	return got, meta.FindStatusCondition(got.Status.Conditions, v1beta1.ConditionDegraded)
 }
 
 // standbyCreates counts the standby claims the running operator created.
 func (f *fixture) standbyCreates(pool string) int {
 	n := 0
 	for _, c := range f.Claims(pool) {
-		if c.Spec.DesiredState == v1alpha1.DesiredStandby {
+		if c.Spec.DesiredState == v1beta1.DesiredStandby {
 			n++
 		}
 	}
@@ -75,7 +75,7 @@ func TestAWarmupThatKeepsFailingBacksOff(t *testing.T) {
 
 	var degraded *metav1.Condition
 	f.Eventually("the pool is Degraded for its two failed warm-ups", func() bool {
-		var got *v1alpha1.NodePool
+		var got *v1beta1.NodePool
 		got, degraded = f.degradedOf(pool)
 		return degraded != nil && degraded.Reason == nodepool.ReasonWarmupFailing && got.Status.WarmupFailures.Count >= 2
 	})
@@ -96,7 +96,7 @@ func TestAWarmupThatKeepsFailingBacksOff(t *testing.T) {
 	f.pendingPod("served-cold", "1")
 	f.Eventually("a pending pod gets a cold launch of the backing-off pool", func() bool {
 		claims := f.Claims("typo")
-		return len(claims) == 1 && claims[0].Spec.DesiredState == v1alpha1.DesiredRunning && claims[0].Status.Phase == v1alpha1.PhaseRunning
+		return len(claims) == 1 && claims[0].Spec.DesiredState == v1beta1.DesiredRunning && claims[0].Status.Phase == v1beta1.PhaseRunning
 	})
 	f.consistently("the restarted operator creates no standby claim", time.Second, func() bool {
 		return f.Op.Writes.Counts()["create NodeClaim"] == 1 && f.standbyCreates("typo") == 0
@@ -106,7 +106,7 @@ func TestAWarmupThatKeepsFailingBacksOff(t *testing.T) {
 	}
 
 	// The image fixed, the pool warms its standby nodes at once.
-	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) {
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Warmup.Images = []string{"registry.example/app:1"}
 		p.Spec.Standby.Warmup.Timeout = nil
 	})
@@ -158,11 +158,11 @@ func TestRegistrationsThatKeepFailingBackOff(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.RegistrationTimeout = 2 * time.Second })
 	f.Opts.NodePool = nodepool.Options{WarmupBackoff: time.Hour, WarmupBackoffMax: 2 * time.Hour}
 	f.RestartOperator(f.Opts)
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "never-registers"},
-		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{NeverRegisterPercent: 100}}})
-	pool := f.Pool("unregistered", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "never-registers" })
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "never-registers"},
+		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{NeverRegisterPercent: 100}}})
+	pool := f.Pool("unregistered", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "never-registers" })
 
-	var got *v1alpha1.NodePool
+	var got *v1beta1.NodePool
 	var degraded *metav1.Condition
 	f.Eventually("the pool is Degraded for the failed registration", func() bool {
 		got, degraded = f.degradedOf(pool)

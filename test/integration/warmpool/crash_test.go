@@ -12,7 +12,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -20,7 +20,7 @@ import (
 func (f *fixture) instancesOf(claim string) []string {
 	var ids []string
 	for _, i := range f.Cloud.Instances() {
-		if i.Tags[v1alpha1.TagNodeClaim] == claim && i.State != "terminated" && i.State != "shutting-down" {
+		if i.Tags[v1beta1.TagNodeClaim] == claim && i.State != "terminated" && i.State != "shutting-down" {
 			ids = append(ids, i.ID)
 		}
 	}
@@ -38,7 +38,7 @@ func TestCrashBetweenLaunchAndRecordAdoptsTheInstance(t *testing.T) {
 	crashing.Intercept = func(c client.WithWatch) client.WithWatch {
 		return interceptor.NewClient(c, interceptor.Funcs{
 			SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
-				if claim, ok := obj.(*v1alpha1.NodeClaim); ok && sub == "status" && claim.Status.InstanceID != "" && fired.CompareAndSwap(false, true) {
+				if claim, ok := obj.(*v1beta1.NodeClaim); ok && sub == "status" && claim.Status.InstanceID != "" && fired.CompareAndSwap(false, true) {
 					close(crashed)
 					return errors.New("the operator died before it recorded the launch")
 				}
@@ -61,7 +61,7 @@ func TestCrashBetweenLaunchAndRecordAdoptsTheInstance(t *testing.T) {
 	}
 
 	f.Op = stack.StartOperator(t, f.Env, f.Cloud, f.Opts)
-	adopted := f.WaitForPhase("crash", 1, v1alpha1.PhaseStandby)[0]
+	adopted := f.WaitForPhase("crash", 1, v1beta1.PhaseStandby)[0]
 	if adopted.Name != claim.Name || adopted.Status.InstanceID != launched[0] {
 		t.Fatalf("after the restart claim %s owns %s; want claim %s to own %s", adopted.Name, adopted.Status.InstanceID, claim.Name, launched[0])
 	}
@@ -76,16 +76,16 @@ func TestCrashBetweenLaunchAndRecordAdoptsTheInstance(t *testing.T) {
 func TestCrashBeforeRegistrationCarriesOn(t *testing.T) {
 	f := newFixture(t, nil)
 	// A slow boot (4 minutes, 6 s at the test's time scale) leaves time to restart.
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
-		Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{BootDelay: v1alpha1.NewDuration(4 * time.Minute)}}})
-	f.Pool("restart", 2, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
+		Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{BootDelay: v1beta1.NewDuration(4 * time.Minute)}}})
+	f.Pool("restart", 2, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
 	f.Eventually("both claims recorded their launch", func() bool {
 		claims := f.Claims("restart")
 		if len(claims) != 2 {
 			return false
 		}
 		for _, c := range claims {
-			if c.Status.Phase != v1alpha1.PhaseRegistering {
+			if c.Status.Phase != v1beta1.PhaseRegistering {
 				return false
 			}
 		}
@@ -97,7 +97,7 @@ func TestCrashBeforeRegistrationCarriesOn(t *testing.T) {
 	}
 	f.RestartOperator(f.Opts)
 
-	for _, c := range f.WaitForPhase("restart", 2, v1alpha1.PhaseStandby) {
+	for _, c := range f.WaitForPhase("restart", 2, v1beta1.PhaseStandby) {
 		if before[c.Name] != c.Status.InstanceID {
 			t.Errorf("claim %s moved from instance %s to %s", c.Name, before[c.Name], c.Status.InstanceID)
 		}

@@ -7,17 +7,17 @@ import (
 
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // assertRunning checks that a claim's Node takes pods: Ready, uncordoned, untainted.
-func (f *fixture) assertRunning(claim *v1alpha1.NodeClaim) {
+func (f *fixture) assertRunning(claim *v1beta1.NodeClaim) {
 	f.T.Helper()
 	node := f.Node(claim.Status.NodeName)
-	if !nodeReady(node) || node.Spec.Unschedulable || hasTaint(node, v1alpha1.TaintStandbyKey) || node.Labels[v1alpha1.LabelState] != "Running" {
-		f.T.Fatalf("running Node %s: ready %v, unschedulable %v, taints %v, state %q", node.Name, nodeReady(node), node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
+	if !nodeReady(node) || node.Spec.Unschedulable || hasTaint(node, v1beta1.TaintStandbyKey) || node.Labels[v1beta1.LabelState] != "Running" {
+		f.T.Fatalf("running Node %s: ready %v, unschedulable %v, taints %v, state %q", node.Name, nodeReady(node), node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1beta1.LabelState])
 	}
 	if instance, _ := f.Instance(claim.Status.InstanceID); instance.State != cloudprovider.StateRunning {
 		f.T.Fatalf("running claim's instance is %s", instance.State)
@@ -25,11 +25,11 @@ func (f *fixture) assertRunning(claim *v1alpha1.NodeClaim) {
 }
 
 // assertStandby checks that a claim's instance is stopped and its Node parked.
-func (f *fixture) assertStandby(claim *v1alpha1.NodeClaim) {
+func (f *fixture) assertStandby(claim *v1beta1.NodeClaim) {
 	f.T.Helper()
 	node := f.Node(claim.Status.NodeName)
-	if !node.Spec.Unschedulable || !hasTaint(node, v1alpha1.TaintStandbyKey) || node.Labels[v1alpha1.LabelState] != "Standby" {
-		f.T.Fatalf("standby Node %s: unschedulable %v, taints %v, state %q", node.Name, node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1alpha1.LabelState])
+	if !node.Spec.Unschedulable || !hasTaint(node, v1beta1.TaintStandbyKey) || node.Labels[v1beta1.LabelState] != "Standby" {
+		f.T.Fatalf("standby Node %s: unschedulable %v, taints %v, state %q", node.Name, node.Spec.Unschedulable, node.Spec.Taints, node.Labels[v1beta1.LabelState])
 	}
 	if instance, _ := f.Instance(claim.Status.InstanceID); instance.State != cloudprovider.StateStopped {
 		f.T.Fatalf("standby claim's instance is %s", instance.State)
@@ -42,8 +42,8 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 	f := newFixture(t, nil)
 	// A ceiling of 2 keeps the node given back beside the replacement the pool warms
 	// while it runs, so the same claim goes round every time.
-	f.Pool("cycle", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
-	claim := f.WaitForPhase("cycle", 1, v1alpha1.PhaseStandby)[0]
+	f.Pool("cycle", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
+	claim := f.WaitForPhase("cycle", 1, v1beta1.PhaseStandby)[0]
 	f.assertStandby(&claim)
 	instanceID, nodeName := claim.Status.InstanceID, claim.Status.NodeName
 	// writes are the operator's writes to the claim, its Node and its pre-pull pod, by
@@ -60,15 +60,15 @@ func TestStartAndGiveBackTenTimes(t *testing.T) {
 	toStandby, eventsToStandby := writes(), f.EventReasons(claim.Name)
 
 	for round := range 10 {
-		f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
-		running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
+		f.SetDesired(claim.Name, v1beta1.DesiredRunning)
+		running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 		f.assertRunning(running)
 		if round == 0 {
 			t.Logf("launch to standby: writes %v, Events %v", toStandby, eventsToStandby)
 			t.Logf("launch to running: writes %v, Events %v", writes(), f.EventReasons(claim.Name))
 		}
-		f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
-		standby := f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+		f.SetDesired(claim.Name, v1beta1.DesiredStandby)
+		standby := f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
 		f.assertStandby(standby)
 		if standby.Status.InstanceID != instanceID || standby.Status.NodeName != nodeName {
 			t.Fatalf("round %d: the claim moved to instance %s / Node %s", round, standby.Status.InstanceID, standby.Status.NodeName)
@@ -106,19 +106,19 @@ func (s slowStarts) StartInstances(ctx context.Context, ids []string) (map[strin
 func TestTwentyStartsAreBatched(t *testing.T) {
 	f := newFixture(t, nil)
 	f.Pool("burst", 20, nil)
-	claims := f.WaitForPhase("burst", 20, v1alpha1.PhaseStandby)
+	claims := f.WaitForPhase("burst", 20, v1beta1.PhaseStandby)
 
 	f.Op.Stop()
 	before := f.Cloud.Calls()[cloudprovider.OpStart]
 	for _, c := range claims {
 		claim := c.DeepCopy()
-		stack.Patch(f.Fixture, claim, func(c *v1alpha1.NodeClaim) { c.Spec.DesiredState = v1alpha1.DesiredRunning })
+		stack.Patch(f.Fixture, claim, func(c *v1beta1.NodeClaim) { c.Spec.DesiredState = v1beta1.DesiredRunning })
 	}
 	f.Op = stack.StartOperator(t, f.Env, slowStarts{API: f.Cloud, latency: 2 * time.Second}, f.Opts)
 	// The pool replaces the started nodes with new standby ones meanwhile; the twenty
 	// claims asked to run are the ones to watch.
 	for _, c := range claims {
-		f.assertRunning(f.WaitForClaim(c.Name, v1alpha1.PhaseRunning))
+		f.assertRunning(f.WaitForClaim(c.Name, v1beta1.PhaseRunning))
 	}
 	starts := f.Cloud.Calls()[cloudprovider.OpStart] - before
 	t.Logf("20 starts made %d StartInstances calls", starts)

@@ -12,22 +12,22 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
 // runningClaim makes a pool with one standby node and starts it.
-func (f *fixture) runningClaim(pool string, tune func(*v1alpha1.NodePool)) *v1alpha1.NodeClaim {
+func (f *fixture) runningClaim(pool string, tune func(*v1beta1.NodePool)) *v1beta1.NodeClaim {
 	f.T.Helper()
-	f.Pool(pool, 1, func(p *v1alpha1.NodePool) {
+	f.Pool(pool, 1, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Max = ptr.To[int32](2)
 		if tune != nil {
 			tune(p)
 		}
 	})
-	claim := f.WaitForPhase(pool, 1, v1alpha1.PhaseStandby)[0]
-	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
-	return f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
+	claim := f.WaitForPhase(pool, 1, v1beta1.PhaseStandby)[0]
+	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
+	return f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 }
 
 // guardedPod runs a Ready pod on a Node, guarded by a PodDisruptionBudget that allows no
@@ -84,17 +84,17 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 	claim := f.runningClaim("guarded", nil)
 	pod, pdb := f.guardedPod("guarded", claim.Status.NodeName)
 
-	f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
+	f.SetDesired(claim.Name, v1beta1.DesiredStandby)
 	f.Eventually("the drain reports the budget blocking it", func() bool { return f.EventSeen(claim.Name, nodeclaim.ReasonDrainBlocked) })
 	// The Event is recorded during the pass whose status write ends it: the phase shows
 	// Draining once that write lands, not at the Event.
-	f.WaitForClaim(claim.Name, v1alpha1.PhaseDraining)
+	f.WaitForClaim(claim.Name, v1beta1.PhaseDraining)
 	if f.podGone(pod) {
 		t.Fatal("the guarded pod was removed while its budget allowed no disruption")
 	}
 
 	f.setBudget(pdb, 1)
-	f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
 	if !f.podGone(pod) {
 		t.Fatal("the node stood by with the pod still there")
 	}
@@ -105,12 +105,12 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 func TestDrainTimeoutForcesTheDrain(t *testing.T) {
 	f := newFixture(t, nil)
 	const timeout = 2 * time.Second
-	claim := f.runningClaim("forced", func(p *v1alpha1.NodePool) { p.Spec.Disruption.DrainTimeout = v1alpha1.NewDuration(timeout) })
+	claim := f.runningClaim("forced", func(p *v1beta1.NodePool) { p.Spec.Disruption.DrainTimeout = v1beta1.NewDuration(timeout) })
 	pod, _ := f.guardedPod("forced", claim.Status.NodeName)
 
-	f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
-	draining := f.WaitForClaim(claim.Name, v1alpha1.PhaseDraining)
-	f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	f.SetDesired(claim.Name, v1beta1.DesiredStandby)
+	draining := f.WaitForClaim(claim.Name, v1beta1.PhaseDraining)
+	f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
 	if !f.podGone(pod) {
 		t.Fatal("the pod is still there")
 	}

@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
@@ -26,21 +26,21 @@ func TestAnInstanceEndedAtLaunchHoldsItsClaimUntilTheLaunchTimeout(t *testing.T)
 	f := newFixture(t, func(o *nodeclaim.Options) { o.LaunchTimeout = 8 * time.Second })
 	// The Node never registers, so that the claim waits in Registering as a node whose
 	// instance does not boot would.
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "unbootable"},
-		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{NeverRegisterPercent: 100}}})
-	f.Pool("unbootable", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "unbootable" })
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "unbootable"},
+		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{NeverRegisterPercent: 100}}})
+	f.Pool("unbootable", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "unbootable" })
 
-	first := f.WaitForPhase("unbootable", 1, v1alpha1.PhaseRegistering)[0]
+	first := f.WaitForPhase("unbootable", 1, v1beta1.PhaseRegistering)[0]
 	const why = "EC2 ended instance at launch (Client.InternalError: Client error on launch): an encrypted volume's KMS key cannot be used"
 	if err := f.Cloud.EndAtLaunch(first.Status.InstanceID, why); err != nil {
 		t.Fatal(err)
 	}
 	f.Eventually("the claim says why its instance ended", func() bool {
-		got := &v1alpha1.NodeClaim{}
+		got := &v1beta1.NodeClaim{}
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, got); err != nil {
 			return false
 		}
-		launched := meta.FindStatusCondition(got.Status.Conditions, v1alpha1.ConditionLaunched)
+		launched := meta.FindStatusCondition(got.Status.Conditions, v1beta1.ConditionLaunched)
 		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == nodeclaim.ReasonEndedAtLaunch &&
 			strings.Contains(launched.Message, why)
 	})
@@ -53,7 +53,7 @@ func TestAnInstanceEndedAtLaunchHoldsItsClaimUntilTheLaunchTimeout(t *testing.T)
 		}
 	}
 	f.Eventually("the claim is removed after its launch timeout", func() bool {
-		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, &v1alpha1.NodeClaim{}))
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, &v1beta1.NodeClaim{}))
 	})
 	if removedAfter := time.Since(first.CreationTimestamp.Time); removedAfter < 8*time.Second-time.Second {
 		// CreationTimestamp has a resolution of one second.

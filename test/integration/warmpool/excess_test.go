@@ -9,7 +9,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -31,16 +31,16 @@ type startsFirst struct {
 func (s *startsFirst) wrap(c client.WithWatch) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
-			_, isClaim := obj.(*v1alpha1.NodeClaim)
+			_, isClaim := obj.(*v1beta1.NodeClaim)
 			raced := false
 			if isClaim {
 				s.once.Do(func() {
 					raced = true
-					claim := &v1alpha1.NodeClaim{}
+					claim := &v1beta1.NodeClaim{}
 					err := s.c.Get(ctx, client.ObjectKeyFromObject(obj), claim)
 					if err == nil {
 						base := claim.DeepCopy()
-						claim.Spec.DesiredState = v1alpha1.DesiredRunning
+						claim.Spec.DesiredState = v1beta1.DesiredRunning
 						err = s.c.Patch(ctx, claim, client.MergeFrom(base))
 					}
 					s.mu.Lock()
@@ -80,9 +80,9 @@ func TestAnExcessStandbyClaimAskedToRunMeanwhileIsNotRemoved(t *testing.T) {
 	f.Opts.Intercept = race.wrap
 	f.RestartOperator(f.Opts)
 	pool := f.Pool("excess", 2, nil)
-	f.WaitForPhase("excess", 2, v1alpha1.PhaseStandby)
+	f.WaitForPhase("excess", 2, v1beta1.PhaseStandby)
 
-	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Min = 1 })
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Standby.Min = 1 })
 	var started string
 	var answer error
 	f.Eventually("the pool tried to remove a standby claim", func() bool {
@@ -96,12 +96,12 @@ func TestAnExcessStandbyClaimAskedToRunMeanwhileIsNotRemoved(t *testing.T) {
 	if !apierrors.IsConflict(answer) {
 		t.Errorf("the deletion of %s answered %v, want a conflict", started, answer)
 	}
-	f.WaitForClaim(started, v1alpha1.PhaseRunning)
+	f.WaitForClaim(started, v1beta1.PhaseRunning)
 	f.Eventually("one standby claim and the running one remain", func() bool {
 		claims := f.Claims("excess")
 		standby := 0
 		for _, c := range claims {
-			if c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby {
+			if c.Spec.DesiredState == v1beta1.DesiredStandby && c.Status.Phase == v1beta1.PhaseStandby {
 				standby++
 			}
 		}

@@ -11,7 +11,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -47,7 +47,7 @@ func clientKey(obj client.Object) client.ObjectKey { return client.ObjectKeyFrom
 
 // trueSince is when the claim's condition of that type turned True; the test fails when
 // it is not True.
-func trueSince(t *testing.T, claim *v1alpha1.NodeClaim, conditionType string) time.Time {
+func trueSince(t *testing.T, claim *v1beta1.NodeClaim, conditionType string) time.Time {
 	t.Helper()
 	c := meta.FindStatusCondition(claim.Status.Conditions, conditionType)
 	if c == nil || c.Status != metav1.ConditionTrue {

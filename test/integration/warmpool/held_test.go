@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -13,7 +13,7 @@ import (
 func (f *fixture) standbyByZone(pool string) map[string]int {
 	counts := map[string]int{}
 	for _, c := range f.Claims(pool) {
-		if c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby && c.DeletionTimestamp.IsZero() {
+		if c.Spec.DesiredState == v1beta1.DesiredStandby && c.Status.Phase == v1beta1.PhaseStandby && c.DeletionTimestamp.IsZero() {
 			counts[c.Status.Zone]++
 		}
 	}
@@ -30,7 +30,7 @@ func TestAZoneThatCannotStartIsMadeUpElsewhereThenRebalanced(t *testing.T) {
 	f.Opts.UnavailableOfferingTTL = 5 * time.Second
 	f.Op = stack.StartOperator(t, f.Env, f.Cloud, f.Opts)
 	f.Pool("held", 3, nil)
-	claims := f.WaitForPhase("held", 3, v1alpha1.PhaseStandby)
+	claims := f.WaitForPhase("held", 3, v1beta1.PhaseStandby)
 	var inA string
 	for _, c := range claims {
 		if c.Status.Zone == "fake-1a" {
@@ -42,7 +42,7 @@ func TestAZoneThatCannotStartIsMadeUpElsewhereThenRebalanced(t *testing.T) {
 	}
 
 	f.Cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{Zone: "fake-1a"}}})
-	f.SetDesired(inA, v1alpha1.DesiredRunning)
+	f.SetDesired(inA, v1beta1.DesiredRunning)
 	f.Eventually("the pool makes up fake-1a's standby node in the other zones and keeps it", func() bool {
 		counts := f.standbyByZone("held")
 		return counts["fake-1a"] == 1 && counts["fake-1b"]+counts["fake-1c"] == 3

@@ -9,7 +9,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -27,28 +27,28 @@ func TestStandbyNodesHibernateAndResumeSooner(t *testing.T) {
 	// leaves shows the heartbeat of its last post, which the start must not mistake for
 	// one after it; condition times are stored to the second, and a real hibernation
 	// takes longer than a second, as this one does.
-	physics := &v1alpha1.FakePhysics{JitterPercent: ptr.To[int32](0), HibernateDelay: v1alpha1.NewDuration(time.Minute)}
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "sleepy"}, Spec: v1alpha1.FakeNodeClassSpec{Hibernate: true, Physics: physics}})
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "plain"}, Spec: v1alpha1.FakeNodeClassSpec{Physics: physics}})
+	physics := &v1beta1.FakePhysics{JitterPercent: ptr.To[int32](0), HibernateDelay: v1beta1.NewDuration(time.Minute)}
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "sleepy"}, Spec: v1beta1.FakeNodeClassSpec{Hibernate: true, Physics: physics}})
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "plain"}, Spec: v1beta1.FakeNodeClassSpec{Physics: physics}})
 	for _, name := range []string{"sleepy", "plain"} {
-		f.Pool(name, 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = name })
+		f.Pool(name, 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = name })
 	}
-	sleepy := f.WaitForPhase("sleepy", 1, v1alpha1.PhaseStandby)[0]
-	plain := f.WaitForPhase("plain", 1, v1alpha1.PhaseStandby)[0]
-	for claim, hibernated := range map[*v1alpha1.NodeClaim]bool{&sleepy: true, &plain: false} {
+	sleepy := f.WaitForPhase("sleepy", 1, v1beta1.PhaseStandby)[0]
+	plain := f.WaitForPhase("plain", 1, v1beta1.PhaseStandby)[0]
+	for claim, hibernated := range map[*v1beta1.NodeClaim]bool{&sleepy: true, &plain: false} {
 		f.assertStandby(claim)
 		if run := f.run(claim); run.Hibernated != hibernated {
 			t.Errorf("claim %s: the instance's run %+v, want hibernated %v", claim.Name, run, hibernated)
 		}
 	}
 	bootIDs := map[string]string{}
-	for _, claim := range []v1alpha1.NodeClaim{sleepy, plain} {
+	for _, claim := range []v1beta1.NodeClaim{sleepy, plain} {
 		bootIDs[claim.Name] = f.Node(claim.Status.NodeName).Status.NodeInfo.BootID
-		f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
+		f.SetDesired(claim.Name, v1beta1.DesiredRunning)
 	}
 	runs := map[string]fake.Run{}
-	for _, claim := range []v1alpha1.NodeClaim{sleepy, plain} {
-		running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
+	for _, claim := range []v1beta1.NodeClaim{sleepy, plain} {
+		running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 		f.assertRunning(running)
 		runs[claim.Name] = f.run(running)
 	}
@@ -70,7 +70,7 @@ func TestStandbyNodesHibernateAndResumeSooner(t *testing.T) {
 }
 
 // run is the fake cloud's record of the claim's instance's current run.
-func (f *fixture) run(claim *v1alpha1.NodeClaim) fake.Run {
+func (f *fixture) run(claim *v1beta1.NodeClaim) fake.Run {
 	f.T.Helper()
 	run, ok := f.Cloud.CurrentRun(claim.Status.InstanceID)
 	if !ok {
@@ -100,10 +100,10 @@ func TestAStandbyNodeThatCannotHibernateStops(t *testing.T) {
 	f := newFixture(t, nil)
 	f.Op.Stop()
 	f.Op = stack.StartOperator(t, f.Env, refusingHibernation{API: f.Cloud}, f.Opts)
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "sleepy"}, Spec: v1alpha1.FakeNodeClassSpec{Hibernate: true}})
-	f.Pool("sleepy", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "sleepy" })
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "sleepy"}, Spec: v1beta1.FakeNodeClassSpec{Hibernate: true}})
+	f.Pool("sleepy", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "sleepy" })
 
-	claim := f.WaitForPhase("sleepy", 1, v1alpha1.PhaseStandby)[0]
+	claim := f.WaitForPhase("sleepy", 1, v1beta1.PhaseStandby)[0]
 	f.assertStandby(&claim)
 	if run := f.run(&claim); run.Hibernated {
 		t.Errorf("the instance hibernated through a cloud that refuses it: %+v", run)

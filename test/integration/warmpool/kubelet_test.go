@@ -10,7 +10,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -22,23 +22,23 @@ import (
 // ask for no room. Once the reservation fits, the warm pool fills.
 func TestAPoolWhoseKubeletLeavesNoTypeRoomSaysSoAndLaunchesNothing(t *testing.T) {
 	f := newFixture(t, nil)
-	reserve := func(memory string) *v1alpha1.KubeletConfiguration {
-		return &v1alpha1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(memory)}}
+	reserve := func(memory string) *v1beta1.KubeletConfiguration {
+		return &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(memory)}}
 	}
-	pool := f.Pool("reserved", 2, func(p *v1alpha1.NodePool) { p.Spec.Template.Kubelet = reserve("16Ti") })
+	pool := f.Pool("reserved", 2, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet = reserve("16Ti") })
 
 	var degraded *metav1.Condition
 	f.Eventually("the pool says no instance type fits", func() bool {
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pool), pool); err != nil {
 			t.Fatal(err)
 		}
-		degraded = meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+		degraded = meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
 		return degraded != nil && degraded.Reason == nodepool.ReasonNoInstanceTypeFits
 	})
 	if !strings.Contains(degraded.Message, "spec.template.kubelet leaves no CPU or memory for pods") || !strings.Contains(degraded.Message, "keep back cpu") {
 		t.Errorf("Degraded says %q, want what the kubelet keeps back", degraded.Message)
 	}
-	if ready := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionReady); ready == nil || ready.Reason != nodepool.ReasonNoInstanceTypeFits {
+	if ready := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionReady); ready == nil || ready.Reason != nodepool.ReasonNoInstanceTypeFits {
 		t.Errorf("Ready = %+v, want it held back by %s", ready, nodepool.ReasonNoInstanceTypeFits)
 	}
 	f.Eventually("a Warning Event on the pool", func() bool { return f.EventSeen("reserved", nodepool.ReasonNoInstanceTypeFits) })
@@ -50,13 +50,13 @@ func TestAPoolWhoseKubeletLeavesNoTypeRoomSaysSoAndLaunchesNothing(t *testing.T)
 		t.Fatalf("the cloud was asked for %d launches and holds %d instances, want none", creates, len(f.Cloud.Instances()))
 	}
 
-	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Template.Kubelet = reserve("1Gi") })
-	f.WaitForPhase("reserved", 2, v1alpha1.PhaseStandby)
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet = reserve("1Gi") })
+	f.WaitForPhase("reserved", 2, v1beta1.PhaseStandby)
 	f.Eventually("the pool is no longer degraded", func() bool {
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pool), pool); err != nil {
 			t.Fatal(err)
 		}
-		return meta.IsStatusConditionFalse(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+		return meta.IsStatusConditionFalse(pool.Status.Conditions, v1beta1.ConditionDegraded)
 	})
 	f.CheckInvariants()
 }

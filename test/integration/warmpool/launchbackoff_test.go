@@ -8,7 +8,7 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -52,11 +52,11 @@ func TestFailingLaunchesBackOff(t *testing.T) {
 	creates := &timedCreates{API: f.Cloud}
 	f.Op.Stop()
 	f.Op = stack.StartOperator(t, f.Env, creates, f.Opts)
-	class := &v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "failing"},
-		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{Errors: []v1alpha1.FakeOperationFault{
-			{Operation: v1alpha1.FakeOperation(cloudprovider.OpCreate), Percent: 100, Error: v1alpha1.FakeErrorInternal}}}}}
+	class := &v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "failing"},
+		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{Errors: []v1beta1.FakeOperationFault{
+			{Operation: v1beta1.FakeOperation(cloudprovider.OpCreate), Percent: 100, Error: v1beta1.FakeErrorInternal}}}}}
 	f.Create(class)
-	f.Pool("failing", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "failing" })
+	f.Pool("failing", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "failing" })
 
 	minimum := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 800 * time.Millisecond, 800 * time.Millisecond}
 	f.Eventually("six launches failed", func() bool { return len(creates.recorded()) >= len(minimum)+1 })
@@ -70,6 +70,6 @@ func TestFailingLaunchesBackOff(t *testing.T) {
 		t.Fatalf("the pool has %d claims, want the one that keeps retrying", len(claims))
 	}
 
-	stack.Patch(f.Fixture, class, func(c *v1alpha1.FakeNodeClass) { c.Spec.Faults = nil })
-	f.WaitForPhase("failing", 1, v1alpha1.PhaseStandby)
+	stack.Patch(f.Fixture, class, func(c *v1beta1.FakeNodeClass) { c.Spec.Faults = nil })
+	f.WaitForPhase("failing", 1, v1beta1.PhaseStandby)
 }

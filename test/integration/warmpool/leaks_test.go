@@ -9,7 +9,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
@@ -20,14 +20,14 @@ func TestGarbageCollectionTerminatesInstancesWithoutClaim(t *testing.T) {
 	f := newFixture(t, nil)
 	orphan, err := f.Cloud.Create(f.Ctx, &cloudprovider.CreateRequest{
 		ClientToken: "lost-claim-uid",
-		Tags:        map[string]string{v1alpha1.TagCluster: clusterName, v1alpha1.TagNodeClaim: "deleted-long-ago"},
+		Tags:        map[string]string{v1beta1.TagCluster: clusterName, v1beta1.TagNodeClaim: "deleted-long-ago"},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	foreign, err := f.Cloud.Create(f.Ctx, &cloudprovider.CreateRequest{
 		ClientToken: "other-cluster",
-		Tags:        map[string]string{v1alpha1.TagCluster: "another-cluster", v1alpha1.TagNodeClaim: "theirs"},
+		Tags:        map[string]string{v1beta1.TagCluster: "another-cluster", v1beta1.TagNodeClaim: "theirs"},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -48,16 +48,16 @@ func TestClaimWhoseInstanceVanishedIsRemoved(t *testing.T) {
 	// The standby node is older than this grace for a NotFound: its instance is gone.
 	f := newFixture(t, func(o *nodeclaim.Options) { o.InstanceVisibilityGrace = time.Second })
 	f.Pool("vanish", 1, nil)
-	claim := f.WaitForPhase("vanish", 1, v1alpha1.PhaseStandby)[0]
+	claim := f.WaitForPhase("vanish", 1, v1beta1.PhaseStandby)[0]
 	if err := f.Cloud.Vanish(claim.Status.InstanceID); err != nil {
 		t.Fatal(err)
 	}
 	f.Eventually("the claim and its Node are gone", func() bool {
-		err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1alpha1.NodeClaim{})
+		err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1beta1.NodeClaim{})
 		nodeErr := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Status.NodeName}, &corev1.Node{})
 		return apierrors.IsNotFound(err) && apierrors.IsNotFound(nodeErr)
 	})
-	replacement := f.WaitForPhase("vanish", 1, v1alpha1.PhaseStandby)[0]
+	replacement := f.WaitForPhase("vanish", 1, v1beta1.PhaseStandby)[0]
 	if replacement.Name == claim.Name {
 		t.Fatal("the vanished claim came back")
 	}
@@ -68,24 +68,24 @@ func TestClaimWhoseInstanceVanishedIsRemoved(t *testing.T) {
 func TestClaimsFollowOutsideChanges(t *testing.T) {
 	f := newFixture(t, nil)
 	// A ceiling of 2 keeps the claim when it is stopped beside the pool's replacement.
-	f.Pool("outside", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
-	claim := f.WaitForPhase("outside", 1, v1alpha1.PhaseStandby)[0]
+	f.Pool("outside", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
+	claim := f.WaitForPhase("outside", 1, v1beta1.PhaseStandby)[0]
 
 	if err := f.Cloud.StartExternally(claim.Status.InstanceID); err != nil {
 		t.Fatal(err)
 	}
-	running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
+	running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 	f.assertRunning(running)
-	if running.Spec.DesiredState != v1alpha1.DesiredRunning {
+	if running.Spec.DesiredState != v1beta1.DesiredRunning {
 		t.Errorf("after an outside start desiredState is %s, want Running", running.Spec.DesiredState)
 	}
 
 	if err := f.Cloud.StopExternally(claim.Status.InstanceID); err != nil {
 		t.Fatal(err)
 	}
-	standby := f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	standby := f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
 	f.assertStandby(standby)
-	if standby.Spec.DesiredState != v1alpha1.DesiredStandby {
+	if standby.Spec.DesiredState != v1beta1.DesiredStandby {
 		t.Errorf("after an outside stop desiredState is %s, want Standby", standby.Spec.DesiredState)
 	}
 
@@ -93,7 +93,7 @@ func TestClaimsFollowOutsideChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Eventually("the claim is removed", func() bool {
-		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1alpha1.NodeClaim{}))
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1beta1.NodeClaim{}))
 	})
 	f.CheckInvariants()
 }
@@ -102,15 +102,15 @@ func TestClaimsFollowOutsideChanges(t *testing.T) {
 func TestDeletingThePoolRemovesEverything(t *testing.T) {
 	f := newFixture(t, nil)
 	pool := f.Pool("doomed", 3, nil)
-	claims := f.WaitForPhase("doomed", 3, v1alpha1.PhaseStandby)
-	f.SetDesired(claims[0].Name, v1alpha1.DesiredRunning)
-	f.WaitForClaim(claims[0].Name, v1alpha1.PhaseRunning)
+	claims := f.WaitForPhase("doomed", 3, v1beta1.PhaseStandby)
+	f.SetDesired(claims[0].Name, v1beta1.DesiredRunning)
+	f.WaitForClaim(claims[0].Name, v1beta1.PhaseRunning)
 
 	if err := f.Env.Client.Delete(f.Ctx, pool); err != nil {
 		t.Fatal(err)
 	}
 	f.Eventually("the pool is gone", func() bool {
-		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pool), &v1alpha1.NodePool{}))
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pool), &v1beta1.NodePool{}))
 	})
 	if n := len(f.Claims("doomed")); n != 0 {
 		t.Fatalf("%d claims outlived their pool", n)

@@ -8,7 +8,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -25,10 +25,10 @@ func gauge(t *testing.T, name string, labels map[string]string) (float64, bool) 
 // against each limit. When the pool is deleted, its series go.
 func TestWarmPoolAndLimitGaugesFollowThePoolsClaims(t *testing.T) {
 	f := newFixture(t, nil)
-	pool := f.Pool("gauges", 3, func(p *v1alpha1.NodePool) {
-		p.Spec.Limits = &v1alpha1.Limits{Nodes: ptr.To[int32](5), CPU: ptr.To(resource.MustParse("100"))}
+	pool := f.Pool("gauges", 3, func(p *v1beta1.NodePool) {
+		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](5), CPU: ptr.To(resource.MustParse("100"))}
 	})
-	claims := f.WaitForPhase("gauges", 3, v1alpha1.PhaseStandby)
+	claims := f.WaitForPhase("gauges", 3, v1beta1.PhaseStandby)
 
 	prices := map[string]float64{}
 	for _, it := range fake.DefaultCatalog() {

@@ -10,12 +10,12 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
 // deleteNode deletes the claim's Node, as `kubectl delete node` does.
-func (f *fixture) deleteNode(claim *v1alpha1.NodeClaim) {
+func (f *fixture) deleteNode(claim *v1beta1.NodeClaim) {
 	f.T.Helper()
 	if err := f.Env.Client.Delete(f.Ctx, &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: claim.Status.NodeName}}); err != nil {
 		f.T.Fatal(err)
@@ -29,30 +29,30 @@ func (f *fixture) deleteNode(claim *v1alpha1.NodeClaim) {
 // instance running.
 func TestANodeDeletedUnderARunningInstanceRemovesItsClaim(t *testing.T) {
 	for _, tc := range []struct {
-		phase v1alpha1.NodeClaimPhase
+		phase v1beta1.NodeClaimPhase
 		// hold brings one claim of the pool to the phase and keeps it there.
-		hold func(f *fixture, pool string) *v1alpha1.NodeClaim
+		hold func(f *fixture, pool string) *v1beta1.NodeClaim
 		// replacement is the phase the pool's replacement claim settles in.
-		replacement v1alpha1.NodeClaimPhase
+		replacement v1beta1.NodeClaimPhase
 	}{
-		{v1alpha1.PhaseRunning, func(f *fixture, pool string) *v1alpha1.NodeClaim {
+		{v1beta1.PhaseRunning, func(f *fixture, pool string) *v1beta1.NodeClaim {
 			return f.runningClaim(pool, nil)
-		}, v1alpha1.PhaseStandby},
-		{v1alpha1.PhaseWarmingUp, func(f *fixture, pool string) *v1alpha1.NodeClaim {
+		}, v1beta1.PhaseStandby},
+		{v1beta1.PhaseWarmingUp, func(f *fixture, pool string) *v1beta1.NodeClaim {
 			// Its image never pulls: it warms up until the warmup timeout (10m).
-			f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: pool},
-				Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{ImagePullErrors: []string{"registry.example/app:1"}}}})
-			f.Pool(pool, 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = pool })
-			return &f.WaitForPhase(pool, 1, v1alpha1.PhaseWarmingUp)[0]
-		}, v1alpha1.PhaseWarmingUp},
-		{v1alpha1.PhaseDraining, func(f *fixture, pool string) *v1alpha1.NodeClaim {
+			f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: pool},
+				Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{"registry.example/app:1"}}}})
+			f.Pool(pool, 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = pool })
+			return &f.WaitForPhase(pool, 1, v1beta1.PhaseWarmingUp)[0]
+		}, v1beta1.PhaseWarmingUp},
+		{v1beta1.PhaseDraining, func(f *fixture, pool string) *v1beta1.NodeClaim {
 			claim := f.runningClaim(pool, nil)
 			f.guardedPod(pool, claim.Status.NodeName)
-			f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
-			draining := f.WaitForClaim(claim.Name, v1alpha1.PhaseDraining)
+			f.SetDesired(claim.Name, v1beta1.DesiredStandby)
+			draining := f.WaitForClaim(claim.Name, v1beta1.PhaseDraining)
 			f.waitEvent(claim.Name, nodeclaim.ReasonDrainBlocked)
 			return draining
-		}, v1alpha1.PhaseStandby},
+		}, v1beta1.PhaseStandby},
 	} {
 		t.Run(string(tc.phase), func(t *testing.T) {
 			f := newFixture(t, nil)
@@ -88,12 +88,12 @@ func TestANodeDeletedWhileInitialisingSendsItsPodsElsewhere(t *testing.T) {
 	f := newFixture(t, nil)
 	before := terminations(t, "node-deleted-init", nodeclaim.ReasonNodeDeleted)
 	// No agent removes the startup taint: every claim of the pool stays Initializing.
-	f.Pool("node-deleted-init", 0, func(p *v1alpha1.NodePool) {
-		p.Spec.Template.StartupTaints = []v1alpha1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
+	f.Pool("node-deleted-init", 0, func(p *v1beta1.NodePool) {
+		p.Spec.Template.StartupTaints = []v1beta1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
 	})
 	f.pendingPod("waits", "1")
-	first := f.WaitForPhase("node-deleted-init", 1, v1alpha1.PhaseInitializing)[0]
-	if first.Spec.DesiredState != v1alpha1.DesiredRunning {
+	first := f.WaitForPhase("node-deleted-init", 1, v1beta1.PhaseInitializing)[0]
+	if first.Spec.DesiredState != v1beta1.DesiredRunning {
 		t.Fatalf("provisioning's claim %s asks for %s", first.Name, first.Spec.DesiredState)
 	}
 	f.deleteNode(&first)
@@ -102,7 +102,7 @@ func TestANodeDeletedWhileInitialisingSendsItsPodsElsewhere(t *testing.T) {
 	f.assertRemovedFor(&first, nodeclaim.ReasonNodeDeleted, before)
 	f.Eventually("provisioning launches another claim for the pod", func() bool {
 		claims := f.Claims("node-deleted-init")
-		return len(claims) == 1 && claims[0].Name != first.Name && claims[0].Spec.DesiredState == v1alpha1.DesiredRunning
+		return len(claims) == 1 && claims[0].Name != first.Name && claims[0].Spec.DesiredState == v1beta1.DesiredRunning
 	})
 }
 

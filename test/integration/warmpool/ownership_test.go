@@ -13,24 +13,24 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
 // lostFor reports whether the claim says that its instance is lost, for reason.
-func lostFor(claim *v1alpha1.NodeClaim, reason string) bool {
-	c := meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionInstanceLost)
+func lostFor(claim *v1beta1.NodeClaim, reason string) bool {
+	c := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionInstanceLost)
 	return c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason
 }
 
 // poolDegraded returns the pool's Degraded condition when it is True for reason.
 func (f *fixture) poolDegraded(name, reason string) *metav1.Condition {
-	pool := &v1alpha1.NodePool{}
+	pool := &v1beta1.NodePool{}
 	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: name}, pool); err != nil {
 		f.T.Fatal(err)
 	}
-	if c := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded); c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason {
+	if c := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded); c != nil && c.Status == metav1.ConditionTrue && c.Reason == reason {
 		return c
 	}
 	return nil
@@ -47,10 +47,10 @@ func (f *fixture) afterGarbageCollection() {
 
 // assertKept checks that the claims are there, not being deleted unless deleting says
 // so, with their Nodes and their instances not terminated.
-func (f *fixture) assertKept(deleting bool, claims ...*v1alpha1.NodeClaim) {
+func (f *fixture) assertKept(deleting bool, claims ...*v1beta1.NodeClaim) {
 	f.T.Helper()
 	for _, c := range claims {
-		now := &v1alpha1.NodeClaim{}
+		now := &v1beta1.NodeClaim{}
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: c.Name}, now); err != nil || now.DeletionTimestamp.IsZero() == deleting {
 			f.T.Fatalf("claim %s: %v, deletion %v", c.Name, err, now.DeletionTimestamp)
 		}
@@ -72,45 +72,45 @@ func (f *fixture) assertKept(deleting bool, claims ...*v1alpha1.NodeClaim) {
 func TestAnInstanceThatLostItsClusterTagIsKeptAndReported(t *testing.T) {
 	f := newFixture(t, nil)
 	running := f.runningClaim("untagged", nil)
-	standby := f.WaitForClaim(f.otherClaim("untagged", running.Name), v1alpha1.PhaseStandby)
-	for _, c := range []*v1alpha1.NodeClaim{running, standby} {
-		if err := f.Cloud.RemoveTag(c.Status.InstanceID, v1alpha1.TagCluster); err != nil {
+	standby := f.WaitForClaim(f.otherClaim("untagged", running.Name), v1beta1.PhaseStandby)
+	for _, c := range []*v1beta1.NodeClaim{running, standby} {
+		if err := f.Cloud.RemoveTag(c.Status.InstanceID, v1beta1.TagCluster); err != nil {
 			t.Fatal(err)
 		}
 	}
 
-	for _, c := range []*v1alpha1.NodeClaim{running, standby} {
-		f.Eventually("claim "+c.Name+" says its instance is not the cluster's", func() bool { return lostFor(f.Claim(c.Name), v1alpha1.ReasonOwnershipLost) })
-		f.waitEvent(c.Name, v1alpha1.ReasonOwnershipLost)
+	for _, c := range []*v1beta1.NodeClaim{running, standby} {
+		f.Eventually("claim "+c.Name+" says its instance is not the cluster's", func() bool { return lostFor(f.Claim(c.Name), v1beta1.ReasonOwnershipLost) })
+		f.waitEvent(c.Name, v1beta1.ReasonOwnershipLost)
 	}
-	if c := f.Claim(running.Name); c.Status.Phase != v1alpha1.PhaseRunning ||
-		!strings.Contains(meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionInstanceLost).Message, running.Status.InstanceID) {
+	if c := f.Claim(running.Name); c.Status.Phase != v1beta1.PhaseRunning ||
+		!strings.Contains(meta.FindStatusCondition(c.Status.Conditions, v1beta1.ConditionInstanceLost).Message, running.Status.InstanceID) {
 		t.Fatalf("claim %s: phase %s, conditions %+v", c.Name, c.Status.Phase, c.Status.Conditions)
 	}
 	f.Eventually("the pool is Degraded for its two instances", func() bool {
-		c := f.poolDegraded("untagged", v1alpha1.ReasonOwnershipLost)
+		c := f.poolDegraded("untagged", v1beta1.ReasonOwnershipLost)
 		return c != nil && strings.HasPrefix(c.Message, "2 of the pool's instances")
 	})
-	f.waitEvent("untagged", v1alpha1.ReasonOwnershipLost)
+	f.waitEvent("untagged", v1beta1.ReasonOwnershipLost)
 
 	// Deleted, the standby claim cordons its Node and waits for the instance to be the
 	// cluster's again.
 	if err := f.Env.Client.Delete(f.Ctx, standby); err != nil {
 		t.Fatal(err)
 	}
-	f.WaitForClaim(standby.Name, v1alpha1.PhaseTerminating)
+	f.WaitForClaim(standby.Name, v1beta1.PhaseTerminating)
 	f.afterGarbageCollection()
 	f.assertKept(false, running)
 	f.assertKept(true, standby)
 	f.CheckInvariants()
 
-	for _, c := range []*v1alpha1.NodeClaim{running, standby} {
-		if err := f.Cloud.SetTag(c.Status.InstanceID, v1alpha1.TagCluster, clusterName); err != nil {
+	for _, c := range []*v1beta1.NodeClaim{running, standby} {
+		if err := f.Cloud.SetTag(c.Status.InstanceID, v1beta1.TagCluster, clusterName); err != nil {
 			t.Fatal(err)
 		}
 	}
 	f.Eventually("the running claim says its instance is found again", func() bool {
-		c := meta.FindStatusCondition(f.Claim(running.Name).Status.Conditions, v1alpha1.ConditionInstanceLost)
+		c := meta.FindStatusCondition(f.Claim(running.Name).Status.Conditions, v1beta1.ConditionInstanceLost)
 		return c != nil && c.Status == metav1.ConditionFalse && c.Reason == nodeclaim.ReasonInstanceFound
 	})
 	f.waitRemoved(standby.Name)
@@ -118,8 +118,8 @@ func TestAnInstanceThatLostItsClusterTagIsKeptAndReported(t *testing.T) {
 		t.Errorf("the deleted claim's instance %s is %s once it is the cluster's again", i.ID, i.State)
 	}
 	f.Eventually("the pool is no longer Degraded", func() bool {
-		pool := &v1alpha1.NodePool{}
-		return f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: "untagged"}, pool) == nil && meta.IsStatusConditionFalse(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+		pool := &v1beta1.NodePool{}
+		return f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: "untagged"}, pool) == nil && meta.IsStatusConditionFalse(pool.Status.Conditions, v1beta1.ConditionDegraded)
 	})
 	f.assertKept(false, running)
 	f.CheckInvariants()
@@ -147,22 +147,22 @@ func (f *fixture) otherClaim(pool, name string) string {
 // and every Node deleted, and the instances ran on, never terminated.
 func TestAChangeOfClusterNameDeletesNothing(t *testing.T) {
 	f := newFixture(t, nil)
-	f.Pool("renamed", 2, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](3) })
-	f.SetDesired(f.WaitForPhase("renamed", 2, v1alpha1.PhaseStandby)[0].Name, v1alpha1.DesiredRunning)
-	var running *v1alpha1.NodeClaim
+	f.Pool("renamed", 2, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](3) })
+	f.SetDesired(f.WaitForPhase("renamed", 2, v1beta1.PhaseStandby)[0].Name, v1beta1.DesiredRunning)
+	var running *v1beta1.NodeClaim
 	f.Eventually("one claim runs", func() bool {
 		for _, c := range f.Claims("renamed") {
-			if c.Status.Phase == v1alpha1.PhaseRunning {
+			if c.Status.Phase == v1beta1.PhaseRunning {
 				running = &c
 			}
 		}
 		return running != nil
 	})
-	claims := []*v1alpha1.NodeClaim{running}
+	claims := []*v1beta1.NodeClaim{running}
 	f.Eventually("the pool has two standby claims beside the running one", func() bool {
 		standby := 0
 		for _, c := range f.Claims("renamed") {
-			if c.Status.Phase == v1alpha1.PhaseStandby {
+			if c.Status.Phase == v1beta1.PhaseStandby {
 				standby++
 			}
 		}
@@ -182,10 +182,10 @@ func TestAChangeOfClusterNameDeletesNothing(t *testing.T) {
 	}
 	rename("renamed")
 	for _, c := range claims {
-		f.Eventually("claim "+c.Name+" says its instance is not the cluster's", func() bool { return lostFor(f.Claim(c.Name), v1alpha1.ReasonOwnershipLost) })
+		f.Eventually("claim "+c.Name+" says its instance is not the cluster's", func() bool { return lostFor(f.Claim(c.Name), v1beta1.ReasonOwnershipLost) })
 	}
 	f.Eventually("the pool is Degraded for its three instances", func() bool {
-		c := f.poolDegraded("renamed", v1alpha1.ReasonOwnershipLost)
+		c := f.poolDegraded("renamed", v1beta1.ReasonOwnershipLost)
 		return c != nil && strings.HasPrefix(c.Message, fmt.Sprintf("%d of the pool's instances", len(claims)))
 	})
 	f.afterGarbageCollection()
@@ -196,7 +196,7 @@ func TestAChangeOfClusterNameDeletesNothing(t *testing.T) {
 
 	rename(clusterName)
 	for _, c := range claims {
-		f.Eventually("claim "+c.Name+" says its instance is found again", func() bool { return !lostFor(f.Claim(c.Name), v1alpha1.ReasonOwnershipLost) })
+		f.Eventually("claim "+c.Name+" says its instance is found again", func() bool { return !lostFor(f.Claim(c.Name), v1beta1.ReasonOwnershipLost) })
 	}
 	f.assertKept(false, claims...)
 	f.CheckInvariants()
@@ -215,24 +215,24 @@ func TestInstancesVanishingAtOnceAreWaitedOut(t *testing.T) {
 	})
 	before := terminations(t, "vanish-at-once", nodeclaim.ReasonInstanceGone)
 	f.Pool("vanish-at-once", 4, nil)
-	claims := f.WaitForPhase("vanish-at-once", 4, v1alpha1.PhaseStandby)
-	gone := []*v1alpha1.NodeClaim{&claims[0], &claims[1], &claims[2]}
+	claims := f.WaitForPhase("vanish-at-once", 4, v1beta1.PhaseStandby)
+	gone := []*v1beta1.NodeClaim{&claims[0], &claims[1], &claims[2]}
 	if err := f.Cloud.Vanish(claims[0].Status.InstanceID, claims[1].Status.InstanceID, claims[2].Status.InstanceID); err != nil {
 		t.Fatal(err)
 	}
 
 	var firstSeen time.Time
 	for _, c := range gone {
-		f.Eventually("claim "+c.Name+" says its instance vanished with others", func() bool { return lostFor(f.Claim(c.Name), v1alpha1.ReasonInstancesVanished) })
-		if since := meta.FindStatusCondition(f.Claim(c.Name).Status.Conditions, v1alpha1.ConditionInstanceLost).LastTransitionTime.Time; firstSeen.IsZero() || since.Before(firstSeen) {
+		f.Eventually("claim "+c.Name+" says its instance vanished with others", func() bool { return lostFor(f.Claim(c.Name), v1beta1.ReasonInstancesVanished) })
+		if since := meta.FindStatusCondition(f.Claim(c.Name).Status.Conditions, v1beta1.ConditionInstanceLost).LastTransitionTime.Time; firstSeen.IsZero() || since.Before(firstSeen) {
 			firstSeen = since
 		}
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: c.Status.NodeName}, &corev1.Node{}); err != nil {
 			t.Fatalf("Node %s of a claim whose instance vanished with others: %v", c.Status.NodeName, err)
 		}
 	}
-	f.Eventually("the pool is Degraded for it", func() bool { return f.poolDegraded("vanish-at-once", v1alpha1.ReasonInstancesVanished) != nil })
-	f.waitEvent("vanish-at-once", v1alpha1.ReasonInstancesVanished)
+	f.Eventually("the pool is Degraded for it", func() bool { return f.poolDegraded("vanish-at-once", v1beta1.ReasonInstancesVanished) != nil })
+	f.waitEvent("vanish-at-once", v1beta1.ReasonInstancesVanished)
 
 	for _, c := range gone {
 		removedAt := f.waitRemoved(c.Name)
@@ -246,6 +246,6 @@ func TestInstancesVanishingAtOnceAreWaitedOut(t *testing.T) {
 	if n := terminations(t, "vanish-at-once", nodeclaim.ReasonInstanceGone) - before; n != 3 {
 		t.Errorf("stratos_nodeclaims_terminated_total{reason=%q} rose by %v, want 3", nodeclaim.ReasonInstanceGone, n)
 	}
-	f.WaitForPhase("vanish-at-once", 4, v1alpha1.PhaseStandby)
+	f.WaitForPhase("vanish-at-once", 4, v1beta1.PhaseStandby)
 	f.CheckInvariants()
 }

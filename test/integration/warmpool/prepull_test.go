@@ -17,7 +17,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -38,14 +38,14 @@ type stopGuard struct {
 
 func (g *stopGuard) StopInstances(ctx context.Context, ids []string, hibernate bool) (map[string]error, error) {
 	pods := &corev1.PodList{}
-	err := g.c.List(ctx, pods, client.HasLabels{v1alpha1.LabelPrePull})
+	err := g.c.List(ctx, pods, client.HasLabels{v1beta1.LabelPrePull})
 	g.mu.Lock()
 	if err != nil {
 		g.left = append(g.left, "listing pods: "+err.Error())
 	}
 	for _, pod := range pods.Items {
-		claim := &v1alpha1.NodeClaim{}
-		if err := g.c.Get(ctx, client.ObjectKey{Name: pod.Labels[v1alpha1.LabelPrePull]}, claim); err == nil && slices.Contains(ids, claim.Status.InstanceID) {
+		claim := &v1beta1.NodeClaim{}
+		if err := g.c.Get(ctx, client.ObjectKey{Name: pod.Labels[v1beta1.LabelPrePull]}, claim); err == nil && slices.Contains(ids, claim.Status.InstanceID) {
 			g.left = append(g.left, fmt.Sprintf("%s/%s at the stop of %s", pod.Namespace, pod.Name, claim.Status.InstanceID))
 		}
 	}
@@ -88,7 +88,7 @@ func (f *fixture) recordPrePulls() *prePullRecorder {
 	if err != nil {
 		f.T.Fatal(err)
 	}
-	w, err := watcher.Watch(f.Ctx, &corev1.PodList{}, client.HasLabels{v1alpha1.LabelPrePull})
+	w, err := watcher.Watch(f.Ctx, &corev1.PodList{}, client.HasLabels{v1beta1.LabelPrePull})
 	if err != nil {
 		f.T.Fatal(err)
 	}
@@ -129,8 +129,8 @@ func (f *fixture) prePullGone(claim string) bool {
 	return apierrors.IsNotFound(err)
 }
 
-func warmedUpOf(claim *v1alpha1.NodeClaim) *metav1.Condition {
-	return meta.FindStatusCondition(claim.Status.Conditions, v1alpha1.ConditionWarmedUp)
+func warmedUpOf(claim *v1beta1.NodeClaim) *metav1.Condition {
+	return meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionWarmedUp)
 }
 
 // A warming node pulls its pool's images through a pod pinned to it: the pod has the
@@ -141,9 +141,9 @@ func TestWarmupPullsImagesThroughAPrePullPod(t *testing.T) {
 	guard := f.guardStops()
 	pods := f.recordPrePulls()
 	images := []string{"registry.example/app:1", "registry.example/sidecar:2"}
-	f.Pool("pulled", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Images = images })
+	f.Pool("pulled", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Warmup.Images = images })
 
-	claim := f.WaitForPhase("pulled", 1, v1alpha1.PhaseStandby)[0]
+	claim := f.WaitForPhase("pulled", 1, v1beta1.PhaseStandby)[0]
 	f.assertStandby(&claim)
 	guard.check(t, claim.Status.InstanceID)
 
@@ -152,7 +152,7 @@ func TestWarmupPullsImagesThroughAPrePullPod(t *testing.T) {
 		t.Fatal("no pre-pull pod was seen")
 	}
 	pod := versions[0]
-	if pod.Namespace != stack.PrePullNamespace || pod.Labels[v1alpha1.LabelPrePull] != claim.Name || pod.Spec.NodeName != claim.Status.NodeName {
+	if pod.Namespace != stack.PrePullNamespace || pod.Labels[v1beta1.LabelPrePull] != claim.Name || pod.Spec.NodeName != claim.Status.NodeName {
 		t.Errorf("pod %s/%s, labels %v, on %q; want it in %s, labelled with and pinned to the claim's Node %s",
 			pod.Namespace, pod.Name, pod.Labels, pod.Spec.NodeName, stack.PrePullNamespace, claim.Status.NodeName)
 	}
@@ -209,15 +209,15 @@ func TestAFailingImageIsReportedUntilTheWarmupTimeout(t *testing.T) {
 	f := newFixture(t, nil)
 	guard := f.guardStops()
 	const missing = "registry.example/missing:1"
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "broken-image"},
-		Spec: v1alpha1.FakeNodeClassSpec{Faults: &v1alpha1.FakeFaults{ImagePullErrors: []string{missing}}}})
-	pool := f.Pool("broken", 1, func(p *v1alpha1.NodePool) {
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "broken-image"},
+		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{missing}}}})
+	pool := f.Pool("broken", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Template.NodeClassRef.Name = "broken-image"
 		p.Spec.Standby.Warmup.Images = []string{"registry.example/app:1", missing}
-		p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutStop
+		p.Spec.Standby.Warmup.TimeoutAction = v1beta1.WarmupTimeoutStop
 	})
 
-	claim := f.WaitForPhase("broken", 1, v1alpha1.PhaseWarmingUp)[0]
+	claim := f.WaitForPhase("broken", 1, v1beta1.PhaseWarmingUp)[0]
 	var failed *metav1.Condition
 	f.Eventually("the claim reports the failing image", func() bool {
 		failed = warmedUpOf(f.Claim(claim.Name))
@@ -228,10 +228,10 @@ func TestAFailingImageIsReportedUntilTheWarmupTimeout(t *testing.T) {
 		t.Errorf("ImagePullFailed says %q; want it to name %s alone, with the kubelet's reason", failed.Message, missing)
 	}
 	// Until a timeout ends it, a failing pull keeps the claim waiting.
-	f.consistently("the claim keeps waiting", time.Second, func() bool { return f.Claim(claim.Name).Status.Phase == v1alpha1.PhaseWarmingUp })
-	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(time.Second) })
+	f.consistently("the claim keeps waiting", time.Second, func() bool { return f.Claim(claim.Name).Status.Phase == v1beta1.PhaseWarmingUp })
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Standby.Warmup.Timeout = v1beta1.NewDuration(time.Second) })
 
-	claim = *f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	claim = *f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
 	f.assertStandby(&claim)
 	guard.check(t, claim.Status.InstanceID)
 	warnings := 0
@@ -257,13 +257,13 @@ func TestAFailingImageIsReportedUntilTheWarmupTimeout(t *testing.T) {
 func TestAClaimAskedToRunWhileWarmingDropsItsPrePullPod(t *testing.T) {
 	f := newFixture(t, nil)
 	f.slowPullClass()
-	f.Pool("hurry", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
+	f.Pool("hurry", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
 
-	warming := f.WaitForPhase("hurry", 1, v1alpha1.PhaseWarmingUp)[0]
+	warming := f.WaitForPhase("hurry", 1, v1beta1.PhaseWarmingUp)[0]
 	f.Eventually("the pre-pull pod is on the Node", func() bool { return !f.prePullGone(warming.Name) })
-	f.SetDesired(warming.Name, v1alpha1.DesiredRunning)
+	f.SetDesired(warming.Name, v1beta1.DesiredRunning)
 
-	f.assertRunning(f.WaitForClaim(warming.Name, v1alpha1.PhaseRunning))
+	f.assertRunning(f.WaitForClaim(warming.Name, v1beta1.PhaseRunning))
 	f.Eventually("the pre-pull pod is gone", func() bool { return f.prePullGone(warming.Name) })
 	f.CheckInvariants()
 }
@@ -274,8 +274,8 @@ func TestAClaimAskedToRunWhileWarmingDropsItsPrePullPod(t *testing.T) {
 func TestThePrePullPodSurvivesARestartAndFollowsThePool(t *testing.T) {
 	f := newFixture(t, nil)
 	f.slowPullClass()
-	pool := f.Pool("steady", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
-	claim := f.WaitForPhase("steady", 1, v1alpha1.PhaseWarmingUp)[0]
+	pool := f.Pool("steady", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
+	claim := f.WaitForPhase("steady", 1, v1beta1.PhaseWarmingUp)[0]
 	key := client.ObjectKey{Namespace: stack.PrePullNamespace, Name: "prepull-" + claim.Name}
 	first := &corev1.Pod{}
 	f.Eventually("the pre-pull pod is on the Node", func() bool { return f.Env.Client.Get(f.Ctx, key, first) == nil })
@@ -287,13 +287,13 @@ func TestThePrePullPodSurvivesARestartAndFollowsThePool(t *testing.T) {
 	})
 
 	const changed = "registry.example/app:2"
-	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Images = []string{changed} })
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Standby.Warmup.Images = []string{changed} })
 	f.Eventually("the pod is replaced by one pulling the pool's new image", func() bool {
 		pod := &corev1.Pod{}
 		return f.Env.Client.Get(f.Ctx, key, pod) == nil && pod.UID != first.UID &&
 			len(pod.Spec.Containers) == 1 && pod.Spec.Containers[0].Image == changed && pod.Spec.NodeName == claim.Status.NodeName
 	})
-	if got := f.Claim(claim.Name); got.Status.Phase != v1alpha1.PhaseWarmingUp {
+	if got := f.Claim(claim.Name); got.Status.Phase != v1beta1.PhaseWarmingUp {
 		t.Fatalf("the claim is %s, want it still warming up", got.Status.Phase)
 	}
 }
@@ -303,17 +303,17 @@ func TestThePrePullPodSurvivesARestartAndFollowsThePool(t *testing.T) {
 // timeout, shortened once the refusal shows, then applies.
 func TestARefusedPrePullPodIsReported(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.PrePullNamespace = "absent" })
-	pool := f.Pool("refused-pod", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.TimeoutAction = v1alpha1.WarmupTimeoutStop })
+	pool := f.Pool("refused-pod", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Warmup.TimeoutAction = v1beta1.WarmupTimeoutStop })
 
-	claim := f.WaitForPhase("refused-pod", 1, v1alpha1.PhaseWarmingUp)[0]
+	claim := f.WaitForPhase("refused-pod", 1, v1beta1.PhaseWarmingUp)[0]
 	f.Eventually("the claim says the pod was refused", func() bool {
 		c := warmedUpOf(f.Claim(claim.Name))
 		return c != nil && c.Reason == nodeclaim.ReasonPrePullFailed && strings.Contains(c.Message, `namespaces "absent" not found`)
 	})
 	f.waitEvent(claim.Name, nodeclaim.ReasonPrePullFailed)
-	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) { p.Spec.Standby.Warmup.Timeout = v1alpha1.NewDuration(time.Second) })
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Standby.Warmup.Timeout = v1beta1.NewDuration(time.Second) })
 
-	claim = *f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby)
+	claim = *f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)
 	if w := warmedUpOf(&claim); w == nil || w.Reason != nodeclaim.ReasonWarmupTimeout {
 		t.Errorf("WarmedUp = %+v, want WarmupTimeout", w)
 	}

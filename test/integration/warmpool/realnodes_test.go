@@ -12,7 +12,7 @@ import (
 	"k8s.io/client-go/kubernetes"
 	cloudproviderapi "k8s.io/cloud-provider/api"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/sim/ccm"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -47,8 +47,8 @@ func (f *fixture) runCloudControllerManager(period time.Duration) (stop func()) 
 func TestTaintsOfAStoppedNodeDoNotHoldBackItsStart(t *testing.T) {
 	f := newFixture(t, nil)
 	// A ceiling of 2 keeps the claim asked to run beside the replacement the pool warms.
-	f.Pool("taints", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptrTo[int32](2) })
-	claim := f.WaitForPhase("taints", 1, v1alpha1.PhaseStandby)[0]
+	f.Pool("taints", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptrTo[int32](2) })
+	claim := f.WaitForPhase("taints", 1, v1beta1.PhaseStandby)[0]
 
 	stopCCM := f.runCloudControllerManager(100 * time.Millisecond)
 	f.Eventually("the cloud controller manager taints the stopped Node", func() bool {
@@ -68,8 +68,8 @@ func TestTaintsOfAStoppedNodeDoNotHoldBackItsStart(t *testing.T) {
 		t.Fatal("the taints of a stopped Node made Stratos remove its claim")
 	}
 
-	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
-	running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
+	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
+	running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 	f.assertRunning(running)
 	node = f.Node(running.Status.NodeName)
 	if hasTaint(node, cloudproviderapi.TaintNodeShutdown) {
@@ -87,13 +87,13 @@ func TestTaintsOfAStoppedNodeDoNotHoldBackItsStart(t *testing.T) {
 // annotations it gave the Node the first time.
 func TestANodeDeletedWhileStoppedIsAdoptedAgainAtTheStart(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.ResyncInterval = 200 * time.Millisecond })
-	taint := v1alpha1.Taint{Key: "example.com/dedicated", Value: "batch", Effect: corev1.TaintEffectNoSchedule}
-	f.Pool("deleted", 1, func(p *v1alpha1.NodePool) {
+	taint := v1beta1.Taint{Key: "example.com/dedicated", Value: "batch", Effect: corev1.TaintEffectNoSchedule}
+	f.Pool("deleted", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Max = ptrTo[int32](2)
-		p.Spec.Template.Taints = []v1alpha1.Taint{taint}
+		p.Spec.Template.Taints = []v1beta1.Taint{taint}
 		p.Spec.Template.Annotations = map[string]string{"example.com/owner": "team-a"}
 	})
-	claim := f.WaitForPhase("deleted", 1, v1alpha1.PhaseStandby)[0]
+	claim := f.WaitForPhase("deleted", 1, v1beta1.PhaseStandby)[0]
 	node := f.Node(claim.Status.NodeName)
 	if err := f.Env.Client.Delete(f.Ctx, node); err != nil {
 		t.Fatal(err)
@@ -105,11 +105,11 @@ func TestANodeDeletedWhileStoppedIsAdoptedAgainAtTheStart(t *testing.T) {
 	// Several resyncs of the standby claim pass without its Node.
 	f.consistently("the claim stays in standby without its Node", time.Second, func() bool {
 		c := f.Claim(claim.Name)
-		return c.DeletionTimestamp.IsZero() && c.Status.Phase == v1alpha1.PhaseStandby
+		return c.DeletionTimestamp.IsZero() && c.Status.Phase == v1beta1.PhaseStandby
 	})
 
-	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
-	running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
+	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
+	running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 	f.assertRunning(running)
 	again := f.Node(running.Status.NodeName)
 	if again.UID == node.UID {
@@ -118,7 +118,7 @@ func TestANodeDeletedWhileStoppedIsAdoptedAgainAtTheStart(t *testing.T) {
 	if running.Status.InstanceID != claim.Status.InstanceID || running.Status.NodeName != claim.Status.NodeName {
 		t.Fatalf("the claim moved from %s/%s to %s/%s", claim.Status.InstanceID, claim.Status.NodeName, running.Status.InstanceID, running.Status.NodeName)
 	}
-	if again.Labels[v1alpha1.LabelNodeClaim] != claim.Name || again.Labels[v1alpha1.LabelNodePool] != "deleted" || again.Labels[v1alpha1.LabelInstanceCPU] == "" {
+	if again.Labels[v1beta1.LabelNodeClaim] != claim.Name || again.Labels[v1beta1.LabelNodePool] != "deleted" || again.Labels[v1beta1.LabelInstanceCPU] == "" {
 		t.Fatalf("the adopted Node's labels: %v", again.Labels)
 	}
 	if !slices.ContainsFunc(again.Spec.Taints, func(t corev1.Taint) bool { return t.MatchTaint(ptrTo(taint.Core())) }) {
@@ -132,8 +132,8 @@ func TestANodeDeletedWhileStoppedIsAdoptedAgainAtTheStart(t *testing.T) {
 	}
 
 	// And it stands by again as any other.
-	f.SetDesired(claim.Name, v1alpha1.DesiredStandby)
-	f.assertStandby(f.WaitForClaim(claim.Name, v1alpha1.PhaseStandby))
+	f.SetDesired(claim.Name, v1beta1.DesiredStandby)
+	f.assertStandby(f.WaitForClaim(claim.Name, v1beta1.PhaseStandby))
 	f.CheckInvariants()
 }
 

@@ -11,7 +11,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 )
@@ -31,32 +31,32 @@ func (f *fixture) consistently(what string, d time.Duration, cond func() bool) {
 
 // watchClaim records every version of the claim the API server stores from now on, in
 // order; the returned function lists those seen so far.
-func (f *fixture) watchClaim(name string) func() []v1alpha1.NodeClaim {
+func (f *fixture) watchClaim(name string) func() []v1beta1.NodeClaim {
 	f.T.Helper()
 	watcher, err := client.NewWithWatch(f.Env.Config, client.Options{Scheme: f.Env.Scheme})
 	if err != nil {
 		f.T.Fatal(err)
 	}
-	w, err := watcher.Watch(f.Ctx, &v1alpha1.NodeClaimList{}, &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name)})
+	w, err := watcher.Watch(f.Ctx, &v1beta1.NodeClaimList{}, &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name)})
 	if err != nil {
 		f.T.Fatal(err)
 	}
 	f.T.Cleanup(w.Stop)
 	var mu sync.Mutex
-	var seen []v1alpha1.NodeClaim
+	var seen []v1beta1.NodeClaim
 	go func() {
 		for event := range w.ResultChan() {
-			if claim, ok := event.Object.(*v1alpha1.NodeClaim); ok {
+			if claim, ok := event.Object.(*v1beta1.NodeClaim); ok {
 				mu.Lock()
 				seen = append(seen, *claim)
 				mu.Unlock()
 			}
 		}
 	}()
-	return func() []v1alpha1.NodeClaim {
+	return func() []v1beta1.NodeClaim {
 		mu.Lock()
 		defer mu.Unlock()
-		return append([]v1alpha1.NodeClaim(nil), seen...)
+		return append([]v1beta1.NodeClaim(nil), seen...)
 	}
 }
 
@@ -67,31 +67,31 @@ func TestStartRefusedForCapacityReturnsTheClaimToStandby(t *testing.T) {
 	f := newFixture(t, nil)
 	// A ceiling of 2 keeps the claim when it stands by again beside the replacement the
 	// pool warms when it is asked to run.
-	f.Pool("refused", 1, func(p *v1alpha1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
-	claim := f.WaitForPhase("refused", 1, v1alpha1.PhaseStandby)[0]
+	f.Pool("refused", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
+	claim := f.WaitForPhase("refused", 1, v1beta1.PhaseStandby)[0]
 	f.Cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone}}})
 	versions := f.watchClaim(claim.Name)
 	startsBefore := f.Cloud.Calls()[cloudprovider.OpStart]
-	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
+	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
 
-	refused := func(c *v1alpha1.NodeClaim) bool {
-		started := meta.FindStatusCondition(c.Status.Conditions, v1alpha1.ConditionStarted)
+	refused := func(c *v1beta1.NodeClaim) bool {
+		started := meta.FindStatusCondition(c.Status.Conditions, v1beta1.ConditionStarted)
 		return started != nil && started.Status == metav1.ConditionFalse && started.Reason == string(cloudprovider.CodeInsufficientCapacity)
 	}
 	f.Eventually("the claim stands by again, saying why", func() bool {
 		c := f.Claim(claim.Name)
-		return c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby && refused(c)
+		return c.Spec.DesiredState == v1beta1.DesiredStandby && c.Status.Phase == v1beta1.PhaseStandby && refused(c)
 	})
 	f.waitEvent(claim.Name, string(cloudprovider.CodeInsufficientCapacity))
 	askedToRun := false
 	for _, v := range versions() {
-		askedToRun = askedToRun || v.Spec.DesiredState == v1alpha1.DesiredRunning
-		if askedToRun && v.Spec.DesiredState == v1alpha1.DesiredStandby && !refused(&v) {
+		askedToRun = askedToRun || v.Spec.DesiredState == v1beta1.DesiredRunning
+		if askedToRun && v.Spec.DesiredState == v1beta1.DesiredStandby && !refused(&v) {
 			t.Fatalf("version %s of the claim stands by again without its Started condition False: %+v", v.ResourceVersion, v.Status.Conditions)
 		}
 	}
 	f.consistently("at most two start calls for the refused claim", 2*time.Second, func() bool {
-		return f.Cloud.Calls()[cloudprovider.OpStart]-startsBefore <= 2 && f.Claim(claim.Name).Spec.DesiredState == v1alpha1.DesiredStandby
+		return f.Cloud.Calls()[cloudprovider.OpStart]-startsBefore <= 2 && f.Claim(claim.Name).Spec.DesiredState == v1beta1.DesiredStandby
 	})
 	if i, _ := f.Instance(claim.Status.InstanceID); i.State != cloudprovider.StateStopped {
 		t.Errorf("the refused instance is %s, want stopped", i.State)
@@ -99,9 +99,9 @@ func TestStartRefusedForCapacityReturnsTheClaimToStandby(t *testing.T) {
 
 	// Capacity is back and the claim is asked again: it starts, and says so.
 	f.Cloud.SetFaults(fake.Faults{})
-	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
-	running := f.WaitForClaim(claim.Name, v1alpha1.PhaseRunning)
-	if started := meta.FindStatusCondition(running.Status.Conditions, v1alpha1.ConditionStarted); started == nil || started.Status != metav1.ConditionTrue {
+	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
+	running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
+	if started := meta.FindStatusCondition(running.Status.Conditions, v1beta1.ConditionStarted); started == nil || started.Status != metav1.ConditionTrue {
 		t.Errorf("Started = %+v after a start the cloud accepted, want True", started)
 	}
 	f.assertRunning(running)

@@ -10,7 +10,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -35,8 +35,8 @@ func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
 	pool := fmt.Sprintf("hung-stop-%d", hungStopRuns.Add(1))
 	f.Pool(pool, 1, nil)
 
-	stopping := f.WaitForPhase(pool, 1, v1alpha1.PhaseStopping)[0]
-	claim := f.WaitForClaim(stopping.Name, v1alpha1.PhaseStandby)
+	stopping := f.WaitForPhase(pool, 1, v1beta1.PhaseStopping)[0]
+	claim := f.WaitForClaim(stopping.Name, v1beta1.PhaseStandby)
 	f.Eventually("the claim whose stop was forced has a StopTimeout Event", func() bool { return f.EventSeen(claim.Name, nodeclaim.ReasonStopTimeout) })
 	if stood, began := claim.Status.LastPhaseChangeTime.Time, stopping.Status.LastPhaseChangeTime.Time; stood.Sub(began) < timeout {
 		t.Errorf("the claim stood by %s after its stop began, before the stop timeout of %s: the stop cannot have hung", stood.Sub(began), timeout)
@@ -60,9 +60,9 @@ func TestAStopThatHangsEvenForcedRemovesTheClaim(t *testing.T) {
 	pool := fmt.Sprintf("stuck-stop-%d", hungStopRuns.Add(1))
 	f.Pool(pool, 1, nil)
 
-	stopping := f.WaitForPhase(pool, 1, v1alpha1.PhaseStopping)[0]
+	stopping := f.WaitForPhase(pool, 1, v1beta1.PhaseStopping)[0]
 	f.Eventually("the claim is removed", func() bool {
-		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: stopping.Name}, &v1alpha1.NodeClaim{}))
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: stopping.Name}, &v1beta1.NodeClaim{}))
 	})
 	f.Eventually("the claim has a StopTimeout Event", func() bool {
 		return slices.Contains(f.EventReasons(stopping.Name), nodeclaim.ReasonStopTimeout)

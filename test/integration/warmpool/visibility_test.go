@@ -8,16 +8,16 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 )
 
 // launched waits until the pool's only claim has launched its instance and returns it.
-func (f *fixture) launched(pool string) v1alpha1.NodeClaim {
+func (f *fixture) launched(pool string) v1beta1.NodeClaim {
 	f.T.Helper()
-	var claim v1alpha1.NodeClaim
+	var claim v1beta1.NodeClaim
 	f.Eventually("the claim of pool "+pool+" launched", func() bool {
 		claims := f.Claims(pool)
 		if len(claims) != 1 || claims[0].Status.InstanceID == "" {
@@ -42,13 +42,13 @@ func TestNotFoundRightAfterLaunchIsNotALoss(t *testing.T) {
 	f.Eventually("the claim asked the cloud about its instance several times", func() bool {
 		return f.Cloud.Calls()[cloudprovider.OpGet] >= gets+5
 	})
-	kept := &v1alpha1.NodeClaim{}
+	kept := &v1beta1.NodeClaim{}
 	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, kept); err != nil || !kept.DeletionTimestamp.IsZero() {
 		t.Fatalf("the claim was removed for a NotFound right after its launch (err %v)", err)
 	}
 
 	f.Cloud.SetFaults(fake.Faults{})
-	standby := f.WaitForPhase("unseen", 1, v1alpha1.PhaseStandby)[0]
+	standby := f.WaitForPhase("unseen", 1, v1beta1.PhaseStandby)[0]
 	if standby.Name != claim.Name || standby.Status.InstanceID != claim.Status.InstanceID {
 		t.Fatalf("claim %s with %s stands by; want %s with %s", standby.Name, standby.Status.InstanceID, claim.Name, claim.Status.InstanceID)
 	}
@@ -65,16 +65,16 @@ func TestInstanceStillNotFoundAfterTheGraceIsGone(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.InstanceVisibilityGrace = grace })
 	// A boot of 4 minutes, 6 s at the test's time scale, keeps the claim registering
 	// beyond the grace.
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
-		Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{BootDelay: v1alpha1.NewDuration(4 * time.Minute)}}})
-	f.Pool("lost", 1, func(p *v1alpha1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
+		Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{BootDelay: v1beta1.NewDuration(4 * time.Minute)}}})
+	f.Pool("lost", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
 	claim := f.launched("lost")
 	if err := f.Cloud.Vanish(claim.Status.InstanceID); err != nil {
 		t.Fatal(err)
 	}
 
 	goneAt := f.waitRemoved(claim.Name)
-	if waited := goneAt.Sub(trueSince(t, &claim, v1alpha1.ConditionLaunched)); waited < grace {
+	if waited := goneAt.Sub(trueSince(t, &claim, v1beta1.ConditionLaunched)); waited < grace {
 		t.Errorf("the claim was removed %s after its launch, within the %s grace", waited, grace)
 	}
 	f.waitEvent(claim.Name, nodeclaim.ReasonInstanceGone)
@@ -82,7 +82,7 @@ func TestInstanceStillNotFoundAfterTheGraceIsGone(t *testing.T) {
 		claims := f.Claims("lost")
 		return len(claims) == 1 && claims[0].Name != claim.Name
 	})
-	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1alpha1.NodeClaim{}); !apierrors.IsNotFound(err) {
+	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1beta1.NodeClaim{}); !apierrors.IsNotFound(err) {
 		t.Fatalf("the lost claim came back: %v", err)
 	}
 }

@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -21,7 +21,7 @@ import (
 func (f *fixture) waitRemoved(name string) time.Time {
 	f.T.Helper()
 	f.Eventually("claim "+name+" is removed", func() bool {
-		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: name}, &v1alpha1.NodeClaim{}))
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: name}, &v1beta1.NodeClaim{}))
 	})
 	return time.Now()
 }
@@ -36,7 +36,7 @@ func (f *fixture) waitEvent(name, reason string) {
 // assertRemovedFor checks what a claim removed for reason leaves: the Event, one more
 // in the terminations metric than before (its value when the test began: runs of a test
 // in one process share the metric), and a terminated instance.
-func (f *fixture) assertRemovedFor(claim *v1alpha1.NodeClaim, reason string, before float64) {
+func (f *fixture) assertRemovedFor(claim *v1beta1.NodeClaim, reason string, before float64) {
 	f.T.Helper()
 	f.waitEvent(claim.Name, reason)
 	if n := terminations(f.T, claim.Spec.NodePool, reason) - before; n != 1 {
@@ -60,16 +60,16 @@ func TestClaimThatNeverInitialisesIsRemoved(t *testing.T) {
 	const timeout = 3 * time.Second
 	f := newFixture(t, func(o *nodeclaim.Options) { o.InitializationTimeout = timeout })
 	before := terminations(t, "never-init", nodeclaim.ReasonInitializationTimeout)
-	pool := f.Pool("never-init", 0, func(p *v1alpha1.NodePool) {
-		p.Spec.Template.StartupTaints = []v1alpha1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
+	pool := f.Pool("never-init", 0, func(p *v1beta1.NodePool) {
+		p.Spec.Template.StartupTaints = []v1beta1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
 	})
 	// Provisioning's cold launch for pending pods.
-	claim := claimtemplate.NewClaim(pool, v1alpha1.DesiredRunning)
+	claim := claimtemplate.NewClaim(pool, v1beta1.DesiredRunning)
 	f.Create(claim)
 
-	wedged := f.WaitForClaim(claim.Name, v1alpha1.PhaseInitializing)
+	wedged := f.WaitForClaim(claim.Name, v1beta1.PhaseInitializing)
 	goneAt := f.waitRemoved(claim.Name)
-	if waited := goneAt.Sub(trueSince(t, wedged, v1alpha1.ConditionRegistered)); waited < timeout {
+	if waited := goneAt.Sub(trueSince(t, wedged, v1beta1.ConditionRegistered)); waited < timeout {
 		t.Errorf("the claim was removed %s after its Node registered, before the %s timeout", waited, timeout)
 	}
 	f.assertRemovedFor(wedged, nodeclaim.ReasonInitializationTimeout, before)
@@ -82,22 +82,22 @@ func TestStartedNodeThatNeverComesBackIsRemoved(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.StartTimeout = 3 * time.Second })
 	before := terminations(t, "no-resume", nodeclaim.ReasonStartTimeout)
 	// The Node is Ready an hour after a start: never, for this test.
-	f.Create(&v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "no-resume"},
-		Spec: v1alpha1.FakeNodeClassSpec{Physics: &v1alpha1.FakePhysics{ResumeDelay: v1alpha1.NewDuration(time.Hour)}}})
-	f.Pool("no-resume", 1, func(p *v1alpha1.NodePool) {
+	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "no-resume"},
+		Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{ResumeDelay: v1beta1.NewDuration(time.Hour)}}})
+	f.Pool("no-resume", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Template.NodeClassRef.Name = "no-resume"
 		p.Spec.Standby.Max = ptr.To[int32](2)
 	})
-	claim := f.WaitForPhase("no-resume", 1, v1alpha1.PhaseStandby)[0]
-	f.SetDesired(claim.Name, v1alpha1.DesiredRunning)
+	claim := f.WaitForPhase("no-resume", 1, v1beta1.PhaseStandby)[0]
+	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
 
-	starting := f.WaitForClaim(claim.Name, v1alpha1.PhaseStarting)
+	starting := f.WaitForClaim(claim.Name, v1beta1.PhaseStarting)
 	goneAt := f.waitRemoved(claim.Name)
 	if waited := goneAt.Sub(starting.Status.LastPhaseChangeTime.Time); waited < 3*time.Second {
 		t.Errorf("the claim was removed %s after its start, before the timeout", waited)
 	}
 	f.assertRemovedFor(starting, nodeclaim.ReasonStartTimeout, before)
-	fresh := f.WaitForPhase("no-resume", 1, v1alpha1.PhaseStandby)[0]
+	fresh := f.WaitForPhase("no-resume", 1, v1beta1.PhaseStandby)[0]
 	if fresh.Name == claim.Name {
 		t.Fatal("the broken claim is still the pool's")
 	}

@@ -9,14 +9,14 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // zoneCounts counts claims by the zone of their instance.
-func zoneCounts(claims []v1alpha1.NodeClaim) map[string]int {
+func zoneCounts(claims []v1beta1.NodeClaim) map[string]int {
 	counts := map[string]int{}
 	for _, c := range claims {
 		counts[c.Status.Zone]++
@@ -29,7 +29,7 @@ func zoneCounts(claims []v1alpha1.NodeClaim) map[string]int {
 func TestTheWarmPoolSpreadsAcrossZonesOnDemand(t *testing.T) {
 	f := newFixture(t, nil)
 	f.Pool("spread", 6, nil)
-	claims := f.WaitForPhase("spread", 6, v1alpha1.PhaseStandby)
+	claims := f.WaitForPhase("spread", 6, v1beta1.PhaseStandby)
 	counts := zoneCounts(claims)
 	for _, zone := range fake.DefaultZones() {
 		if counts[zone] != 2 {
@@ -37,7 +37,7 @@ func TestTheWarmPoolSpreadsAcrossZonesOnDemand(t *testing.T) {
 		}
 	}
 	for _, c := range claims {
-		if c.Status.CapacityType != v1alpha1.CapacityTypeOnDemand {
+		if c.Status.CapacityType != v1beta1.CapacityTypeOnDemand {
 			t.Fatalf("standby claim %s is %s", c.Name, c.Status.CapacityType)
 		}
 	}
@@ -48,11 +48,11 @@ func TestTheWarmPoolSpreadsAcrossZonesOnDemand(t *testing.T) {
 // must hold. Each standby node is the cheapest type that meets both.
 func TestTheWarmPoolKeepsTheShapeItIsGiven(t *testing.T) {
 	f := newFixture(t, nil)
-	f.Pool("shaped", 3, func(p *v1alpha1.NodePool) {
-		p.Spec.Standby.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}}
+	f.Pool("shaped", 3, func(p *v1beta1.NodePool) {
+		p.Spec.Standby.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}}
 		p.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("6"), corev1.ResourceMemory: resource.MustParse("8Gi")}
 	})
-	claims := f.WaitForPhase("shaped", 3, v1alpha1.PhaseStandby)
+	claims := f.WaitForPhase("shaped", 3, v1beta1.PhaseStandby)
 	// In the fake catalogue the cheapest amd64 type with room for 6 CPUs and 8 GiB is
 	// c5.2xlarge (8 vCPU, 16 GiB); arm64's c6g.2xlarge is cheaper but not allowed.
 	for _, c := range claims {
@@ -68,14 +68,14 @@ func TestTheWarmPoolKeepsTheShapeItIsGiven(t *testing.T) {
 // A pool that allows only spot keeps no warm pool, and its conditions say why.
 func TestASpotOnlyPoolSaysItsWarmPoolCannotBeKept(t *testing.T) {
 	f := newFixture(t, nil)
-	pool := f.Pool("spot", 2, func(p *v1alpha1.NodePool) {
-		p.Spec.Template.Requirements = []v1alpha1.NodeSelectorRequirement{{Key: v1alpha1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1alpha1.CapacityTypeSpot}}}
+	pool := f.Pool("spot", 2, func(p *v1beta1.NodePool) {
+		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
 	})
 	f.Eventually("the pool says its warm pool cannot be kept", func() bool {
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pool), pool); err != nil {
 			t.Fatal(err)
 		}
-		degraded := meta.FindStatusCondition(pool.Status.Conditions, v1alpha1.ConditionDegraded)
+		degraded := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
 		return degraded != nil && degraded.Reason == nodepool.ReasonNoStandbyOffering && strings.Contains(degraded.Message, "spot is for cold launches only")
 	})
 	if claims := f.Claims("spot"); len(claims) != 0 {
@@ -88,11 +88,11 @@ func TestASpotOnlyPoolSaysItsWarmPoolCannotBeKept(t *testing.T) {
 // stands by in its place.
 func TestANewStandbyShapeReplacesTheWarmPool(t *testing.T) {
 	f := newFixture(t, nil)
-	pool := f.Pool("reshaped", 2, func(p *v1alpha1.NodePool) {
+	pool := f.Pool("reshaped", 2, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("6")}
 	})
-	old := f.WaitForPhase("reshaped", 2, v1alpha1.PhaseStandby)
-	stack.Patch(f.Fixture, pool, func(p *v1alpha1.NodePool) {
+	old := f.WaitForPhase("reshaped", 2, v1beta1.PhaseStandby)
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1")}
 	})
 	f.Eventually("the old standby nodes are replaced by ones of the new shape", func() bool {
@@ -101,14 +101,14 @@ func TestANewStandbyShapeReplacesTheWarmPool(t *testing.T) {
 			return false
 		}
 		for _, c := range claims {
-			if c.Name == old[0].Name || c.Name == old[1].Name || c.Status.Phase != v1alpha1.PhaseStandby {
+			if c.Name == old[0].Name || c.Name == old[1].Name || c.Status.Phase != v1beta1.PhaseStandby {
 				return false
 			}
 		}
 		return true
 	})
 	for _, c := range old {
-		if !f.EventSeen(c.Name, string(v1alpha1.DisruptionDrifted)) {
+		if !f.EventSeen(c.Name, string(v1beta1.DisruptionDrifted)) {
 			t.Errorf("no Drifted Event on the replaced claim %s", c.Name)
 		}
 	}

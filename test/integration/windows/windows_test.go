@@ -14,7 +14,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	"github.com/stratos-sh/stratos/api/v1alpha1"
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -36,14 +36,14 @@ func withCalendar(t *testing.T, at time.Time) (*stack.Fixture, *clocktesting.Fak
 func moveTo(f *stack.Fixture, calendar *clocktesting.FakePassiveClock, pool string, at time.Time) {
 	f.T.Helper()
 	calendar.SetTime(at)
-	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1alpha1.NodePool) {
+	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1beta1.NodePool) {
 		p.Annotations = map[string]string{"example.com/poke": at.String()}
 	})
 }
 
-func status(f *stack.Fixture, name string) v1alpha1.NodePoolStatus {
+func status(f *stack.Fixture, name string) v1beta1.NodePoolStatus {
 	f.T.Helper()
-	pool := &v1alpha1.NodePool{}
+	pool := &v1beta1.NodePool{}
 	if err := f.Env.Client.Get(f.Ctx, clientKey(name), pool); err != nil {
 		f.T.Fatal(err)
 	}
@@ -56,10 +56,10 @@ func status(f *stack.Fixture, name string) v1alpha1.NodePoolStatus {
 // is not touched at 07:50: the requeue set for that boundary brings it back.
 func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
 	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 7, 49, 57, 0, berlin))
-	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
-		p.Spec.Windows = []v1alpha1.Window{{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10)}}
+	f.Pool("web", 1, func(p *v1beta1.NodePool) {
+		p.Spec.Windows = []v1beta1.Window{{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10)}}
 	})
-	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)
+	f.WaitForPhase("web", 1, v1beta1.PhaseStandby)
 	f.Eventually("the status shows the next boundary, the start of the pre-warm", func() bool {
 		s := status(f, "web")
 		return s.NextWindowTransition != nil && s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 7, 50, 0, 0, berlin)) && s.ActiveWindow == ""
@@ -67,7 +67,7 @@ func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
 
 	// The requeue for 07:50 was set on the real clock, at most three seconds away.
 	calendar.SetTime(time.Date(2026, 11, 23, 7, 50, 0, 0, berlin))
-	f.WaitForPhase("web", 10, v1alpha1.PhaseStandby)
+	f.WaitForPhase("web", 10, v1beta1.PhaseStandby)
 	if s := status(f, "web"); s.ActiveWindow != "" || s.PreWarming != "office-hours" || s.StandbyTarget != 10 || !s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 8, 0, 0, 0, berlin)) {
 		t.Fatalf("status %+v: want office-hours pre-warming before 08:00, target 10, next boundary 08:00", s)
 	}
@@ -82,7 +82,7 @@ func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
 	}
 
 	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 18, 0, 0, 0, berlin))
-	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)
+	f.WaitForPhase("web", 1, v1beta1.PhaseStandby)
 	if s := status(f, "web"); s.ActiveWindow != "" || s.StandbyTarget != 1 {
 		t.Fatalf("status %+v: want no window and target 1 after 18:00", s)
 	}
@@ -93,13 +93,13 @@ func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
 // its idle running node: nothing of the pool is left, and nothing is made.
 func TestANightWindowScalesThePoolToZero(t *testing.T) {
 	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC))
-	f.Pool("batch", 2, func(p *v1alpha1.NodePool) {
-		p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Second}
-		p.Spec.Windows = []v1alpha1.Window{{Name: "night", Hours: "22-6", MaxNodes: ptr.To[int32](0)}}
+	f.Pool("batch", 2, func(p *v1beta1.NodePool) {
+		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Second}
+		p.Spec.Windows = []v1beta1.Window{{Name: "night", Hours: "22-6", MaxNodes: ptr.To[int32](0)}}
 	})
-	standby := f.WaitForPhase("batch", 2, v1alpha1.PhaseStandby)
-	f.SetDesired(standby[0].Name, v1alpha1.DesiredRunning)
-	f.WaitForClaim(standby[0].Name, v1alpha1.PhaseRunning)
+	standby := f.WaitForPhase("batch", 2, v1beta1.PhaseStandby)
+	f.SetDesired(standby[0].Name, v1beta1.DesiredRunning)
+	f.WaitForClaim(standby[0].Name, v1beta1.PhaseRunning)
 
 	moveTo(f, calendar, "batch", time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC))
 	f.Eventually("the pool has no claim left", func() bool { return len(f.Claims("batch")) == 0 })
@@ -120,16 +120,16 @@ func TestANightWindowScalesThePoolToZero(t *testing.T) {
 // A paused pool makes nothing; unpaused, it fills its warm pool.
 func TestPauseStopsEveryChangeUntilLifted(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 2, func(p *v1alpha1.NodePool) { p.Spec.Paused = true })
+	f.Pool("web", 2, func(p *v1beta1.NodePool) { p.Spec.Paused = true })
 	f.Eventually("the pool reports it is paused", func() bool {
-		c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded)
+		c := meta.FindStatusCondition(status(f, "web").Conditions, v1beta1.ConditionDegraded)
 		return c != nil && c.Reason == nodepool.ReasonPaused
 	})
 	if n := len(f.Claims("web")); n != 0 {
 		t.Fatalf("a paused pool made %d claims", n)
 	}
-	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.Paused = false })
-	f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1beta1.NodePool) { p.Spec.Paused = false })
+	f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 	f.CheckInvariants()
 }
 
@@ -138,24 +138,24 @@ func TestPauseStopsEveryChangeUntilLifted(t *testing.T) {
 func TestTheKillSwitchRemovesEveryNodeUntilLifted(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 2, nil)
-	standby := f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
-	f.SetDesired(standby[0].Name, v1alpha1.DesiredRunning)
-	running := f.WaitForClaim(standby[0].Name, v1alpha1.PhaseRunning)
+	standby := f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
+	f.SetDesired(standby[0].Name, v1beta1.DesiredRunning)
+	running := f.WaitForClaim(standby[0].Name, v1beta1.PhaseRunning)
 
-	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.KillSwitch = true })
+	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1beta1.NodePool) { p.Spec.KillSwitch = true })
 	f.Eventually("every claim of the pool is gone", func() bool { return len(f.Claims("web")) == 0 })
 	f.Eventually("the running node's Node is gone", func() bool {
 		return f.Env.Client.Get(f.Ctx, clientKey(running.Status.NodeName), &corev1.Node{}) != nil
 	})
-	c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded)
+	c := meta.FindStatusCondition(status(f, "web").Conditions, v1beta1.ConditionDegraded)
 	if c == nil || c.Reason != nodepool.ReasonKillSwitch {
 		t.Fatalf("Degraded %+v, want reason %s", c, nodepool.ReasonKillSwitch)
 	}
 	if n := len(f.Claims("web")); n != 0 {
 		t.Fatalf("the pool made %d claims under its kill switch", n)
 	}
-	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.KillSwitch = false })
-	f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
+	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1beta1.NodePool) { p.Spec.KillSwitch = false })
+	f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 	f.CheckInvariants()
 }
 
@@ -166,15 +166,15 @@ func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: nam
 // other keeps running.
 func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
 	f, _ := withCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
-	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
+	f.Pool("web", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Max = ptr.To[int32](3)
-		p.Spec.Disruption.ConsolidateAfter = &v1alpha1.Duration{Duration: time.Second}
-		p.Spec.Windows = []v1alpha1.Window{{Name: "always-one", MinRunning: ptr.To[int32](1)}}
+		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Second}
+		p.Spec.Windows = []v1beta1.Window{{Name: "always-one", MinRunning: ptr.To[int32](1)}}
 	})
 	runningClaims := func() []string {
 		var names []string
 		for _, c := range f.Claims("web") {
-			if c.Spec.DesiredState == v1alpha1.DesiredRunning && c.Status.Phase == v1alpha1.PhaseRunning {
+			if c.Spec.DesiredState == v1beta1.DesiredRunning && c.Status.Phase == v1beta1.PhaseRunning {
 				names = append(names, c.Name)
 			}
 		}
@@ -184,20 +184,20 @@ func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
 	var extra string
 	f.Eventually("a standby node to start", func() bool {
 		for _, c := range f.Claims("web") {
-			if c.Status.Phase == v1alpha1.PhaseStandby {
+			if c.Status.Phase == v1beta1.PhaseStandby {
 				extra = c.Name
 				return true
 			}
 		}
 		return false
 	})
-	f.SetDesired(extra, v1alpha1.DesiredRunning)
+	f.SetDesired(extra, v1beta1.DesiredRunning)
 	f.Eventually("two empty nodes run", func() bool { return len(runningClaims()) == 2 })
 	f.Eventually("one of them goes back to standby", func() bool { return len(runningClaims()) == 1 })
 	f.Eventually("it reaches standby", func() bool {
 		standby := 0
 		for _, c := range f.Claims("web") {
-			if c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby {
+			if c.Spec.DesiredState == v1beta1.DesiredStandby && c.Status.Phase == v1beta1.PhaseStandby {
 				standby++
 			}
 		}
@@ -213,14 +213,14 @@ func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
 // form) leaves the spec's targets in force and says why in the pool's status.
 func TestAnUnknownTimeZoneKeepsTheSpecTargets(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Pool("web", 1, func(p *v1alpha1.NodePool) {
-		p.Spec.Windows = []v1alpha1.Window{{Name: "elsewhere", TimeZone: "Mars/Olympus_Mons", MinStandby: ptr.To[int32](5)}}
+	f.Pool("web", 1, func(p *v1beta1.NodePool) {
+		p.Spec.Windows = []v1beta1.Window{{Name: "elsewhere", TimeZone: "Mars/Olympus_Mons", MinStandby: ptr.To[int32](5)}}
 	})
 	f.Eventually("the pool reports the window it cannot read", func() bool {
-		c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded)
+		c := meta.FindStatusCondition(status(f, "web").Conditions, v1beta1.ConditionDegraded)
 		return c != nil && c.Reason == nodepool.ReasonInvalidWindow && strings.Contains(c.Message, "Mars/Olympus_Mons")
 	})
-	f.WaitForPhase("web", 1, v1alpha1.PhaseStandby)
+	f.WaitForPhase("web", 1, v1beta1.PhaseStandby)
 	if s := status(f, "web"); s.StandbyTarget != 1 || s.ActiveWindow != "" {
 		t.Fatalf("status %+v: want the spec's target of 1 and no window", s)
 	}
@@ -233,11 +233,11 @@ func TestAnUnknownTimeZoneKeepsTheSpecTargets(t *testing.T) {
 func TestTheKillSwitchWorksWithoutTheNodeClass(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 2, nil)
-	f.WaitForPhase("web", 2, v1alpha1.PhaseStandby)
-	if err := f.Env.Client.Delete(f.Ctx, &v1alpha1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}); err != nil {
+	f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
+	if err := f.Env.Client.Delete(f.Ctx, &v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}}); err != nil {
 		t.Fatal(err)
 	}
-	stack.Patch(f, &v1alpha1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1alpha1.NodePool) { p.Spec.KillSwitch = true })
+	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}}, func(p *v1beta1.NodePool) { p.Spec.KillSwitch = true })
 	f.Eventually("every claim of the pool is gone", func() bool { return len(f.Claims("web")) == 0 })
 	f.CheckInvariants()
 }
@@ -249,17 +249,17 @@ func TestTheKillSwitchWorksWithoutTheNodeClass(t *testing.T) {
 // kept to the cap alone and together made 5 claims, and the next pass removed one.
 func TestTheRunningMinimumAndTheWarmPoolShareTheCap(t *testing.T) {
 	f, _ := withCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
-	f.Pool("web", 3, func(p *v1alpha1.NodePool) {
-		p.Spec.Limits = &v1alpha1.Limits{Nodes: ptr.To[int32](4)}
-		p.Spec.Windows = []v1alpha1.Window{{Name: "always-two", MinRunning: ptr.To[int32](2)}}
+	f.Pool("web", 3, func(p *v1beta1.NodePool) {
+		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](4)}
+		p.Spec.Windows = []v1beta1.Window{{Name: "always-two", MinRunning: ptr.To[int32](2)}}
 	})
 	f.Eventually("two nodes run and two stand by", func() bool {
 		running, standby := 0, 0
 		for _, c := range f.Claims("web") {
 			switch {
-			case c.Spec.DesiredState == v1alpha1.DesiredRunning && c.Status.Phase == v1alpha1.PhaseRunning:
+			case c.Spec.DesiredState == v1beta1.DesiredRunning && c.Status.Phase == v1beta1.PhaseRunning:
 				running++
-			case c.Spec.DesiredState == v1alpha1.DesiredStandby && c.Status.Phase == v1alpha1.PhaseStandby:
+			case c.Spec.DesiredState == v1beta1.DesiredStandby && c.Status.Phase == v1beta1.PhaseStandby:
 				standby++
 			}
 		}
@@ -268,7 +268,7 @@ func TestTheRunningMinimumAndTheWarmPoolShareTheCap(t *testing.T) {
 	if created := f.Op.Writes.Counts()["create NodeClaim"]; created != 4 {
 		t.Fatalf("the pool created %d claims under a cap of 4, want 4 and no churn", created)
 	}
-	if c := meta.FindStatusCondition(status(f, "web").Conditions, v1alpha1.ConditionDegraded); c == nil || c.Reason != nodepool.ReasonLimitReached {
+	if c := meta.FindStatusCondition(status(f, "web").Conditions, v1beta1.ConditionDegraded); c == nil || c.Reason != nodepool.ReasonLimitReached {
 		t.Fatalf("Degraded = %+v, want LimitReached: the cap keeps the warm pool below its target", c)
 	}
 	f.CheckInvariants()

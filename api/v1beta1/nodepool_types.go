@@ -1,4 +1,4 @@
-package v1alpha1
+package v1beta1
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -10,7 +10,7 @@ import (
 // of the pool is made from, limits, the warm-pool target, disruption rules and time windows.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=np,categories=stratos
+// +kubebuilder:resource:scope=Cluster,shortName=snp,categories=stratos
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="NodeClass",type=string,JSONPath=`.spec.template.nodeClassRef.name`
 // +kubebuilder:printcolumn:name="Target",type=integer,JSONPath=`.status.standbyTarget`,description="Standby nodes the pool aims for now"

@@ -1,4 +1,4 @@
-package v1alpha1
+package v1beta1
 
 // Window overrides a pool's targets during a recurring time span, such as weekdays from
 // 8 to 18 in Europe/Berlin. Days and hours may wrap around: fri-mon covers Friday to

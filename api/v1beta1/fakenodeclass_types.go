@@ -1,4 +1,4 @@
-package v1alpha1
+package v1beta1
 
 import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
@@ -7,7 +7,7 @@ import metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 // for the nodes of the pools that use it.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=fakenc,categories=stratos
+// +kubebuilder:resource:scope=Cluster,shortName=sfnc,categories=stratos
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Types",type=string,JSONPath=`.spec.instanceTypes`,priority=1
 // +kubebuilder:printcolumn:name="Zones",type=string,JSONPath=`.spec.zones`
@@ -39,7 +39,7 @@ type FakeNodeClassSpec struct {
 	// +kubebuilder:validation:items:MaxLength=63
 	Zones []string `json:"zones,omitempty"`
 
-	// Hibernate makes standby nodes hibernate instead of stopping, as an AWSNodeClass
+	// Hibernate makes standby nodes hibernate instead of stopping, as an EC2NodeClass
 	// may: a start then resumes the node (the cloud's hibernate physics) instead of
 	// booting it. Defaults to false.
 	// +optional

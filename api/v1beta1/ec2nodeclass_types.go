@@ -1,34 +1,34 @@
-package v1alpha1
+package v1beta1
 
 import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
-// AWSNodeClass holds the EC2 launch parameters of a pool: image, network, identity,
+// EC2NodeClass holds the EC2 launch parameters of a pool: image, network, identity,
 // user data, disks, tags and instance metadata options.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=awsnc,categories=stratos
+// +kubebuilder:resource:scope=Cluster,shortName=sec2nc,categories=stratos
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Role",type=string,JSONPath=`.spec.role`
 // +kubebuilder:printcolumn:name="Ready",type=string,JSONPath=`.status.conditions[?(@.type=="Ready")].status`
 // +kubebuilder:printcolumn:name="Age",type=date,JSONPath=`.metadata.creationTimestamp`
-type AWSNodeClass struct {
+type EC2NodeClass struct {
 	metav1.TypeMeta   `json:",inline"`
 	metav1.ObjectMeta `json:"metadata,omitempty"`
 
 	// +required
-	Spec AWSNodeClassSpec `json:"spec"`
+	Spec EC2NodeClassSpec `json:"spec"`
 	// +optional
-	Status AWSNodeClassStatus `json:"status,omitempty"`
+	Status EC2NodeClassStatus `json:"status,omitempty"`
 }
 
-// AWSNodeClassSpec are the EC2 launch parameters.
+// EC2NodeClassSpec are the EC2 launch parameters.
 //
 // +kubebuilder:validation:XValidation:rule="has(self.role) != has(self.instanceProfile)",message="set exactly one of role and instanceProfile"
 // +kubebuilder:validation:XValidation:rule="!self.amiSelectorTerms.exists(t, has(t.alias)) || size(self.amiSelectorTerms) == 1",message="an AMI alias must be the only AMI selector term"
-type AWSNodeClassSpec struct {
+type EC2NodeClassSpec struct {
 	// AMISelectorTerms select the image; the newest image any term matches wins.
 	// +required
 	// +listType=atomic
@@ -266,10 +266,10 @@ type MetadataOptions struct {
 	HTTPTokens string `json:"httpTokens,omitempty"`
 }
 
-// AWSNodeClassStatus is what Stratos resolved of an AWSNodeClass: the values launches
+// EC2NodeClassStatus is what Stratos resolved of an EC2NodeClass: the values launches
 // use. A change here, such as a new image behind an alias, drifts the nodes launched
 // before it.
-type AWSNodeClassStatus struct {
+type EC2NodeClassStatus struct {
 	// ObservedGeneration is the spec generation this status describes.
 	// +optional
 	ObservedGeneration int64 `json:"observedGeneration,omitempty"`
@@ -341,11 +341,11 @@ type ResolvedSecurityGroup struct {
 	Name string `json:"name,omitempty"`
 }
 
-// AWSNodeClassList is a list of AWSNodeClasses.
+// EC2NodeClassList is a list of EC2NodeClasses.
 //
 // +kubebuilder:object:root=true
-type AWSNodeClassList struct {
+type EC2NodeClassList struct {
 	metav1.TypeMeta `json:",inline"`
 	metav1.ListMeta `json:"metadata,omitempty"`
-	Items           []AWSNodeClass `json:"items"`
+	Items           []EC2NodeClass `json:"items"`
 }

@@ -1,10 +1,10 @@
-// Package v1alpha1 holds the stratos.sh/v1alpha1 API: NodePool, NodeClaim and the node
+// Package v1beta1 holds the stratos.sh/v1beta1 API: NodePool, NodeClaim and the node
 // classes. The CRDs in config/crd/bases are generated from these types by controller-gen
 // (make generate); validation lives in the markers next to each field.
 //
 // +kubebuilder:object:generate=true
 // +groupName=stratos.sh
-package v1alpha1
+package v1beta1
 
 import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
@@ -17,7 +17,7 @@ const Group = "stratos.sh"
 
 var (
 	// GroupVersion is the group and version of these types.
-	GroupVersion = schema.GroupVersion{Group: Group, Version: "v1alpha1"}
+	GroupVersion = schema.GroupVersion{Group: Group, Version: "v1beta1"}
 
 	// SchemeBuilder registers the types with a runtime.Scheme.
 	SchemeBuilder = runtime.NewSchemeBuilder(addKnownTypes)
@@ -31,7 +31,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NodePool{}, &NodePoolList{},
 		&NodeClaim{}, &NodeClaimList{},
 		&FakeNodeClass{}, &FakeNodeClassList{},
-		&AWSNodeClass{}, &AWSNodeClassList{},
+		&EC2NodeClass{}, &EC2NodeClassList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -1,4 +1,4 @@
-package v1alpha1
+package v1beta1
 
 import (
 	corev1 "k8s.io/api/core/v1"
@@ -10,7 +10,7 @@ import (
 // instance. The kubelet creates the Node; Stratos never does.
 //
 // +kubebuilder:object:root=true
-// +kubebuilder:resource:scope=Cluster,shortName=nc,categories=stratos
+// +kubebuilder:resource:scope=Cluster,shortName=snc,categories=stratos
 // +kubebuilder:subresource:status
 // +kubebuilder:printcolumn:name="Pool",type=string,JSONPath=`.spec.nodePool`
 // +kubebuilder:printcolumn:name="Phase",type=string,JSONPath=`.status.phase`

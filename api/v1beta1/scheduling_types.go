@@ -1,4 +1,4 @@
-package v1alpha1
+package v1beta1
 
 import corev1 "k8s.io/api/core/v1"
 
@@ -96,9 +96,9 @@ type NodeClassReference struct {
 	// +kubebuilder:validation:Enum=stratos.sh
 	Group string `json:"group,omitempty"`
 
-	// Kind of the node class: FakeNodeClass or AWSNodeClass.
+	// Kind of the node class: FakeNodeClass or EC2NodeClass.
 	// +required
-	// +kubebuilder:validation:Enum=FakeNodeClass;AWSNodeClass
+	// +kubebuilder:validation:Enum=FakeNodeClass;EC2NodeClass
 	Kind string `json:"kind"`
 
 	// Name of the node class (node classes are cluster-scoped).

@@ -1,4 +1,4 @@
-package v1alpha1
+package v1beta1
 
 // ConsolidationPolicy says which running nodes are candidates to be given back.
 // +kubebuilder:validation:Enum=WhenEmpty;WhenUnderutilized
