@@ -1,6 +1,9 @@
 // Command stratos is the Stratos operator: a Kubernetes node autoscaler that keeps warm
 // pools of stopped nodes and starts them when pods are pending. Run it with --help for
-// its flags; docs/operations.md explains how to run it.
+// its flags; docs/operations.md explains how to run it. Two subcommands help its users:
+// "stratos migrate" turns Karpenter objects into Stratos ones (docs/migrating.md), and
+// "stratos explain pod" tells why a pod waits or how it got its node
+// (docs/troubleshooting.md).
 package main
 
 import (
@@ -27,6 +30,14 @@ func main() {
 // run is main without the exit, so its exit codes are plain to see: 0 done, 1 failed,
 // 2 bad flags.
 func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "migrate":
+			return runMigrate(args[1:], stdout, stderr)
+		case "explain":
+			return runExplain(args[1:], stdout, stderr)
+		}
+	}
 	opts, err := operator.Parse(args, os.LookupEnv)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
