@@ -51,7 +51,7 @@ var all = []index{
 	{&v1beta1.NodeClaim{}, ClaimProviderID, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.ProviderID) }},
 	{&v1beta1.NodeClaim{}, ClaimNodeName, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.NodeName) }},
 	{&v1beta1.NodePool{}, PoolNodeClass, func(o client.Object) []string {
-		ref := o.(*v1beta1.NodePool).Spec.Template.NodeClassRef
+		ref := o.(*v1beta1.NodePool).Spec.Template.Spec.NodeClassRef
 		return []string{NodeClassKey(ref.Kind, ref.Name)}
 	}},
 }

@@ -140,7 +140,7 @@ func cheapest(ps *poolState, set bitset) int {
 // the growth since the bin's last reservation.
 func (s *solver) reserve(b *bin, candidates bitset, floor *resources) bool {
 	ps := b.pool
-	if ps.cpuLeft == nil && ps.memLeft == nil {
+	if len(ps.limited) == 0 {
 		return true
 	}
 	capacity := ps.types[ps.offerings[cheapest(ps, candidates)].typ].capacity
@@ -150,12 +150,7 @@ func (s *solver) reserve(b *bin, candidates bitset, floor *resources) bool {
 	if !ps.limitsAllow(&capacity, &b.reserved) {
 		return false
 	}
-	if ps.cpuLeft != nil {
-		*ps.cpuLeft -= capacity.cpu - b.reserved.cpu
-	}
-	if ps.memLeft != nil {
-		*ps.memLeft -= capacity.memory - b.reserved.memory
-	}
+	ps.spend(&capacity, &b.reserved)
 	b.reserved = capacity
 	return true
 }

@@ -28,7 +28,7 @@ import (
 // drain is voluntary until it ends — only a claim deleted outright is beyond recall — so
 // the choice to disrupt is disruption's to take back.
 func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, claims []*v1beta1.NodeClaim) error {
-	if pp.pool.Spec.Disruption.DrainTimeout != nil {
+	if pp.pool.Spec.Template.Spec.TerminationGracePeriod != nil {
 		return nil
 	}
 	podsOf := map[string][]*corev1.Pod{}

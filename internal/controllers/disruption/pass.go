@@ -252,7 +252,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 	err = c.abandonBlockedDrains(ctx, pp, claims)
 	c.replaceStale(ctx, pp, stale)
 	err = errors.Join(err, c.giveBackEmpty(ctx, pp, empty))
-	if pool.Spec.Disruption.ConsolidationPolicy == v1beta1.ConsolidationWhenUnderutilized {
+	if pool.Spec.Disruption.ConsolidationPolicy == v1beta1.ConsolidationWhenEmptyOrUnderutilized {
 		err = errors.Join(err, c.consolidate(ctx, pp, busy))
 	}
 	if pp.budget.err != nil {
@@ -264,7 +264,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 // current is what the pool's nodes should be made of now, or nothing while its node
 // class is missing (nothing counts as drifted then).
 func (c *Controller) current(ctx context.Context, pool *v1beta1.NodePool) (claimtemplate.Current, error) {
-	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.NodeClassRef)
+	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.Spec.NodeClassRef)
 	if apierrors.IsNotFound(err) {
 		return claimtemplate.Current{}, nil
 	}

@@ -112,7 +112,7 @@ func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []can
 
 func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidate) error {
 	state := fmt.Sprintf("The node is %s", strings.ToLower(string(cand.stale)))
-	forceful := cand.stale == v1beta1.DisruptionExpired && pp.pool.Spec.Disruption.DrainTimeout != nil
+	forceful := cand.stale == v1beta1.DisruptionExpired && pp.pool.Spec.Template.Spec.TerminationGracePeriod != nil
 	decide := func(why string) decision { return decision{reason: cand.stale, forceful: forceful, why: why} }
 	if r, ok := c.replacing[cand.claim.Name]; ok {
 		if r.done {
@@ -287,7 +287,7 @@ func withoutLimits(in scheduling.Input) scheduling.Input {
 	out := in
 	out.Pools = make([]scheduling.Pool, len(in.Pools))
 	for i, p := range in.Pools {
-		p.NodesLeft, p.CPULeft, p.MemoryLeft = -1, nil, nil
+		p.NodesLeft, p.Left = -1, nil
 		out.Pools[i] = p
 	}
 	return out

@@ -43,8 +43,8 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *c
 	}
 	// untilForced is how long until the drain may delete what budgets protect.
 	untilForced := time.Duration(math.MaxInt64)
-	if pool := r.poolOf(ctx, claim); pool != nil && pool.Spec.Disruption.DrainTimeout != nil {
-		untilForced = pool.Spec.Disruption.DrainTimeout.Duration - r.since(started)
+	if pool := r.poolOf(ctx, claim); pool != nil && pool.Spec.Template.Spec.TerminationGracePeriod != nil {
+		untilForced = pool.Spec.Template.Spec.TerminationGracePeriod.Duration - r.since(started)
 	}
 	force := untilForced <= 0
 	remaining, blocked := 0, 0

@@ -22,7 +22,7 @@ const ReasonNoInstanceTypeFits = "NoInstanceTypeFits"
 // this the warm pool would ask the cloud for a node no pod can use, or, where the
 // cloud skips such types, wait without saying why.
 func kubeletLeavesNoType(pool *v1beta1.NodePool, types []*cloudprovider.InstanceType) (string, error) {
-	requirements := v1beta1.CoreRequirements(pool.Spec.Template.Requirements)
+	requirements := v1beta1.CoreRequirements(pool.Spec.Template.Spec.Requirements)
 	var allowed []*cloudprovider.InstanceType
 	for _, t := range types {
 		for _, o := range t.Offerings {
@@ -40,14 +40,14 @@ func kubeletLeavesNoType(pool *v1beta1.NodePool, types []*cloudprovider.Instance
 		return "", nil
 	}
 	for _, t := range allowed {
-		if t.WithKubelet(pool.Spec.Template.Kubelet).LeavesRoomForPods() {
+		if t.WithKubelet(pool.Spec.Template.Spec.Kubelet).LeavesRoomForPods() {
 			return "", nil
 		}
 	}
 	largest := slices.MaxFunc(allowed, func(a, b *cloudprovider.InstanceType) int {
 		return cmp.Or(a.Capacity.Memory().Cmp(*b.Capacity.Memory()), a.Capacity.Cpu().Cmp(*b.Capacity.Cpu()), cmp.Compare(b.Name, a.Name))
 	})
-	kept := largest.WithKubelet(pool.Spec.Template.Kubelet).Overhead.Total()
+	kept := largest.WithKubelet(pool.Spec.Template.Spec.Kubelet).Overhead.Total()
 	return fmt.Sprintf("spec.template.kubelet leaves no CPU or memory for pods on any of the %d instance types the pool's requirements allow: "+
 		"its reservations and eviction thresholds keep back cpu %s and memory %s of the largest, %s, which has cpu %s and memory %s",
 		len(allowed), quantity(kept, corev1.ResourceCPU), quantity(kept, corev1.ResourceMemory),

@@ -130,7 +130,7 @@ func writeStatus(pool *v1beta1.NodePool, obs observation) map[v1beta1.NodeClaimP
 	case obs.windowErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidWindow, fmt.Sprintf("the spec's targets hold, as %v", obs.windowErr)
 	case obs.classMissing:
-		ref := pool.Spec.Template.NodeClassRef
+		ref := pool.Spec.Template.Spec.NodeClassRef
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)
 	case obs.classNotReady != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotReady, "no node launches until the node class is ready: "+obs.classNotReady

@@ -21,7 +21,7 @@ func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 	if err != nil || len(zones) != 2 {
 		t.Fatalf("zones %v (%v), want both without a kubelet configuration", zones, err)
 	}
-	pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
+	pool.Spec.Template.Spec.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
 	zones, err = zonesForStandby(pool, types)
 	if err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
@@ -34,7 +34,7 @@ func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 	types := mediumInZoneALargeInZoneB()
 	pool := &v1beta1.NodePool{}
-	pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
+	pool.Spec.Template.Spec.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
 	zones, err := zonesForStandby(pool, types)
 	if err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
@@ -43,7 +43,7 @@ func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 		t.Fatalf("kubeletLeavesNoType = %q (%v) while large has room", msg, err)
 	}
 
-	pool.Spec.Template.Kubelet.KubeReserved[corev1.ResourceMemory] = resource.MustParse("40Gi")
+	pool.Spec.Template.Spec.Kubelet.KubeReserved[corev1.ResourceMemory] = resource.MustParse("40Gi")
 	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 0 {
 		t.Fatalf("zones %v (%v), want none", zones, err)
 	}
@@ -55,7 +55,7 @@ func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 	}
 
 	// Types the requirements rule out do not count: the pool says nothing of them.
-	pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+	pool.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
 	if msg, err := kubeletLeavesNoType(pool, types); err != nil || msg != "" {
 		t.Fatalf("kubeletLeavesNoType = %q (%v) with no type allowed at all", msg, err)
 	}

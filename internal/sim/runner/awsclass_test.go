@@ -75,10 +75,10 @@ func TestTranslateForAWS(t *testing.T) {
 	}
 
 	pool := decode[v1beta1.NodePool](t, s.Objects[2].Object)
-	if ref := pool.Spec.Template.NodeClassRef; ref.Kind != "EC2NodeClass" || ref.Name != "default" {
+	if ref := pool.Spec.Template.Spec.NodeClassRef; ref.Kind != "EC2NodeClass" || ref.Name != "default" {
 		t.Errorf("pool refers to %+v", ref)
 	}
-	reqs, _ := json.Marshal(pool.Spec.Template.Requirements)
+	reqs, _ := json.Marshal(pool.Spec.Template.Spec.Requirements)
 	want := `[{"key":"kubernetes.io/arch","operator":"In","values":["amd64"]},{"key":"node.kubernetes.io/instance-type","operator":"In","values":["m5.large","m5.xlarge"]}]`
 	if string(reqs) != want {
 		t.Errorf("requirements %s, want the pool's and the class's instance types: %s", reqs, want)
@@ -88,7 +88,7 @@ func TestTranslateForAWS(t *testing.T) {
 	}
 
 	later := decode[v1beta1.NodePool](t, s.Steps[0].Apply[0].Object)
-	if later.Spec.Template.NodeClassRef.Kind != "EC2NodeClass" || len(later.Spec.Template.Requirements) != 0 {
+	if later.Spec.Template.Spec.NodeClassRef.Kind != "EC2NodeClass" || len(later.Spec.Template.Spec.Requirements) != 0 {
 		t.Errorf("a pool applied by a step, of a class with every type: %+v", later.Spec.Template)
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
@@ -21,8 +21,8 @@ func TestLimitsCountTheRunningNodes(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	xlargeClass(f)
 	f.Pool("capped", 2, func(p *v1beta1.NodePool) {
-		p.Spec.Template.NodeClassRef.Name = "xlarge"
-		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](2), CPU: ptr.To(resource.MustParse("8"))}
+		p.Spec.Template.Spec.NodeClassRef.Name = "xlarge"
+		p.Spec.Limits = v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("2"), corev1.ResourceCPU: resource.MustParse("8")}
 	})
 	for i, c := range f.WaitForPhase("capped", 2, v1beta1.PhaseStandby) {
 		f.SetDesired(c.Name, v1beta1.DesiredRunning)

@@ -105,7 +105,7 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 func TestDrainTimeoutForcesTheDrain(t *testing.T) {
 	f := newFixture(t, nil)
 	const timeout = 2 * time.Second
-	claim := f.runningClaim("forced", func(p *v1beta1.NodePool) { p.Spec.Disruption.DrainTimeout = v1beta1.NewDuration(timeout) })
+	claim := f.runningClaim("forced", func(p *v1beta1.NodePool) { p.Spec.Template.Spec.TerminationGracePeriod = v1beta1.NewDuration(timeout) })
 	pod, _ := f.guardedPod("forced", claim.Status.NodeName)
 
 	f.SetDesired(claim.Name, v1beta1.DesiredStandby)
