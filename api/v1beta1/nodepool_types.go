@@ -11,7 +11,7 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=snp,categories=stratos
 // +kubebuilder:subresource:status
-// +kubebuilder:printcolumn:name="NodeClass",type=string,JSONPath=`.spec.template.nodeClassRef.name`
+// +kubebuilder:printcolumn:name="NodeClass",type=string,JSONPath=`.spec.template.spec.nodeClassRef.name`
 // +kubebuilder:printcolumn:name="Target",type=integer,JSONPath=`.status.standbyTarget`,description="Standby nodes the pool aims for now"
 // +kubebuilder:printcolumn:name="Standby",type=integer,JSONPath=`.status.nodes.standby`
 // +kubebuilder:printcolumn:name="Running",type=integer,JSONPath=`.status.nodes.running`
@@ -92,7 +92,8 @@ type NodePoolSpec struct {
 // NodeClaimTemplate is the part of a NodeClaim that comes from its pool, shaped as
 // Karpenter v1's: the node's metadata, and the claim's spec.
 type NodeClaimTemplate struct {
-	// Metadata is what every node of the pool carries: labels and annotations.
+	// Metadata is what every node of the pool carries: labels and annotations. Unset:
+	// none beyond the ones Stratos and the cloud set.
 	// +optional
 	TemplateObjectMeta `json:"metadata,omitempty"`
 

@@ -2,6 +2,7 @@ package claimtemplate
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -212,5 +213,24 @@ func TestNewClaimIsOwnedByItsPoolAndBlocksItsDeletion(t *testing.T) {
 	}
 	if o.Controller == nil || !*o.Controller || o.BlockOwnerDeletion == nil || !*o.BlockOwnerDeletion {
 		t.Errorf("owner %+v: want controller and blockOwnerDeletion", o)
+	}
+}
+
+// expireAfter and terminationGracePeriod say when and how a node is given back, not what
+// it is made of: changing them drifts no node. A label, which the node carries, does.
+func TestExpiryAndGracePeriodDoNotDrift(t *testing.T) {
+	before := TemplateHash(pool())
+	changed := pool()
+	changed.Spec.Template.Spec.ExpireAfter = &v1beta1.ExpiryDuration{}
+	changed.Spec.Template.Spec.TerminationGracePeriod = v1beta1.NewDuration(time.Hour)
+	if got := TemplateHash(changed); got != before {
+		t.Fatalf("template hash %s after changing expireAfter and terminationGracePeriod, want %s", got, before)
+	}
+	if changed.Spec.Template.Spec.ExpireAfter == nil || changed.Spec.Template.Spec.TerminationGracePeriod == nil {
+		t.Fatal("TemplateHash changed the pool's template")
+	}
+	changed.Spec.Template.Labels["team"] = "b"
+	if TemplateHash(changed) == before {
+		t.Fatal("a label change does not change the template hash")
 	}
 }

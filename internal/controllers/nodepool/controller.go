@@ -221,7 +221,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1beta1.NodePool, class cl
 	}
 	if types != nil {
 		var err error
-		if obs.noTypeFits, err = kubeletLeavesNoType(pool, types); err != nil {
+		if obs.noTypeFits, err = noInstanceTypeFits(pool, types); err != nil {
 			return err
 		}
 	}

@@ -28,8 +28,8 @@ type observation struct {
 	classNotReady string
 	// noStandby says why no standby claim could be made, or is "".
 	noStandby string
-	// noTypeFits says why the template's kubelet configuration leaves no instance type
-	// room for pods, or is "" (see kubeletLeavesNoType).
+	// noTypeFits says why the template's requirements or kubelet configuration leave no
+	// instance type to make a node of, or is "" (see noInstanceTypeFits).
 	noTypeFits string
 	// held counts the standby claims whose offering is marked unavailable.
 	held int

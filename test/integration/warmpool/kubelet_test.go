@@ -35,7 +35,7 @@ func TestAPoolWhoseKubeletLeavesNoTypeRoomSaysSoAndLaunchesNothing(t *testing.T)
 		degraded = meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
 		return degraded != nil && degraded.Reason == nodepool.ReasonNoInstanceTypeFits
 	})
-	if !strings.Contains(degraded.Message, "spec.template.kubelet leaves no CPU or memory for pods") || !strings.Contains(degraded.Message, "keep back cpu") {
+	if !strings.Contains(degraded.Message, "spec.template.spec.kubelet leaves no CPU or memory for pods") || !strings.Contains(degraded.Message, "keep back cpu") {
 		t.Errorf("Degraded says %q, want what the kubelet keeps back", degraded.Message)
 	}
 	if ready := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionReady); ready == nil || ready.Reason != nodepool.ReasonNoInstanceTypeFits {
