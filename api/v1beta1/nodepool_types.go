@@ -182,9 +182,10 @@ type NodeClaimTemplateSpec struct {
 
 // Limits cap a pool, by resource name: cpu, memory, nvidia.com/gpu or any other
 // resource its nodes report in their capacity, and nodes, the number of claims. Every
-// claim not being deleted counts, whatever its phase.
+// claim not being deleted counts, whatever its phase. At most 16 limits: the API server
+// bounds the cost of the rules that check each of them.
 //
-// +kubebuilder:validation:MaxProperties=32
+// +kubebuilder:validation:MaxProperties=16
 // +kubebuilder:validation:XValidation:rule="self.all(k, !string(self[k]).startsWith('-'))",message="limits must not be negative"
 // +kubebuilder:validation:XValidation:rule="!('nodes' in self) || string(self['nodes']).matches('^[0-9]+$')",message="the nodes limit is a whole number of nodes such as 10"
 type Limits corev1.ResourceList

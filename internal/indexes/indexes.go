@@ -24,7 +24,7 @@ const (
 	// ClaimNodeName indexes NodeClaims by status.nodeName.
 	ClaimNodeName = "status.nodeName"
 	// PoolNodeClass indexes NodePools by their node class, as "Kind/name".
-	PoolNodeClass = "spec.template.nodeClassRef"
+	PoolNodeClass = "spec.template.spec.nodeClassRef"
 )
 
 // NodeClassKey is the PoolNodeClass index value of a node class.

@@ -159,7 +159,7 @@ var (
 
 	DrainsAbandoned = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_disruption_drains_abandoned_total",
-		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a drainTimeout: the node runs again.",
+		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a terminationGracePeriod: the node runs again.",
 	}, []string{"nodepool"})
 
 	DisruptionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -20,7 +20,7 @@ import (
 
 // abandonBlockedDrains takes back the drains of the pool's nodes that
 // PodDisruptionBudgets have blocked for longer than AbandonDrainAfter, in a pool that sets
-// no drainTimeout (with one, the lifecycle controller forces the drain once it passes).
+// no terminationGracePeriod (with one, the lifecycle controller forces the drain once it passes).
 // A drain is blocked while no pod left on its Node is leaving and none may be evicted
 // now. Its claim is asked to run again: the lifecycle controller uncordons the Node,
 // which serves pods again; once it runs, the node no longer counts against the pool's

@@ -194,7 +194,7 @@ func (p *pass) claimsOf(pool string) []*v1beta1.NodeClaim {
 }
 
 // passPool handles one pool: stale nodes are replaced, then empty nodes, then (under
-// WhenUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
+// WhenEmptyOrUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
 // workload has not changed for consolidateAfter, as far as the budgets allow.
 func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePool) error {
 	if pool.Spec.Paused || pool.Spec.KillSwitch {

@@ -95,9 +95,9 @@ func (c *Controller) replacementsUnderWay(pool string) int {
 // its pods move straight to ready capacity. When the pool's limits leave no room for a
 // replacement first, the node goes first and provisioning replaces it for its pods.
 // Nothing is started or launched for a node whose pods their PodDisruptionBudgets do not
-// let go now: it could not drain. Expiry in a pool with a drainTimeout is the exception:
+// let go now: it could not drain. Expiry in a pool with a terminationGracePeriod is the exception:
 // such a pool bounds a node's life, and the drain of an expired node is forced once the
-// drainTimeout passes.
+// terminationGracePeriod passes.
 func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []candidate) {
 	for _, cand := range stale {
 		if why := cand.blocked(); why != "" {

@@ -33,7 +33,7 @@ const drainRetry = 5 * time.Second
 
 // drain evicts the pods that must leave node through the Eviction API, so that
 // PodDisruptionBudgets are honoured; a budget that allows no disruption makes the
-// eviction answer 429 and the drain tries again later. Once the pool's drainTimeout has
+// eviction answer 429 and the drain tries again later. Once the pool's terminationGracePeriod has
 // passed since started, the pods left are deleted instead. It reports whether the node
 // is free of such pods, counting pods still terminating as there.
 func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, started time.Time) (bool, ctrl.Result, error) {

@@ -326,7 +326,7 @@ func (r *Reconciler) createClaim(ctx context.Context, pool *v1beta1.NodePool, cl
 }
 
 // removeAll deletes every claim of the pool that is not going already: the kill switch.
-// The lifecycle controller drains each node within the pool's drainTimeout.
+// The lifecycle controller drains each node within the pool's terminationGracePeriod.
 func (r *Reconciler) removeAll(ctx context.Context, claims []v1beta1.NodeClaim) error {
 	for i := range claims {
 		if !claims[i].DeletionTimestamp.IsZero() {

@@ -25,8 +25,9 @@ objects:
     metadata: {name: demo}
     spec:
       template:
-        nodeClassRef: {kind: FakeNodeClass, name: default}
-        requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]
+        spec:
+          nodeClassRef: {kind: FakeNodeClass, name: default}
+          requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]
   - apiVersion: v1
     kind: Namespace
     metadata: {name: apps}
@@ -37,7 +38,8 @@ steps:
         metadata: {name: later}
         spec:
           template:
-            nodeClassRef: {kind: FakeNodeClass, name: any}
+            spec:
+              nodeClassRef: {kind: FakeNodeClass, name: any}
 `
 
 func decode[T any](t *testing.T, obj map[string]any) *T {

@@ -262,8 +262,8 @@ func TestADriftedNodeItsBudgetGuardsIsNotReplaced(t *testing.T) {
 }
 
 // Expiry waits for PodDisruptionBudgets as drift does, unless the pool sets a
-// drainTimeout: such a pool bounds how long a node may live, and its expired node is
-// replaced and drained, the pods a budget guards deleted once drainTimeout passes. On
+// terminationGracePeriod: such a pool bounds how long a node may live, and its expired node is
+// replaced and drained, the pods a budget guards deleted once terminationGracePeriod passes. On
 // main before the change, the expired node was replaced at once and sat Draining.
 func TestAnExpiredNodeWaitsForItsBudgetUnlessThePoolBoundsTheDrain(t *testing.T) {
 	f := stack.NewFixture(t, nil)

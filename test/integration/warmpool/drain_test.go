@@ -101,7 +101,7 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 	f.CheckInvariants()
 }
 
-// After drainTimeout a drain deletes the pods a budget still protects.
+// After terminationGracePeriod a drain deletes the pods a budget still protects.
 func TestDrainTimeoutForcesTheDrain(t *testing.T) {
 	f := newFixture(t, nil)
 	const timeout = 2 * time.Second
