@@ -83,8 +83,9 @@ type NodePoolSpec struct {
 	// +optional
 	Paused bool `json:"paused,omitempty"`
 
-	// KillSwitch drains every node of the pool, standby included, within its drain
-	// timeout and terminates it; the pool stays defined. Defaults to false.
+	// KillSwitch drains every node of the pool, standby included, within its
+	// template's terminationGracePeriod and terminates it; the pool stays defined.
+	// Defaults to false.
 	// +optional
 	KillSwitch bool `json:"killSwitch,omitempty"`
 }

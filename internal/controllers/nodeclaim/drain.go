@@ -80,7 +80,7 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *c
 // evict asks the Eviction API to remove pod, or deletes it outright when force is set.
 func (r *Lifecycle) evict(ctx context.Context, pod *corev1.Pod, force bool) error {
 	if force {
-		log.FromContext(ctx).Info("Drain timeout passed; deleting the pod despite its budget", "pod", client.ObjectKeyFromObject(pod))
+		log.FromContext(ctx).Info("The pool's terminationGracePeriod passed; deleting the pod despite its budget", "pod", client.ObjectKeyFromObject(pod))
 		return r.Client.Delete(ctx, pod)
 	}
 	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
