@@ -102,7 +102,7 @@ var (
 
 	PoolLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "stratos_nodepool_limit",
-		Help: "A pool's limit on a resource: cpu in cores, memory in bytes, nodes as a count (limits.nodes, or the active window's maxNodes). Only the resources the pool limits have a series.",
+		Help: "A pool's limit on a resource, named as in its limits: cpu in cores, memory in bytes, nvidia.com/gpu and other resources in their units, nodes as a count (limits.nodes, or the active window's maxNodes). Only the resources the pool limits have a series.",
 	}, []string{"nodepool", "resource"})
 
 	PoolWarmupFailures = prometheus.NewCounterVec(prometheus.CounterOpts{

@@ -53,7 +53,7 @@ func TestTheWarmPoolCountsAndPricesItsStandbyNodes(t *testing.T) {
 	}
 }
 
-// Each resource a pool limits has a limit and a usage, in cores, bytes and nodes;
+// Each resource a pool limits has a limit and a usage, in cores, bytes, GPUs and nodes;
 // resources it does not limit have none.
 func TestLimitSeriesAreTheResourcesThePoolLimits(t *testing.T) {
 	used := limits.Usage{Nodes: 3, Resources: map[corev1.ResourceName]int64{corev1.ResourceCPU: 6500, corev1.ResourceMemory: 24 << 30, "nvidia.com/gpu": 2}}
@@ -68,6 +68,10 @@ func TestLimitSeriesAreTheResourcesThePoolLimits(t *testing.T) {
 	if len(got) != 1 || got["memory"] != [2]float64{64 << 30, 24 << 30} {
 		t.Fatalf("series %v, want memory only", got)
 	}
+	got = limitSeries(v1beta1.Limits{"nvidia.com/gpu": resource.MustParse("4")}, nil, used)
+	if len(got) != 1 || got["nvidia.com/gpu"] != [2]float64{4, 2} {
+		t.Fatalf("series %v, want nvidia.com/gpu only, 2 of 4", got)
+	}
 	if got := limitSeries(nil, nil, used); len(got) != 0 {
 		t.Fatalf("an unlimited pool has series %v", got)
 	}
@@ -81,6 +85,12 @@ func TestSeriesOfWhatWentAwayAreDeleted(t *testing.T) {
 	r.recordPool(pool, nil, warmPool{byZone: map[string]int{"a": 2, "b": 1}}, map[string][2]float64{"cpu": {16, 4}})
 	if got := testutil.ToFloat64(metrics.PoolStandbyNodes.WithLabelValues("series-test", "b")); got != 1 {
 		t.Fatalf("zone b: %v standby, want 1", got)
+	}
+	// A limit on a GPU replaces the one on cpu: the cpu series go, the GPU's come.
+	r.recordPool(pool, nil, warmPool{byZone: map[string]int{"a": 2, "b": 1}}, map[string][2]float64{"nvidia.com/gpu": {4, 1}})
+	if n := seriesOf(t, "stratos_nodepool_limit", "series-test"); n != 1 ||
+		testutil.ToFloat64(metrics.PoolLimit.WithLabelValues("series-test", "nvidia.com/gpu")) != 4 {
+		t.Fatalf("after the cpu limit gave way to a GPU one: %d limit series, want the GPU's only", n)
 	}
 	r.recordPool(pool, nil, warmPool{byZone: map[string]int{"a": 2}}, nil)
 	for _, m := range []struct {
