@@ -102,7 +102,7 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 }
 
 // After terminationGracePeriod a drain deletes the pods a budget still protects.
-func TestDrainTimeoutForcesTheDrain(t *testing.T) {
+func TestTerminationGracePeriodForcesTheDrain(t *testing.T) {
 	f := newFixture(t, nil)
 	const timeout = 2 * time.Second
 	claim := f.runningClaim("forced", func(p *v1beta1.NodePool) { p.Spec.Template.Spec.TerminationGracePeriod = v1beta1.NewDuration(timeout) })
