@@ -136,7 +136,7 @@ func cheapest(ps *poolState, set bitset) int {
 }
 
 // reserve holds the capacity of the bin's cheapest offering (or floor, the largest the
-// pool's floors keep, when larger) against the pool's cpu and memory limits, taking only
+// pool's floors keep, when larger) against the pool's limits on resources, taking only
 // the growth since the bin's last reservation.
 func (s *solver) reserve(b *bin, candidates bitset, floor *resources) bool {
 	ps := b.pool

@@ -210,8 +210,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // scale carries out one plan for the pool: the running minimum, the warm pool's
 // creations and its removals, all within the limits as the limits package counts them.
 func (r *Reconciler) scale(ctx context.Context, pool *v1beta1.NodePool, class client.Object, current claimtemplate.Current, obs *observation) error {
-	// The instance types are read only when the pass needs them: for limits on cpu or
-	// memory, for standby claims that may be held, or to place new ones.
+	// The instance types are read only when the pass needs them: for limits on a resource
+	// (cpu, memory, nvidia.com/gpu, ...), for standby claims that may be held, or to
+	// place new ones.
 	var types []*cloudprovider.InstanceType
 	if needsTypes(pool, obs) {
 		var err error
@@ -360,7 +361,7 @@ func pointers(claims []v1beta1.NodeClaim) []*v1beta1.NodeClaim {
 }
 
 // needsTypes reports whether a pass over the pool needs the instance types: the pool has
-// limits on cpu or memory, keeps a warm pool, has standby claims, or configures its
+// limits on a resource of its nodes' capacity, keeps a warm pool, has standby claims, or configures its
 // kubelet, which may leave no type room for pods (the pool says so).
 func needsTypes(pool *v1beta1.NodePool, obs *observation) bool {
 	if limitsResources(pool) || obs.target > 0 || pool.Spec.Template.Spec.Kubelet != nil {
