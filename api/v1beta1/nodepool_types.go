@@ -37,12 +37,15 @@ type NodePoolSpec struct {
 	// +required
 	Template NodeClaimTemplate `json:"template"`
 
-	// Limits cap the pool. They count every claim of the pool that is not being
-	// deleted, whatever its phase (launching, warming, standby, running, draining), by
-	// its instance's capacity once the Node reports it and before then by the capacity
-	// of the cheapest instance type the claim may launch as. Provisioning, the warm
-	// pool, a window's running minimum and replacements of drifted or expired nodes all
-	// stay within them. Unset limits do not cap.
+	// Limits cap the pool, by resource name: nodes is the number of claims; cpu,
+	// memory, nvidia.com/gpu or any other name adds up that resource in the claims'
+	// capacity (not allocatable), a claim whose instance type lacks it counting 0. They
+	// count every claim of the pool that is not being deleted, whatever its phase
+	// (launching, warming, standby, running, draining), by its instance's capacity once
+	// the Node reports it and before then by the capacity of the cheapest instance type
+	// the claim may launch as. Provisioning, the warm pool, a window's running minimum
+	// and replacements of drifted or expired nodes all stay within them. Unset limits do
+	// not cap.
 	// +optional
 	Limits Limits `json:"limits,omitempty"`
 
