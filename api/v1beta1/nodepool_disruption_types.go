@@ -1,14 +1,14 @@
 package v1beta1
 
 // ConsolidationPolicy says which running nodes are candidates to be given back.
-// +kubebuilder:validation:Enum=WhenEmpty;WhenUnderutilized
+// +kubebuilder:validation:Enum=WhenEmpty;WhenEmptyOrUnderutilized
 type ConsolidationPolicy string
 
 const (
 	// ConsolidationWhenEmpty gives back nodes that run no pods but DaemonSet and mirror pods.
 	ConsolidationWhenEmpty ConsolidationPolicy = "WhenEmpty"
-	// ConsolidationWhenUnderutilized also gives back nodes whose pods fit elsewhere.
-	ConsolidationWhenUnderutilized ConsolidationPolicy = "WhenUnderutilized"
+	// ConsolidationWhenEmptyOrUnderutilized also gives back nodes whose pods fit elsewhere.
+	ConsolidationWhenEmptyOrUnderutilized ConsolidationPolicy = "WhenEmptyOrUnderutilized"
 )
 
 // DisruptionReason is why a node is voluntarily disrupted.
@@ -24,7 +24,7 @@ const (
 
 // Disruption says when and how a pool's nodes are given back or replaced.
 type Disruption struct {
-	// ConsolidationPolicy: WhenEmpty or WhenUnderutilized. Defaults to WhenEmpty.
+	// ConsolidationPolicy: WhenEmpty or WhenEmptyOrUnderutilized. Defaults to WhenEmpty.
 	// +optional
 	// +kubebuilder:default=WhenEmpty
 	ConsolidationPolicy ConsolidationPolicy `json:"consolidationPolicy,omitempty"`
@@ -34,20 +34,6 @@ type Disruption struct {
 	// +optional
 	// +kubebuilder:default="30s"
 	ConsolidateAfter *Duration `json:"consolidateAfter,omitempty"`
-
-	// ExpireAfter replaces a node this long after its launch; Never turns expiry off.
-	// Defaults to 720h (30 days).
-	// +optional
-	// +kubebuilder:default="720h"
-	ExpireAfter *ExpiryDuration `json:"expireAfter,omitempty"`
-
-	// DrainTimeout bounds a drain: after it, pods that PodDisruptionBudgets still protect
-	// are deleted anyway. It must be longer than zero: 0s would force every drain at
-	// once, past every budget, so it is refused rather than read as "no timeout". Unset
-	// (the default) means never force: the drain waits for the budgets.
-	// +optional
-	// +kubebuilder:validation:XValidation:rule="self.matches('[1-9]')",message="drainTimeout must be longer than zero; leave it unset for drains that wait for PodDisruptionBudgets without a limit"
-	DrainTimeout *Duration `json:"drainTimeout,omitempty"`
 
 	// Budgets cap how many of the pool's nodes may be disrupted at once. The most
 	// restrictive active budget applies. Defaults to one budget of 10%.

@@ -2,7 +2,6 @@ package v1beta1
 
 import (
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 )
 
@@ -12,7 +11,7 @@ import (
 // +kubebuilder:object:root=true
 // +kubebuilder:resource:scope=Cluster,shortName=snp,categories=stratos
 // +kubebuilder:subresource:status
-// +kubebuilder:printcolumn:name="NodeClass",type=string,JSONPath=`.spec.template.nodeClassRef.name`
+// +kubebuilder:printcolumn:name="NodeClass",type=string,JSONPath=`.spec.template.spec.nodeClassRef.name`
 // +kubebuilder:printcolumn:name="Target",type=integer,JSONPath=`.status.standbyTarget`,description="Standby nodes the pool aims for now"
 // +kubebuilder:printcolumn:name="Standby",type=integer,JSONPath=`.status.nodes.standby`
 // +kubebuilder:printcolumn:name="Running",type=integer,JSONPath=`.status.nodes.running`
@@ -38,14 +37,17 @@ type NodePoolSpec struct {
 	// +required
 	Template NodeClaimTemplate `json:"template"`
 
-	// Limits cap the pool. They count every claim of the pool that is not being
-	// deleted, whatever its phase (launching, warming, standby, running, draining), by
-	// its instance's capacity once the Node reports it and before then by the capacity
-	// of the cheapest instance type the claim may launch as. Provisioning, the warm
-	// pool, a window's running minimum and replacements of drifted or expired nodes all
-	// stay within them. Unset limits do not cap.
+	// Limits cap the pool, by resource name: nodes is the number of claims; cpu,
+	// memory, nvidia.com/gpu or any other name adds up that resource in the claims'
+	// capacity (not allocatable), a claim whose instance type lacks it counting 0. They
+	// count every claim of the pool that is not being deleted, whatever its phase
+	// (launching, warming, standby, running, draining), by its instance's capacity once
+	// the Node reports it and before then by the capacity of the cheapest instance type
+	// the claim may launch as. Provisioning, the warm pool, a window's running minimum
+	// and replacements of drifted or expired nodes all stay within them. Unset limits do
+	// not cap.
 	// +optional
-	Limits *Limits `json:"limits,omitempty"`
+	Limits Limits `json:"limits,omitempty"`
 
 	// Standby is the warm pool: nodes launched, initialised and stopped ahead of demand.
 	// +optional
@@ -84,16 +86,28 @@ type NodePoolSpec struct {
 	// +optional
 	Paused bool `json:"paused,omitempty"`
 
-	// KillSwitch drains every node of the pool, standby included, within its drain
-	// timeout and terminates it; the pool stays defined. Defaults to false.
+	// KillSwitch drains every node of the pool, standby included, within its
+	// template's terminationGracePeriod and terminates it; the pool stays defined.
+	// Defaults to false.
 	// +optional
 	KillSwitch bool `json:"killSwitch,omitempty"`
 }
 
-// NodeClaimTemplate is the part of a NodeClaim that comes from its pool.
-//
-// +kubebuilder:validation:XValidation:rule="!has(self.taints) || !has(self.startupTaints) || !self.taints.exists(t, self.startupTaints.exists(s, s.key == t.key && s.effect == t.effect))",message="a taint cannot be both in taints and in startupTaints"
+// NodeClaimTemplate is the part of a NodeClaim that comes from its pool, shaped as
+// Karpenter v1's: the node's metadata, and the claim's spec.
 type NodeClaimTemplate struct {
+	// Metadata is what every node of the pool carries: labels and annotations. Unset:
+	// none beyond the ones Stratos and the cloud set.
+	// +optional
+	TemplateObjectMeta `json:"metadata,omitempty"`
+
+	// Spec is what every NodeClaim of the pool asks for.
+	// +required
+	Spec NodeClaimTemplateSpec `json:"spec"`
+}
+
+// TemplateObjectMeta is the metadata a pool gives its nodes.
+type TemplateObjectMeta struct {
 	// Labels added to every node of the pool. Keys under stratos.sh/ and the labels the
 	// cloud sets (instance type, zone, architecture, OS, hostname) are reserved; constrain
 	// those with requirements instead. Unset: none beyond the ones Stratos and the cloud set.
@@ -115,7 +129,12 @@ type NodeClaimTemplate struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k.contains('/') ? (k.indexOf('/') <= 253 && size(k) - k.indexOf('/') - 1 <= 63) : size(k) <= 63)",message="annotation keys must have a name of at most 63 characters after a prefix of at most 253"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, size(self[k]) <= 2048)",message="annotation values must be at most 2048 characters"
 	Annotations map[string]string `json:"annotations,omitempty"`
+}
 
+// NodeClaimTemplateSpec is what every NodeClaim of a pool asks for.
+//
+// +kubebuilder:validation:XValidation:rule="!has(self.taints) || !has(self.startupTaints) || !self.taints.exists(t, self.startupTaints.exists(s, s.key == t.key && s.effect == t.effect))",message="a taint cannot be both in taints and in startupTaints"
+type NodeClaimTemplateSpec struct {
 	// Taints every node of the pool carries for its whole life. Unset: none.
 	// +optional
 	// +listType=atomic
@@ -149,28 +168,34 @@ type NodeClaimTemplate struct {
 	// NodeClassRef is the node class the pool launches with.
 	// +required
 	NodeClassRef NodeClassReference `json:"nodeClassRef"`
+
+	// ExpireAfter replaces a node this long after its launch; Never turns expiry off.
+	// Defaults to 720h (30 days).
+	// +optional
+	// +kubebuilder:default="720h"
+	ExpireAfter *ExpiryDuration `json:"expireAfter,omitempty"`
+
+	// TerminationGracePeriod bounds a drain: after it, pods that PodDisruptionBudgets
+	// still protect are deleted anyway. It must be longer than zero: 0s would force every
+	// drain at once, past every budget, so it is refused rather than read as "no
+	// timeout". Unset (the default) means never force: the drain waits for the budgets.
+	// +optional
+	// +kubebuilder:validation:XValidation:rule="self.matches('[1-9]')",message="terminationGracePeriod must be longer than zero; leave it unset for drains that wait for PodDisruptionBudgets without a limit"
+	TerminationGracePeriod *Duration `json:"terminationGracePeriod,omitempty"`
 }
 
-// Limits cap a pool. Every claim not being deleted counts, whatever its phase.
-type Limits struct {
-	// Nodes is the largest number of claims the pool may have. An active window's
-	// maxNodes replaces it while the window is open. Unset: no node limit.
-	// +optional
-	// +kubebuilder:validation:Minimum=0
-	Nodes *int32 `json:"nodes,omitempty"`
+// Limits cap a pool, by resource name: cpu, memory, nvidia.com/gpu or any other
+// resource its nodes report in their capacity, and nodes, the number of claims. Every
+// claim not being deleted counts, whatever its phase. At most 16 limits: the API server
+// bounds the cost of the rules that check each of them.
+//
+// +kubebuilder:validation:MaxProperties=16
+// +kubebuilder:validation:XValidation:rule="self.all(k, !string(self[k]).startsWith('-'))",message="limits must not be negative"
+// +kubebuilder:validation:XValidation:rule="!('nodes' in self) || string(self['nodes']).matches('^[0-9]+$')",message="the nodes limit is a whole number of nodes such as 10"
+type Limits corev1.ResourceList
 
-	// CPU is the largest sum of the CPU capacity (not allocatable) of the pool's nodes.
-	// Unset: no CPU limit.
-	// +optional
-	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="cpu limit must not be negative"
-	CPU *resource.Quantity `json:"cpu,omitempty"`
-
-	// Memory is the largest sum of the memory capacity (not allocatable) of the pool's
-	// nodes. Unset: no memory limit.
-	// +optional
-	// +kubebuilder:validation:XValidation:rule="!string(self).startsWith('-')",message="memory limit must not be negative"
-	Memory *resource.Quantity `json:"memory,omitempty"`
-}
+// LimitNodes is the key of Limits that caps the number of a pool's claims.
+const LimitNodes corev1.ResourceName = "nodes"
 
 // Standby configures the warm pool.
 //

@@ -24,7 +24,7 @@ func TestRequirementSchemaMatchesTheWellKnownKeys(t *testing.T) {
 		t.Fatal(err)
 	}
 	template := crd.Spec.Versions[0].Schema.OpenAPIV3Schema.Properties["spec"].Properties["template"]
-	requirement := template.Properties["requirements"].Items.Schema
+	requirement := template.Properties["spec"].Properties["requirements"].Items.Schema
 	var keys []string
 	for _, v := range requirement.Properties["key"].Enum {
 		keys = append(keys, strings.Trim(string(v.Raw), `"`))

@@ -14,17 +14,19 @@ import corev1 "k8s.io/api/core/v1"
 // +kubebuilder:validation:XValidation:rule="!(self.operator in ['Gt', 'Lt']) || self.key in ['stratos.sh/instance-generation', 'stratos.sh/instance-cpu', 'stratos.sh/instance-memory', 'stratos.sh/instance-gpu-count', 'stratos.sh/instance-network-bandwidth']",message="Gt and Lt apply only to the numeric keys: stratos.sh/instance-generation, -cpu, -memory, -gpu-count and -network-bandwidth"
 // +kubebuilder:validation:XValidation:rule="!(self.key in ['stratos.sh/instance-generation', 'stratos.sh/instance-cpu', 'stratos.sh/instance-memory', 'stratos.sh/instance-gpu-count', 'stratos.sh/instance-network-bandwidth']) || !has(self.values) || self.values.all(v, v.matches('^[0-9]{1,18}$'))",message="the values of stratos.sh/instance-generation, -cpu, -memory, -gpu-count and -network-bandwidth are whole numbers such as 4"
 // +kubebuilder:validation:XValidation:rule="self.key != 'kubernetes.io/arch' || !has(self.values) || self.values.all(v, v in ['amd64', 'arm64'])",message="kubernetes.io/arch values must be amd64 or arm64"
+// +kubebuilder:validation:XValidation:rule="self.key != 'kubernetes.io/os' || !has(self.values) || self.values.all(v, v in ['linux', 'windows'])",message="kubernetes.io/os values must be linux or windows"
 // +kubebuilder:validation:XValidation:rule="self.key != 'stratos.sh/capacity-type' || !has(self.values) || self.values.all(v, v in ['on-demand', 'spot'])",message="stratos.sh/capacity-type values must be on-demand or spot"
 // +kubebuilder:validation:XValidation:rule="!has(self.minValues) || self.operator != 'DoesNotExist'",message="minValues cannot go with DoesNotExist: a label that is absent has no values to choose among"
 // +kubebuilder:validation:XValidation:rule="!has(self.minValues) || self.operator != 'In' || size(self.values) >= self.minValues",message="minValues cannot exceed the number of values of an In requirement"
 // +kubebuilder:validation:XValidation:rule="!has(self.minValues) || !(self.key in ['topology.kubernetes.io/zone', 'stratos.sh/capacity-type'])",message="minValues applies to what the instance type is, not to the zone or the capacity type: a node is bought in one zone and one capacity type"
 type NodeSelectorRequirement struct {
 	// Key is the node label constrained: node.kubernetes.io/instance-type,
-	// topology.kubernetes.io/zone, kubernetes.io/arch, stratos.sh/capacity-type, or an
+	// topology.kubernetes.io/zone, kubernetes.io/arch, kubernetes.io/os (every node
+	// Stratos launches is linux), stratos.sh/capacity-type, or an
 	// instance label: stratos.sh/instance-family, -category, -generation, -size, -cpu,
 	// -memory (MiB), -gpu-count, -gpu-name, -hypervisor or -network-bandwidth (Mbps).
 	// +required
-	// +kubebuilder:validation:Enum=node.kubernetes.io/instance-type;topology.kubernetes.io/zone;kubernetes.io/arch;stratos.sh/capacity-type;stratos.sh/instance-family;stratos.sh/instance-category;stratos.sh/instance-generation;stratos.sh/instance-size;stratos.sh/instance-cpu;stratos.sh/instance-memory;stratos.sh/instance-gpu-count;stratos.sh/instance-gpu-name;stratos.sh/instance-hypervisor;stratos.sh/instance-network-bandwidth
+	// +kubebuilder:validation:Enum=node.kubernetes.io/instance-type;topology.kubernetes.io/zone;kubernetes.io/arch;kubernetes.io/os;stratos.sh/capacity-type;stratos.sh/instance-family;stratos.sh/instance-category;stratos.sh/instance-generation;stratos.sh/instance-size;stratos.sh/instance-cpu;stratos.sh/instance-memory;stratos.sh/instance-gpu-count;stratos.sh/instance-gpu-name;stratos.sh/instance-hypervisor;stratos.sh/instance-network-bandwidth
 	Key string `json:"key"`
 
 	// Operator relates the key to the values: In, NotIn, Exists, DoesNotExist, or, for

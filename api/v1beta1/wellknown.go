@@ -105,6 +105,7 @@ var RequirementKeys = append([]string{
 	corev1.LabelInstanceTypeStable,
 	corev1.LabelTopologyZone,
 	corev1.LabelArchStable,
+	corev1.LabelOSStable, // every node Stratos launches is linux
 	LabelCapacityType,
 }, InstanceLabelKeys...)
 

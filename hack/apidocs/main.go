@@ -7,6 +7,7 @@ package main
 
 import (
 	"bytes"
+	_ "embed"
 	"flag"
 	"fmt"
 	"maps"
@@ -56,6 +57,7 @@ func render(crdDir string) ([]byte, error) {
 	}
 	var b bytes.Buffer
 	b.WriteString(header)
+	b.WriteString(comparedWithKarpenter)
 	for _, kind := range kindOrder {
 		crd, ok := crds[kind]
 		if !ok {
@@ -80,6 +82,12 @@ See [concepts](concepts.md) for what the kinds mean and how they work together.
 
 `
 
+// comparedWithKarpenter says where the API keeps a name or shape of its own against
+// Karpenter v1's, and why; written by hand, as no CRD holds it.
+//
+//go:embed karpenter.md
+var comparedWithKarpenter string
+
 func writeKind(b *bytes.Buffer, crd *apiextensionsv1.CustomResourceDefinition) {
 	version := crd.Spec.Versions[0]
 	names := crd.Spec.Names
@@ -88,7 +96,8 @@ func writeKind(b *bytes.Buffer, crd *apiextensionsv1.CustomResourceDefinition) {
 	if schema.Description != "" {
 		fmt.Fprintf(b, "%s\n\n", oneParagraph(schema.Description))
 	}
-	fmt.Fprintf(b, "`kubectl get %s`", names.Plural)
+	// The plural with its group: Karpenter's kinds share the plurals.
+	fmt.Fprintf(b, "`kubectl get %s.%s`", names.Plural, crd.Spec.Group)
 	if len(names.ShortNames) > 0 {
 		fmt.Fprintf(b, " (short name `%s`)", strings.Join(names.ShortNames, "`, `"))
 	}

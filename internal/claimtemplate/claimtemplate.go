@@ -53,11 +53,11 @@ func NewClaim(pool *v1beta1.NodePool, desired v1beta1.DesiredState) *v1beta1.Nod
 		},
 		Spec: v1beta1.NodeClaimSpec{
 			NodePool:      pool.Name,
-			NodeClassRef:  t.NodeClassRef,
-			Requirements:  append([]v1beta1.NodeSelectorRequirement(nil), t.Requirements...),
-			Taints:        append([]v1beta1.Taint(nil), t.Taints...),
-			StartupTaints: append([]v1beta1.Taint(nil), t.StartupTaints...),
-			Kubelet:       t.Kubelet.DeepCopy(),
+			NodeClassRef:  t.Spec.NodeClassRef,
+			Requirements:  append([]v1beta1.NodeSelectorRequirement(nil), t.Spec.Requirements...),
+			Taints:        append([]v1beta1.Taint(nil), t.Spec.Taints...),
+			StartupTaints: append([]v1beta1.Taint(nil), t.Spec.StartupTaints...),
+			Kubelet:       t.Spec.Kubelet.DeepCopy(),
 			DesiredState:  desired,
 		},
 	}
@@ -114,11 +114,15 @@ func ClaimHash(claim *v1beta1.NodeClaim, pool *v1beta1.NodePool, nodeClass runti
 
 // TemplateHash fingerprints a pool's template: the labels, annotations, taints,
 // requirements, kubelet configuration and node class reference its claims copy when
-// they are created.
+// they are created. The template's expireAfter and terminationGracePeriod are left out:
+// they say when and how a node is given back, not what it is made of, so changing them
+// must not make every node drift (as in Karpenter v1, which does not hash them either).
 func TemplateHash(pool *v1beta1.NodePool) string {
+	template := *pool.Spec.Template.DeepCopy()
+	template.Spec.ExpireAfter, template.Spec.TerminationGracePeriod = nil, nil
 	// encoding/json writes struct fields in order and map keys sorted, so equal inputs
 	// give equal bytes; a template always marshals.
-	data, _ := json.Marshal(pool.Spec.Template)
+	data, _ := json.Marshal(template)
 	return fingerprint(data)
 }
 

@@ -2,6 +2,7 @@ package claimtemplate
 
 import (
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
@@ -17,12 +18,16 @@ func pool() *v1beta1.NodePool {
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: v1beta1.NodePoolSpec{
 			Template: v1beta1.NodeClaimTemplate{
-				Labels:        map[string]v1beta1.LabelValue{"team": "a"},
-				Annotations:   map[string]string{"note": "x"},
-				Taints:        []v1beta1.Taint{{Key: "dedicated", Effect: "NoSchedule"}},
-				StartupTaints: []v1beta1.Taint{{Key: "cni", Effect: "NoExecute"}},
-				Requirements:  []v1beta1.NodeSelectorRequirement{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
-				NodeClassRef:  v1beta1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"},
+				TemplateObjectMeta: v1beta1.TemplateObjectMeta{
+					Labels:      map[string]v1beta1.LabelValue{"team": "a"},
+					Annotations: map[string]string{"note": "x"},
+				},
+				Spec: v1beta1.NodeClaimTemplateSpec{
+					Taints:        []v1beta1.Taint{{Key: "dedicated", Effect: "NoSchedule"}},
+					StartupTaints: []v1beta1.Taint{{Key: "cni", Effect: "NoExecute"}},
+					Requirements:  []v1beta1.NodeSelectorRequirement{{Key: "kubernetes.io/arch", Operator: "In", Values: []string{"amd64"}}},
+					NodeClassRef:  v1beta1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"},
+				},
 			},
 			Standby: v1beta1.Standby{Min: 3},
 		},
@@ -42,7 +47,7 @@ func TestNewClaimCarriesTheTemplate(t *testing.T) {
 	}
 	// The claim must not share slices with the pool.
 	claim.Spec.Taints[0].Key = "changed"
-	if pool().Spec.Template.Taints[0].Key != "dedicated" {
+	if pool().Spec.Template.Spec.Taints[0].Key != "dedicated" {
 		t.Error("the claim shares its taints with the pool")
 	}
 }
@@ -134,22 +139,22 @@ func TestCurrentCarriesTheResolvedImages(t *testing.T) {
 // A claim boots its kubelet as its pool's template says, with a copy of its own.
 func TestNewClaimCarriesTheKubeletConfiguration(t *testing.T) {
 	p := pool()
-	p.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{
+	p.Spec.Template.Spec.Kubelet = &v1beta1.KubeletConfiguration{
 		MaxPods:      ptr.To[int32](8),
 		KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("1Gi")},
 		EvictionHard: map[string]v1beta1.EvictionThreshold{"memory.available": "5%"},
 	}
 	claim := NewClaim(p, v1beta1.DesiredRunning)
-	if !equality.Semantic.DeepEqual(claim.Spec.Kubelet, p.Spec.Template.Kubelet) {
-		t.Fatalf("claim kubelet %+v, want the template's %+v", claim.Spec.Kubelet, p.Spec.Template.Kubelet)
+	if !equality.Semantic.DeepEqual(claim.Spec.Kubelet, p.Spec.Template.Spec.Kubelet) {
+		t.Fatalf("claim kubelet %+v, want the template's %+v", claim.Spec.Kubelet, p.Spec.Template.Spec.Kubelet)
 	}
 	standby := NewStandbyClaim(p, "fake-1a", []string{v1beta1.CapacityTypeOnDemand})
-	if !equality.Semantic.DeepEqual(standby.Spec.Kubelet, p.Spec.Template.Kubelet) {
+	if !equality.Semantic.DeepEqual(standby.Spec.Kubelet, p.Spec.Template.Spec.Kubelet) {
 		t.Fatalf("standby claim kubelet %+v, want the template's", standby.Spec.Kubelet)
 	}
 	*claim.Spec.Kubelet.MaxPods = 20
 	claim.Spec.Kubelet.EvictionHard["memory.available"] = "1Gi"
-	if *p.Spec.Template.Kubelet.MaxPods != 8 || p.Spec.Template.Kubelet.EvictionHard["memory.available"] != "5%" {
+	if *p.Spec.Template.Spec.Kubelet.MaxPods != 8 || p.Spec.Template.Spec.Kubelet.EvictionHard["memory.available"] != "5%" {
 		t.Error("the claim shares its kubelet configuration with the pool")
 	}
 	if NewClaim(pool(), v1beta1.DesiredRunning).Spec.Kubelet != nil {
@@ -167,7 +172,7 @@ func TestKubeletConfigurationChangesDrift(t *testing.T) {
 	claim.Status.TemplateHash = launched
 
 	unset := pool()
-	unset.Spec.Template.Kubelet = nil
+	unset.Spec.Template.Spec.Kubelet = nil
 	if TemplateHash(unset) != TemplateHash(before) {
 		t.Fatal("the hash of a template without a kubelet configuration changed")
 	}
@@ -180,7 +185,7 @@ func TestKubeletConfigurationChangesDrift(t *testing.T) {
 		{"image GC set", &v1beta1.KubeletConfiguration{ImageGCHighThresholdPercent: ptr.To[int32](90)}},
 	} {
 		changed := pool()
-		changed.Spec.Template.Kubelet = change.kubelet
+		changed.Spec.Template.Spec.Kubelet = change.kubelet
 		current, _ := Hash(changed, class)
 		if !Drifted(claim, current) {
 			t.Errorf("%s: a claim of the old configuration has not drifted", change.name)
@@ -208,5 +213,24 @@ func TestNewClaimIsOwnedByItsPoolAndBlocksItsDeletion(t *testing.T) {
 	}
 	if o.Controller == nil || !*o.Controller || o.BlockOwnerDeletion == nil || !*o.BlockOwnerDeletion {
 		t.Errorf("owner %+v: want controller and blockOwnerDeletion", o)
+	}
+}
+
+// expireAfter and terminationGracePeriod say when and how a node is given back, not what
+// it is made of: changing them drifts no node. A label, which the node carries, does.
+func TestExpiryAndGracePeriodDoNotDrift(t *testing.T) {
+	before := TemplateHash(pool())
+	changed := pool()
+	changed.Spec.Template.Spec.ExpireAfter = &v1beta1.ExpiryDuration{}
+	changed.Spec.Template.Spec.TerminationGracePeriod = v1beta1.NewDuration(time.Hour)
+	if got := TemplateHash(changed); got != before {
+		t.Fatalf("template hash %s after changing expireAfter and terminationGracePeriod, want %s", got, before)
+	}
+	if changed.Spec.Template.Spec.ExpireAfter == nil || changed.Spec.Template.Spec.TerminationGracePeriod == nil {
+		t.Fatal("TemplateHash changed the pool's template")
+	}
+	changed.Spec.Template.Labels["team"] = "b"
+	if TemplateHash(changed) == before {
+		t.Fatal("a label change does not change the template hash")
 	}
 }

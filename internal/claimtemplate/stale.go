@@ -45,7 +45,7 @@ func ShapeDrifted(pool *v1beta1.NodePool, claim *v1beta1.NodeClaim) bool {
 // ExpiresAt is when claim expires under its pool's expireAfter, counted from the claim's
 // creation, which its launch follows at once; zero when the pool's nodes never expire.
 func ExpiresAt(pool *v1beta1.NodePool, claim *v1beta1.NodeClaim) time.Time {
-	expiry := pool.Spec.Disruption.ExpireAfter
+	expiry := pool.Spec.Template.Spec.ExpireAfter
 	if expiry == nil || expiry.Duration == nil {
 		return time.Time{}
 	}

@@ -14,8 +14,8 @@ import (
 func TestStaleSaysDriftedBeforeExpired(t *testing.T) {
 	launched := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	day := 24 * time.Hour
-	pool := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Disruption: v1beta1.Disruption{ExpireAfter: &v1beta1.ExpiryDuration{Duration: &day}}}}
-	never := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Disruption: v1beta1.Disruption{ExpireAfter: &v1beta1.ExpiryDuration{}}}}
+	pool := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{Spec: v1beta1.NodeClaimTemplateSpec{ExpireAfter: &v1beta1.ExpiryDuration{Duration: &day}}}}}
+	never := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{Spec: v1beta1.NodeClaimTemplateSpec{ExpireAfter: &v1beta1.ExpiryDuration{}}}}}
 	claim := func(hash string) *v1beta1.NodeClaim {
 		return &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{CreationTimestamp: metav1.NewTime(launched)}, Status: v1beta1.NodeClaimStatus{TemplateHash: hash}}
 	}

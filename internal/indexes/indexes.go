@@ -24,7 +24,7 @@ const (
 	// ClaimNodeName indexes NodeClaims by status.nodeName.
 	ClaimNodeName = "status.nodeName"
 	// PoolNodeClass indexes NodePools by their node class, as "Kind/name".
-	PoolNodeClass = "spec.template.nodeClassRef"
+	PoolNodeClass = "spec.template.spec.nodeClassRef"
 )
 
 // NodeClassKey is the PoolNodeClass index value of a node class.
@@ -51,7 +51,7 @@ var all = []index{
 	{&v1beta1.NodeClaim{}, ClaimProviderID, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.ProviderID) }},
 	{&v1beta1.NodeClaim{}, ClaimNodeName, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.NodeName) }},
 	{&v1beta1.NodePool{}, PoolNodeClass, func(o client.Object) []string {
-		ref := o.(*v1beta1.NodePool).Spec.Template.NodeClassRef
+		ref := o.(*v1beta1.NodePool).Spec.Template.Spec.NodeClassRef
 		return []string{NodeClassKey(ref.Kind, ref.Name)}
 	}},
 }

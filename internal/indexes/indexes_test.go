@@ -23,7 +23,7 @@ func extract(t *testing.T, field string, obj client.Object) []string {
 
 func TestIndexValues(t *testing.T) {
 	claim := &v1beta1.NodeClaim{Spec: v1beta1.NodeClaimSpec{NodePool: "web"}, Status: v1beta1.NodeClaimStatus{ProviderID: "fake:///a/i-1", NodeName: "n1"}}
-	pool := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}}}
+	pool := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{Spec: v1beta1.NodeClaimTemplateSpec{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}}}}
 	cases := []struct {
 		field string
 		obj   client.Object

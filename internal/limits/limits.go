@@ -1,20 +1,22 @@
-// Package limits is the one place a pool's limits are counted: limits.nodes,
-// limits.cpu, limits.memory and the active window's maxNodes. Provisioning, standby
-// planning, the running minimum and disruption's replacements all ask it what is left,
-// so they cannot disagree.
+// Package limits is the one place a pool's limits are counted: limits.nodes, the limits
+// on resources (cpu, memory, nvidia.com/gpu or any other resource of a node's capacity)
+// and the active window's maxNodes. Provisioning, standby planning, the running minimum
+// and disruption's replacements all ask it what is left, so they cannot disagree.
 //
 // What counts: every claim of the pool that is not being deleted, whatever its phase
 // (launching, standing by, running, draining), by the capacity of its instance once the
 // kubelet reports it, and before then by the capacity of the cheapest instance type the
-// claim may launch as. A claim being deleted no longer counts: its instance is on its
-// way out.
+// claim may launch as. A claim whose capacity lacks a resource counts 0 of it. A claim
+// being deleted no longer counts: its instance is on its way out.
 package limits
 
 import (
 	"fmt"
 	"math"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 )
@@ -23,16 +25,38 @@ import (
 // nothing is known.
 type Estimate func(*v1beta1.NodeClaim) corev1.ResourceList
 
+// Amount is a quantity of a resource as this package counts it: cpu in millicores, so
+// that fractions of a core add up; every other resource in its own units (bytes of
+// memory, GPUs), rounded up.
+func Amount(name corev1.ResourceName, q resource.Quantity) int64 {
+	if name == corev1.ResourceCPU {
+		return q.MilliValue()
+	}
+	return q.Value()
+}
+
+// Quantity turns an Amount back into a quantity, for messages and metrics.
+func Quantity(name corev1.ResourceName, amount int64) resource.Quantity {
+	switch name {
+	case corev1.ResourceCPU:
+		return *resource.NewMilliQuantity(amount, resource.DecimalSI)
+	case corev1.ResourceMemory, corev1.ResourceEphemeralStorage:
+		return *resource.NewQuantity(amount, resource.BinarySI)
+	}
+	return *resource.NewQuantity(amount, resource.DecimalSI)
+}
+
 // Left is what a pool's limits leave for more claims.
 type Left struct {
 	// Nodes is how many more claims the node cap allows; Unlimited when there is none.
 	Nodes int
-	// CPU (millicores) and Memory (bytes) are the capacity left; nil when unlimited.
-	CPU, Memory *int64
-	// nodeCap names the node cap in force, for messages.
-	nodeCap string
-	cpu     string
-	memory  string
+	// Resources is the capacity left of each limited resource, as Amounts (cpu in
+	// millicores); a resource absent is not limited. May be negative once claims
+	// outgrew a limit lowered under them.
+	Resources map[corev1.ResourceName]int64
+	// nodeCap and limitNames name the limits in force, for messages.
+	nodeCap    string
+	limitNames map[corev1.ResourceName]string
 }
 
 // Unlimited is Left.Nodes when no cap applies.
@@ -40,15 +64,16 @@ const Unlimited = -1
 
 // Usage is what a pool's claims count against its limits.
 type Usage struct {
-	// Nodes counts the claims; CPU (millicores) and Memory (bytes) add up their capacity.
-	Nodes       int
-	CPU, Memory int64
+	// Nodes counts the claims.
+	Nodes int
+	// Resources adds up their capacity by resource, as Amounts (cpu in millicores).
+	Resources map[corev1.ResourceName]int64
 }
 
 // Used counts the pool's claims as the limits do: every claim not being deleted, by its
 // capacity, or by estimate's for a claim not launched yet (nothing when estimate is nil).
 func Used(claims []*v1beta1.NodeClaim, estimate Estimate) Usage {
-	var u Usage
+	u := Usage{Resources: map[corev1.ResourceName]int64{}}
 	for _, claim := range claims {
 		if !claim.DeletionTimestamp.IsZero() {
 			continue
@@ -58,8 +83,9 @@ func Used(claims []*v1beta1.NodeClaim, estimate Estimate) Usage {
 		if len(capacity) == 0 && estimate != nil {
 			capacity = estimate(claim)
 		}
-		u.CPU += capacity.Cpu().MilliValue()
-		u.Memory += capacity.Memory().Value()
+		for name, q := range capacity {
+			u.Resources[name] += Amount(name, q)
+		}
 	}
 	return u
 }
@@ -67,30 +93,29 @@ func Used(claims []*v1beta1.NodeClaim, estimate Estimate) Usage {
 // Remaining is what limits and the node cap in force (limits.nodes, or the active
 // window's maxNodes; nil for none) leave, given the pool's claims. estimate sizes the
 // claims not launched yet.
-func Remaining(limits *v1beta1.Limits, maxNodes *int32, claims []*v1beta1.NodeClaim, estimate Estimate) Left {
+func Remaining(limits v1beta1.Limits, maxNodes *int32, claims []*v1beta1.NodeClaim, estimate Estimate) Left {
 	left := Left{Nodes: Unlimited}
 	used := Used(claims, estimate)
-	live, cpu, memory := used.Nodes, used.CPU, used.Memory
 	if maxNodes != nil {
-		left.Nodes = max(int(*maxNodes)-live, 0)
+		left.Nodes = max(int(*maxNodes)-used.Nodes, 0)
 		left.nodeCap = fmt.Sprintf("the node cap (%d)", *maxNodes)
-		if limits != nil && limits.Nodes != nil && *limits.Nodes == *maxNodes {
+		if n := limits.Nodes(); n != nil && *n == *maxNodes {
 			left.nodeCap = fmt.Sprintf("limits.nodes (%d)", *maxNodes)
 		}
 	}
-	if limits != nil && limits.CPU != nil {
-		left.CPU = ptr(limits.CPU.MilliValue() - cpu)
-		left.cpu = fmt.Sprintf("limits.cpu (%s)", limits.CPU)
-	}
-	if limits != nil && limits.Memory != nil {
-		left.Memory = ptr(limits.Memory.Value() - memory)
-		left.memory = fmt.Sprintf("limits.memory (%s)", limits.Memory)
+	for name, limit := range limits.Resources() {
+		if left.Resources == nil {
+			left.Resources, left.limitNames = map[corev1.ResourceName]int64{}, map[corev1.ResourceName]string{}
+		}
+		left.Resources[name] = Amount(name, limit) - used.Resources[name]
+		left.limitNames[name] = fmt.Sprintf("limits.%s (%s)", name, limit.String())
 	}
 	return left
 }
 
 // Fit is how many more claims of capacity perNode the limits allow, and the limit that
-// binds first ("" when none does, or when perNode is unknown for a limit on it).
+// binds first ("" when none does). A claim without a limited resource in perNode takes
+// none of it, so that limit does not bind.
 func (l Left) Fit(perNode corev1.ResourceList) (int, string) {
 	n, why := math.MaxInt, ""
 	lower := func(m int, name string) {
@@ -101,11 +126,11 @@ func (l Left) Fit(perNode corev1.ResourceList) (int, string) {
 	if l.Nodes != Unlimited {
 		lower(l.Nodes, l.nodeCap)
 	}
-	if size := perNode.Cpu().MilliValue(); l.CPU != nil && size > 0 {
-		lower(int(floorDiv(*l.CPU, size)), l.cpu)
-	}
-	if size := perNode.Memory().Value(); l.Memory != nil && size > 0 {
-		lower(int(floorDiv(*l.Memory, size)), l.memory)
+	// In name order, so that of two limits binding at once the same one is named.
+	for _, name := range l.names() {
+		if size := Amount(name, perNode[name]); size > 0 {
+			lower(int(floorDiv(l.Resources[name], size)), l.limitNames[name])
+		}
 	}
 	return n, why
 }
@@ -115,12 +140,18 @@ func (l *Left) Take(size corev1.ResourceList) {
 	if l.Nodes != Unlimited {
 		l.Nodes = max(l.Nodes-1, 0)
 	}
-	if l.CPU != nil {
-		*l.CPU -= size.Cpu().MilliValue()
+	for name := range l.Resources {
+		l.Resources[name] -= Amount(name, size[name])
 	}
-	if l.Memory != nil {
-		*l.Memory -= size.Memory().Value()
+}
+
+func (l Left) names() []corev1.ResourceName {
+	names := make([]corev1.ResourceName, 0, len(l.Resources))
+	for name := range l.Resources {
+		names = append(names, name)
 	}
+	sort.Slice(names, func(i, j int) bool { return names[i] < names[j] })
+	return names
 }
 
 func floorDiv(a, b int64) int64 {
@@ -129,5 +160,3 @@ func floorDiv(a, b int64) int64 {
 	}
 	return a / b
 }
-
-func ptr(v int64) *int64 { return &v }

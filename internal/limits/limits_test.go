@@ -1,9 +1,9 @@
 package limits
 
 import (
-	"time"
-
+	"reflect"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -21,15 +21,13 @@ func claim(name string, phase v1beta1.NodeClaimPhase, capacity corev1.ResourceLi
 	return &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: name}, Status: v1beta1.NodeClaimStatus{Phase: phase, Capacity: capacity}}
 }
 
-func limitsOf(nodes int32, cpu, memory string) *v1beta1.Limits {
-	l := &v1beta1.Limits{Nodes: &nodes}
+func limitsOf(nodes int32, cpu, memory string) v1beta1.Limits {
+	l := v1beta1.Limits{v1beta1.LimitNodes: *resource.NewQuantity(int64(nodes), resource.DecimalSI)}
 	if cpu != "" {
-		q := resource.MustParse(cpu)
-		l.CPU = &q
+		l[corev1.ResourceCPU] = resource.MustParse(cpu)
 	}
 	if memory != "" {
-		q := resource.MustParse(memory)
-		l.Memory = &q
+		l[corev1.ResourceMemory] = resource.MustParse(memory)
 	}
 	return l
 }
@@ -39,9 +37,9 @@ func limitsOf(nodes int32, cpu, memory string) *v1beta1.Limits {
 func TestRunningClaimsCountAgainstTheLimits(t *testing.T) {
 	l := limitsOf(2, "8", "")
 	claims := []*v1beta1.NodeClaim{claim("a", v1beta1.PhaseRunning, size("4", "16Gi")), claim("b", v1beta1.PhaseRunning, size("4", "16Gi"))}
-	left := Remaining(l, l.Nodes, claims, nil)
-	if left.Nodes != 0 || *left.CPU != 0 {
-		t.Fatalf("left %d nodes and %d mCPU, want none", left.Nodes, *left.CPU)
+	left := Remaining(l, l.Nodes(), claims, nil)
+	if left.Nodes != 0 || left.Resources[corev1.ResourceCPU] != 0 {
+		t.Fatalf("left %d nodes and %d mCPU, want none", left.Nodes, left.Resources[corev1.ResourceCPU])
 	}
 	if n, why := left.Fit(size("4", "16Gi")); n != 0 || why == "" {
 		t.Fatalf("Fit = %d (%q), want 0 with the limit named", n, why)
@@ -55,12 +53,12 @@ func TestDeletedClaimsAreFreeAndUnlaunchedOnesEstimated(t *testing.T) {
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
 	launching := claim("new", v1beta1.PhaseLaunching, nil)
 	estimated := 0
-	left := Remaining(l, l.Nodes, []*v1beta1.NodeClaim{deleting, launching}, func(*v1beta1.NodeClaim) corev1.ResourceList {
+	left := Remaining(l, l.Nodes(), []*v1beta1.NodeClaim{deleting, launching}, func(*v1beta1.NodeClaim) corev1.ResourceList {
 		estimated++
 		return size("2", "8Gi")
 	})
-	if left.Nodes != 9 || *left.CPU != 14000 || *left.Memory != 56<<30 || estimated != 1 {
-		t.Fatalf("left %d nodes, %d mCPU, %d bytes (estimated %d): want 9, 14000, 56Gi, 1", left.Nodes, *left.CPU, *left.Memory, estimated)
+	if left.Nodes != 9 || left.Resources[corev1.ResourceCPU] != 14000 || left.Resources[corev1.ResourceMemory] != 56<<30 || estimated != 1 {
+		t.Fatalf("left %d nodes, %d mCPU, %d bytes (estimated %d): want 9, 14000, 56Gi, 1", left.Nodes, left.Resources[corev1.ResourceCPU], left.Resources[corev1.ResourceMemory], estimated)
 	}
 	if n, why := left.Fit(size("4", "8Gi")); n != 3 || why != "limits.cpu (16)" {
 		t.Fatalf("Fit = %d (%q), want 3 by limits.cpu", n, why)
@@ -81,7 +79,7 @@ func TestTheNodeCapInForce(t *testing.T) {
 
 func TestTakeSpendsWhatIsLeft(t *testing.T) {
 	l := limitsOf(3, "8", "")
-	left := Remaining(l, l.Nodes, nil, nil)
+	left := Remaining(l, l.Nodes(), nil, nil)
 	left.Take(size("4", "8Gi"))
 	if n, _ := left.Fit(size("4", "8Gi")); n != 1 {
 		t.Fatalf("after one 4-CPU claim, %d more fit under 8 CPUs, want 1", n)
@@ -121,15 +119,15 @@ func TestUsedIsTheCountTheLimitsSubtract(t *testing.T) {
 	deleting.DeletionTimestamp = &metav1.Time{Time: time.Unix(1, 0)}
 	claims := []*v1beta1.NodeClaim{deleting, claim("run", v1beta1.PhaseRunning, size("4", "16Gi")), claim("new", v1beta1.PhaseLaunching, nil)}
 	estimate := func(*v1beta1.NodeClaim) corev1.ResourceList { return size("2", "8Gi") }
-	if got, want := Used(claims, estimate), (Usage{Nodes: 2, CPU: 6000, Memory: 24 << 30}); got != want {
+	if got, want := Used(claims, estimate), (Usage{Nodes: 2, Resources: map[corev1.ResourceName]int64{corev1.ResourceCPU: 6000, corev1.ResourceMemory: 24 << 30}}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("used %+v, want %+v", got, want)
 	}
-	if got, want := Used(claims, nil), (Usage{Nodes: 2, CPU: 4000, Memory: 16 << 30}); got != want {
+	if got, want := Used(claims, nil), (Usage{Nodes: 2, Resources: map[corev1.ResourceName]int64{corev1.ResourceCPU: 4000, corev1.ResourceMemory: 16 << 30}}); !reflect.DeepEqual(got, want) {
 		t.Fatalf("without an estimate: used %+v, want %+v", got, want)
 	}
 	l := limitsOf(10, "16", "64Gi")
-	left := Remaining(l, l.Nodes, claims, estimate)
-	if left.Nodes != 8 || *left.CPU != 16000-6000 || *left.Memory != (64-24)<<30 {
-		t.Fatalf("Remaining disagrees with Used: %d nodes, %d mCPU, %d bytes left", left.Nodes, *left.CPU, *left.Memory)
+	left := Remaining(l, l.Nodes(), claims, estimate)
+	if left.Nodes != 8 || left.Resources[corev1.ResourceCPU] != 16000-6000 || left.Resources[corev1.ResourceMemory] != (64-24)<<30 {
+		t.Fatalf("Remaining disagrees with Used: %d nodes, %d mCPU, %d bytes left", left.Nodes, left.Resources[corev1.ResourceCPU], left.Resources[corev1.ResourceMemory])
 	}
 }

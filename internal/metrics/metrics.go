@@ -102,7 +102,7 @@ var (
 
 	PoolLimit = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "stratos_nodepool_limit",
-		Help: "A pool's limit on a resource: cpu in cores, memory in bytes, nodes as a count (limits.nodes, or the active window's maxNodes). Only the resources the pool limits have a series.",
+		Help: "A pool's limit on a resource, named as in its limits: cpu in cores, memory in bytes, nvidia.com/gpu and other resources in their units, nodes as a count (limits.nodes, or the active window's maxNodes). Only the resources the pool limits have a series.",
 	}, []string{"nodepool", "resource"})
 
 	PoolWarmupFailures = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -159,7 +159,7 @@ var (
 
 	DrainsAbandoned = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_disruption_drains_abandoned_total",
-		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a drainTimeout: the node runs again.",
+		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a terminationGracePeriod: the node runs again.",
 	}, []string{"nodepool"})
 
 	DisruptionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{

@@ -52,7 +52,7 @@ type Options struct {
 	// capacity is avoided.
 	UnavailableOfferingTTL time.Duration
 	// AbandonBlockedDrainAfter is how long PodDisruptionBudgets may block a voluntary
-	// drain, in a pool without a drainTimeout, before it is abandoned.
+	// drain, in a pool without a terminationGracePeriod, before it is abandoned.
 	AbandonBlockedDrainAfter time.Duration
 	// PoolMaxCreationsPerPass and PoolMaxCreationsPerMinute bound the claims the
 	// nodepool controller creates for one pool; WarmupFailureBackoff and
@@ -103,7 +103,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.DurationVar(&opts.InitializationTimeout, "initialization-timeout", 10*time.Minute, "How long after its Node registered a NodeClaim asked to run may take to be initialised (Ready, network up, startup taints gone) before the claim and instance are removed.")
 	fs.DurationVar(&opts.StartTimeout, "start-timeout", 3*time.Minute, "How long after a standby node's start its Node may take to be Ready again before the claim and instance are removed.")
 	fs.DurationVar(&opts.StopTimeout, "stop-timeout", 10*time.Minute, "How long an instance may take to stop before its stop is forced; a forced stop that has not ended within as long again removes the claim and terminates the instance.")
-	fs.DurationVar(&opts.AbandonBlockedDrainAfter, "abandon-blocked-drain-after", disruption.DefaultAbandonDrainAfter, "How long PodDisruptionBudgets may block the drain of a node given back, removed or replaced, in a pool that sets no drainTimeout, before the drain is abandoned and the node runs again.")
+	fs.DurationVar(&opts.AbandonBlockedDrainAfter, "abandon-blocked-drain-after", disruption.DefaultAbandonDrainAfter, "How long PodDisruptionBudgets may block the drain of a node given back, removed or replaced, in a pool that sets no terminationGracePeriod, before the drain is abandoned and the node runs again.")
 	fs.IntVar(&opts.PoolMaxCreationsPerPass, "pool-max-creations-per-pass", nodepool.DefaultMaxCreationsPerPass, "Most NodeClaims the nodepool controller creates for one pool in one pass (standby claims and a running minimum's launches), so that a typo in standby.min cannot launch thousands of instances at once. Provisioning for pending pods is not bounded by it.")
 	fs.IntVar(&opts.PoolMaxCreationsPerMinute, "pool-max-creations-per-minute", nodepool.DefaultMaxCreationsPerMinute, "Most NodeClaims the nodepool controller creates for one pool per minute: a token bucket holding a minute's worth, refilled at this rate.")
 	fs.DurationVar(&opts.WarmupFailureBackoff, "warmup-failure-backoff", nodepool.DefaultWarmupBackoff, "How long a pool makes no standby claim after one of its claims failed to warm up or to register; doubled at each failure in a row.")

@@ -53,7 +53,7 @@ func boundOfferings(in Input, pool string) []boundOffering {
 			continue
 		}
 		var taints []corev1.Taint
-		for _, t := range p.Pool.Spec.Template.Taints {
+		for _, t := range p.Pool.Spec.Template.Spec.Taints {
 			taints = append(taints, t.Core())
 		}
 		for _, it := range p.InstanceTypes {

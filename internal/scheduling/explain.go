@@ -63,13 +63,13 @@ func (s *solver) explainPool(p *podInfo, ps *poolState) string {
 			return why
 		}
 	}
-	switch {
-	case ps.nodesLeft == 0:
+	if ps.nodesLeft == 0 {
 		return "the pool's limits.nodes allows no more nodes"
-	case ps.cpuLeft != nil && *ps.cpuLeft < smallest.capacity.cpu:
-		return "the pool's limits.cpu leaves too little for a node that holds the pod"
-	case ps.memLeft != nil && *ps.memLeft < smallest.capacity.memory:
-		return "the pool's limits.memory leaves too little for a node that holds the pod"
+	}
+	for _, name := range ps.limited {
+		if ps.left[name] < smallest.capacity.get(name) {
+			return fmt.Sprintf("the pool's limits.%s leaves too little for a node that holds the pod", name)
+		}
 	}
 	return "the pod's topology spread or pod affinity constraints cannot be met"
 }

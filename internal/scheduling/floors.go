@@ -28,7 +28,7 @@ type floor struct {
 // of the instance type, so any offering of a type tells its value.
 func newFloors(p Pool, ps *poolState) []floor {
 	var floors []floor
-	for _, r := range p.Pool.Spec.Template.Requirements {
+	for _, r := range p.Pool.Spec.Template.Spec.Requirements {
 		if r.MinValues == nil || *r.MinValues <= 0 {
 			continue
 		}

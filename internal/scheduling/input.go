@@ -79,9 +79,11 @@ type Pool struct {
 	InstanceTypes []*cloudprovider.InstanceType
 	// NodesLeft is how many more claims the pool's limits allow; negative is unlimited.
 	NodesLeft int
-	// CPULeft (in millicores) and MemoryLeft (in bytes) are the capacity the limits
-	// allow; nil is unlimited.
-	CPULeft, MemoryLeft *int64
+	// Left is the capacity the pool's limits allow, by resource (cpu in millicores,
+	// memory in bytes, nvidia.com/gpu and other resources in their units); a resource
+	// absent is unlimited. A new claim takes its instance type's capacity of each (0 of
+	// a resource the type does not have).
+	Left map[corev1.ResourceName]int64
 }
 
 // Result is what the simulation decided.

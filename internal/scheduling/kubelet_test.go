@@ -18,7 +18,7 @@ import (
 func TestPoolKubeletConfigurationSizesNewNodes(t *testing.T) {
 	withKubelet := func(name string, k *v1beta1.KubeletConfiguration) Pool {
 		p := poolOf(name, smallCatalog())
-		p.Pool.Spec.Template.Kubelet = k
+		p.Pool.Spec.Template.Spec.Kubelet = k
 		return p
 	}
 	cases := []struct {
@@ -77,7 +77,7 @@ func TestPoolKubeletConfigurationSizesNewNodes(t *testing.T) {
 func TestATypeTheKubeletLeavesNoRoomIsNeverLaunched(t *testing.T) {
 	pool := poolOf("p", smallCatalog())
 	// small has 2 CPUs, all kept back; medium and large keep 2 of 4 and 8.
-	pool.Pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
+	pool.Pool.Spec.Template.Spec.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
 	r := solve(t, Input{Pods: pods(1, "best-effort", "0", "0"), Pools: []Pool{pool}})
 	if len(r.Unschedulable) > 0 || len(r.Launches) != 1 {
 		t.Fatalf("launches %+v (unschedulable %d), want one", r.Launches, len(r.Unschedulable))
@@ -86,7 +86,7 @@ func TestATypeTheKubeletLeavesNoRoomIsNeverLaunched(t *testing.T) {
 		t.Fatalf("launch may be %v, want medium first and never small", got)
 	}
 
-	pool.Pool.Spec.Template.Kubelet.KubeReserved[corev1.ResourceCPU] = resource.MustParse("8")
+	pool.Pool.Spec.Template.Spec.Kubelet.KubeReserved[corev1.ResourceCPU] = resource.MustParse("8")
 	r = solve(t, Input{Pods: pods(1, "best-effort", "0", "0"), Pools: []Pool{pool}})
 	if len(r.Launches) != 0 || len(r.Unschedulable) != 1 {
 		t.Fatalf("launches %+v (unschedulable %d), want none and the pod unschedulable", r.Launches, len(r.Unschedulable))

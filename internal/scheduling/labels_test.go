@@ -50,7 +50,7 @@ func requiring(key string, op corev1.NodeSelectorOperator, values ...string) fun
 // meet already).
 func withFloor(p Pool, key string, minValues int32) Pool {
 	p.Pool = p.Pool.DeepCopy()
-	p.Pool.Spec.Template.Requirements = append(p.Pool.Spec.Template.Requirements,
+	p.Pool.Spec.Template.Spec.Requirements = append(p.Pool.Spec.Template.Spec.Requirements,
 		v1beta1.NodeSelectorRequirement{Key: key, Operator: corev1.NodeSelectorOpExists, MinValues: ptr.To(minValues)})
 	return p
 }
@@ -199,7 +199,7 @@ func TestMinValuesFloor(t *testing.T) {
 		if len(r.Launches) != 0 || len(r.Unschedulable) != 1 {
 			t.Fatalf("want nothing launched under the limit: %+v", r)
 		}
-		pool.CPULeft = ptr.To[int64](4000)
+		pool.Left[corev1.ResourceCPU] = 4000
 		r = solve(t, Input{Pods: pods(1, "p", "1", "1Gi"), Pools: []Pool{pool}})
 		if len(r.Launches) != 1 || !slices.Equal(r.Launches[0].InstanceTypes, []string{"c5.large", "m5.xlarge"}) {
 			t.Fatalf("with room for m5.xlarge: %+v", r.Launches)
@@ -225,7 +225,7 @@ func TestVerifyCatchesBrokenFloorsAndRequirements(t *testing.T) {
 
 	gen6 := poolOf("p", labelledCatalog())
 	gen6.Pool = gen6.Pool.DeepCopy()
-	gen6.Pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceGeneration, Operator: corev1.NodeSelectorOpGt, Values: []string{"5"}}}
+	gen6.Pool.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceGeneration, Operator: corev1.NodeSelectorOpGt, Values: []string{"5"}}}
 	in = Input{Pods: in.Pods, Pools: []Pool{gen6}}
 	if found := violations(t, in, r); len(found) == 0 || !strings.Contains(found[0], "does not meet pool p's requirements") {
 		t.Errorf("a generation-5 launch of a generation-6 pool: found %v", found)

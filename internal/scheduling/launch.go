@@ -25,7 +25,8 @@ func (s *solver) launch(b *bin, pods []*corev1.Pod) Launch {
 	if len(ps.floors) > 0 {
 		floorKeeps, _ = ps.floorTypes(types)
 	}
-	var extra resources
+	// extra is, per limited resource, the most any kept type grows the claim by.
+	extra := map[corev1.ResourceName]int64{}
 	for _, t := range types {
 		kept := slices.Contains(floorKeeps, t.index)
 		if len(l.InstanceTypes) >= maxLaunchTypes && !kept {
@@ -42,13 +43,12 @@ func (s *solver) launch(b *bin, pods []*corev1.Pod) Launch {
 			l.PricePerHour = t.price
 		}
 		l.InstanceTypes = append(l.InstanceTypes, ps.types[t.index].name)
-		extra.cpu, extra.memory = max(extra.cpu, capacity.cpu-b.reserved.cpu), max(extra.memory, capacity.memory-b.reserved.memory)
+		for _, name := range ps.limited {
+			extra[name] = max(extra[name], capacity.get(name)-b.reserved.get(name))
+		}
 	}
-	if ps.cpuLeft != nil {
-		*ps.cpuLeft -= extra.cpu
-	}
-	if ps.memLeft != nil {
-		*ps.memLeft -= extra.memory
+	for name, v := range extra {
+		ps.left[name] -= v
 	}
 	// Narrowed zones and capacity types go into the claim; the pool's full set need not.
 	poolZones, poolTypes := map[int]bool{}, map[string]bool{}

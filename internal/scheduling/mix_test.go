@@ -326,7 +326,7 @@ func (g *mixGen) placeable(pod *corev1.Pod) bool {
 	need := podRequests(pod)
 	need.add(&resources{cpu: 300, memory: 448 * mixMi, pods: 3}) // the three DaemonSets at most
 	for i, p := range g.pools {
-		if p.NodesLeft >= 0 || p.CPULeft != nil || p.MemoryLeft != nil || !tolerates(pod.Spec.Tolerations, mixTaints(p)) {
+		if p.NodesLeft >= 0 || len(p.Left) > 0 || !tolerates(pod.Spec.Tolerations, mixTaints(p)) {
 			continue
 		}
 		var fitting []map[string]string // the labels of each type that can take the pod

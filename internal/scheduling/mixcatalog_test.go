@@ -178,20 +178,20 @@ func mixPools(types []mixType, pods int) []Pool {
 	}
 	highmem := mixPool(types, "highmem", 70, func(t mixType) bool { return t.family == "r" && gen6(t) }, abc)
 	highmem.Pool.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/class": "highmem"}
-	highmem.Pool.Spec.Template.Taints = []v1beta1.Taint{mixHighmemTaint}
-	highmem.MemoryLeft = ptr.To(int64(pods) * 256 * mixMi)
+	highmem.Pool.Spec.Template.Spec.Taints = []v1beta1.Taint{mixHighmemTaint}
+	highmem.Left = map[corev1.ResourceName]int64{corev1.ResourceMemory: int64(pods) * 256 * mixMi}
 
 	general := mixPool(types, "general", 50, func(t mixType) bool {
 		return t.family != "r" && gen6(t) && t.variant.gen < 8 && t.cpu >= 2 && t.cpu <= 48
 	}, abc)
 	general.NodesLeft = 2 + pods/120
-	general.CPULeft = ptr.To(int64(pods) * 250)
+	general.Left = map[corev1.ResourceName]int64{corev1.ResourceCPU: int64(pods) * 250}
 
 	batch := mixPool(types, "batch", 20, func(t mixType) bool {
 		return t.family != "r" && gen6(t) && t.variant.gen < 8 && t.cpu >= 2 && t.cpu <= 96
 	}, abc, capacityType(v1beta1.CapacityTypeSpot))
 	batch.Pool.Spec.Template.Labels = map[string]v1beta1.LabelValue{mixBatchTaint.Key: v1beta1.LabelValue(mixBatchTaint.Value)}
-	batch.Pool.Spec.Template.Taints = []v1beta1.Taint{mixBatchTaint}
+	batch.Pool.Spec.Template.Spec.Taints = []v1beta1.Taint{mixBatchTaint}
 
 	catchAll := mixPool(types, "default", 0, nil, capacityType(v1beta1.CapacityTypeOnDemand))
 	return []Pool{highmem, general, batch, catchAll}
@@ -214,8 +214,10 @@ func mixPool(types []mixType, name string, weight int32, keep func(mixType) bool
 	pool := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: v1beta1.NodePoolSpec{Weight: weight, Template: v1beta1.NodeClaimTemplate{
-			Requirements: requirements,
-			NodeClassRef: v1beta1.NodeClassReference{Group: v1beta1.Group, Kind: "EC2NodeClass", Name: "default"},
+			Spec: v1beta1.NodeClaimTemplateSpec{
+				Requirements: requirements,
+				NodeClassRef: v1beta1.NodeClassReference{Group: v1beta1.Group, Kind: "EC2NodeClass", Name: "default"},
+			},
 		}},
 	}
 	p := Pool{Pool: pool, NodesLeft: -1}
@@ -257,17 +259,18 @@ func mixLimits(in *Input) {
 		for _, c := range in.Claims {
 			count(c.Labels[v1beta1.LabelNodePool], c.Claim.Status.Capacity)
 		}
-		limits := &v1beta1.Limits{}
+		limits := v1beta1.Limits{}
 		if p.NodesLeft >= 0 {
-			limits.Nodes = ptr.To(int32(p.NodesLeft) + nodes)
+			limits[v1beta1.LimitNodes] = *resource.NewQuantity(int64(p.NodesLeft)+int64(nodes), resource.DecimalSI)
 		}
-		if p.CPULeft != nil {
-			limits.CPU = resource.NewMilliQuantity(*p.CPULeft+used.cpu, resource.DecimalSI)
+		for name, left := range p.Left {
+			if name == corev1.ResourceCPU {
+				limits[name] = *resource.NewMilliQuantity(left+used.get(name), resource.DecimalSI)
+			} else {
+				limits[name] = *resource.NewQuantity(left+used.get(name), resource.BinarySI)
+			}
 		}
-		if p.MemoryLeft != nil {
-			limits.Memory = resource.NewQuantity(*p.MemoryLeft+used.memory, resource.BinarySI)
-		}
-		if *limits != (v1beta1.Limits{}) {
+		if len(limits) > 0 {
 			p.Pool.Spec.Limits = limits
 		}
 	}
@@ -299,7 +302,7 @@ func mixDaemonSets() []*corev1.Pod {
 // mixTaints are the taints of a pool's nodes.
 func mixTaints(p Pool) []corev1.Taint {
 	var taints []corev1.Taint
-	for _, t := range p.Pool.Spec.Template.Taints {
+	for _, t := range p.Pool.Spec.Template.Spec.Taints {
 		taints = append(taints, t.Core())
 	}
 	return taints

@@ -85,7 +85,7 @@ func (g *mixGen) claim(name string, weights []int, phase v1beta1.NodeClaimPhase,
 	nc := &v1beta1.NodeClaim{
 		ObjectMeta: metav1.ObjectMeta{Name: name, Labels: map[string]string{v1beta1.LabelNodePool: p.Pool.Name}},
 		Spec: v1beta1.NodeClaimSpec{
-			NodePool: p.Pool.Name, NodeClassRef: p.Pool.Spec.Template.NodeClassRef, Taints: p.Pool.Spec.Template.Taints,
+			NodePool: p.Pool.Name, NodeClassRef: p.Pool.Spec.Template.Spec.NodeClassRef, Taints: p.Pool.Spec.Template.Spec.Taints,
 			DesiredState: v1beta1.DesiredRunning,
 		},
 		Status: v1beta1.NodeClaimStatus{

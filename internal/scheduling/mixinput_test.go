@@ -57,7 +57,7 @@ func TestMixInputHoldsWhatItSays(t *testing.T) {
 			}
 		}
 		for _, p := range in.Pools {
-			for _, r := range p.Pool.Spec.Template.Requirements {
+			for _, r := range p.Pool.Spec.Template.Spec.Requirements {
 				if r.MinValues != nil {
 					floors++
 				}
@@ -67,7 +67,7 @@ func TestMixInputHoldsWhatItSays(t *testing.T) {
 			t.Errorf("%+v: %d pods select on instance labels, %d floors", o, selecting, floors)
 		}
 		for _, p := range in.Pools {
-			for _, r := range p.Pool.Spec.Template.Requirements {
+			for _, r := range p.Pool.Spec.Template.Spec.Requirements {
 				if len(r.Values) > 100 {
 					t.Errorf("pool %s: %d values for %s, over the API's 100", p.Pool.Name, len(r.Values), r.Key)
 				}

@@ -32,7 +32,7 @@ func (g *mixGen) selectInstanceLabels(sel map[string]string, required []corev1.N
 func mixFloors(pools []Pool) {
 	for i, minValues := range map[int]int32{0: 2, 2: 3} {
 		pool := pools[i].Pool.DeepCopy()
-		pool.Spec.Template.Requirements = append(pool.Spec.Template.Requirements, v1beta1.NodeSelectorRequirement{
+		pool.Spec.Template.Spec.Requirements = append(pool.Spec.Template.Spec.Requirements, v1beta1.NodeSelectorRequirement{
 			Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &minValues})
 		pools[i].Pool = pool
 	}
@@ -40,7 +40,7 @@ func mixFloors(pools []Pool) {
 
 // mixMeetsFloors reports whether the types of these labels meet the pool's floors.
 func mixMeetsFloors(p Pool, types []map[string]string) bool {
-	for _, r := range p.Pool.Spec.Template.Requirements {
+	for _, r := range p.Pool.Spec.Template.Spec.Requirements {
 		if r.MinValues == nil {
 			continue
 		}

@@ -167,6 +167,12 @@ func TestVerifierCatchesEachRuleBroken(t *testing.T) {
 }
 
 func withLimits(p Pool, nodes int, cpu, memory *int64) Pool {
-	p.NodesLeft, p.CPULeft, p.MemoryLeft = nodes, cpu, memory
+	p.NodesLeft, p.Left = nodes, map[corev1.ResourceName]int64{}
+	if cpu != nil {
+		p.Left[corev1.ResourceCPU] = *cpu
+	}
+	if memory != nil {
+		p.Left[corev1.ResourceMemory] = *memory
+	}
 	return p
 }

@@ -136,11 +136,11 @@ func cheapest(ps *poolState, set bitset) int {
 }
 
 // reserve holds the capacity of the bin's cheapest offering (or floor, the largest the
-// pool's floors keep, when larger) against the pool's cpu and memory limits, taking only
+// pool's floors keep, when larger) against the pool's limits on resources, taking only
 // the growth since the bin's last reservation.
 func (s *solver) reserve(b *bin, candidates bitset, floor *resources) bool {
 	ps := b.pool
-	if ps.cpuLeft == nil && ps.memLeft == nil {
+	if len(ps.limited) == 0 {
 		return true
 	}
 	capacity := ps.types[ps.offerings[cheapest(ps, candidates)].typ].capacity
@@ -150,12 +150,7 @@ func (s *solver) reserve(b *bin, candidates bitset, floor *resources) bool {
 	if !ps.limitsAllow(&capacity, &b.reserved) {
 		return false
 	}
-	if ps.cpuLeft != nil {
-		*ps.cpuLeft -= capacity.cpu - b.reserved.cpu
-	}
-	if ps.memLeft != nil {
-		*ps.memLeft -= capacity.memory - b.reserved.memory
-	}
+	ps.spend(&capacity, &b.reserved)
 	b.reserved = capacity
 	return true
 }

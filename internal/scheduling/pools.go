@@ -2,6 +2,7 @@ package scheduling
 
 import (
 	"maps"
+	"slices"
 	"sort"
 
 	corev1 "k8s.io/api/core/v1"
@@ -59,17 +60,18 @@ type poolState struct {
 	// floors are the template's minValues requirements (floors.go).
 	floors    []floor
 	nodesLeft int // negative: unlimited
-	// cpuLeft (millicores) and memLeft (bytes) are the capacity the limits leave; nil
-	// is unlimited. Copies: the simulation spends them.
-	cpuLeft *int64
-	memLeft *int64
+	// left is the capacity the limits leave by resource, in the units of resources; a
+	// resource absent is unlimited. A copy: the simulation spends it. limited lists its
+	// resources in name order, so that explanations name the same one each time.
+	left    map[corev1.ResourceName]int64
+	limited []corev1.ResourceName
 }
 
 // newPoolState lays out a pool's offerings, cheapest type first, sizes each type as the
 // template's kubelet configuration makes its nodes, and takes the DaemonSets that would
 // run on them off each type's allocatable.
 func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
-	tmpl := p.Pool.Spec.Template
+	tmpl := p.Pool.Spec.Template.Spec
 	ps := &poolState{
 		name:      p.Pool.Name,
 		allowed:   map[string]bitset{},
@@ -77,8 +79,8 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 		tolerated: map[string]bool{},
 		rates:     map[string][3]float64{},
 		nodesLeft: p.NodesLeft,
-		cpuLeft:   copyOf(p.CPULeft),
-		memLeft:   copyOf(p.MemoryLeft),
+		left:      maps.Clone(p.Left),
+		limited:   slices.Sorted(maps.Keys(p.Left)),
 	}
 	for _, taint := range tmpl.Taints {
 		ps.taints = append(ps.taints, taint.Core())
@@ -98,7 +100,7 @@ func newPoolState(p Pool, t *topology, daemonSets []*corev1.Pod) *poolState {
 			var node *corev1.Node
 			if len(ps.offerings) == ti.first {
 				labels := it.Labels(o)
-				for k, v := range tmpl.Labels {
+				for k, v := range p.Pool.Spec.Template.Labels {
 					labels[k] = string(v)
 				}
 				labels[v1beta1.LabelNodePool] = ps.name
@@ -229,13 +231,18 @@ func (ps *poolState) toleratedBy(p *podInfo) bool {
 // limitsAllow reports whether the pool's limits leave room for a claim to grow from the
 // capacity held for it to capacity.
 func (ps *poolState) limitsAllow(capacity, held *resources) bool {
-	return (ps.cpuLeft == nil || capacity.cpu-held.cpu <= *ps.cpuLeft) && (ps.memLeft == nil || capacity.memory-held.memory <= *ps.memLeft)
+	for _, name := range ps.limited {
+		if capacity.get(name)-held.get(name) > ps.left[name] {
+			return false
+		}
+	}
+	return true
 }
 
-func copyOf(v *int64) *int64 {
-	if v == nil {
-		return nil
+// spend takes what a claim grows by, from the capacity held for it to capacity, from
+// what the limits leave.
+func (ps *poolState) spend(capacity, held *resources) {
+	for _, name := range ps.limited {
+		ps.left[name] -= capacity.get(name) - held.get(name)
 	}
-	c := *v
-	return &c
 }

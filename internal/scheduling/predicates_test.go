@@ -6,7 +6,6 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -115,7 +114,7 @@ func TestNodeAffinityPredicates(t *testing.T) {
 // Taints repel pods that do not tolerate them; startup taints are not in the input.
 func TestTaintPredicates(t *testing.T) {
 	pool := poolOf("tainted", smallCatalog())
-	pool.Pool.Spec.Template.Taints = []v1beta1.Taint{{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}}
+	pool.Pool.Spec.Template.Spec.Taints = []v1beta1.Taint{{Key: "dedicated", Effect: corev1.TaintEffectNoSchedule}}
 	r := solve(t, Input{Pods: []*corev1.Pod{podOf("plain", "1", "1Gi"), podOf("tolerant", "1", "1Gi", tolerating("dedicated"))}, Pools: []Pool{pool}})
 	if len(r.Launches) != 1 || r.Launches[0].Pods[0].Name != "tolerant" {
 		t.Fatalf("launches %+v, want one for the tolerant pod", r.Launches)
@@ -207,7 +206,7 @@ func TestLimits(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 	pool = poolOf("p", smallCatalog())
-	pool.CPULeft = ptr.To[int64](10000)
+	pool.Left = map[corev1.ResourceName]int64{corev1.ResourceCPU: 10000}
 	r = solve(t, Input{Pods: pods(2, "p", "6", "1Gi"), Pools: []Pool{pool}})
 	if len(r.Launches) != 1 || len(r.Unschedulable) != 1 || !strings.Contains(r.Unschedulable[0].Reasons["p"], "limits.cpu") {
 		t.Fatalf("%+v", r)

@@ -36,6 +36,21 @@ func fromList(list corev1.ResourceList) resources {
 	return r
 }
 
+// get is r's amount of one resource; 0 for a resource r does not have.
+func (r *resources) get(name corev1.ResourceName) int64 {
+	switch name {
+	case corev1.ResourceCPU:
+		return r.cpu
+	case corev1.ResourceMemory:
+		return r.memory
+	case corev1.ResourceEphemeralStorage:
+		return r.storage
+	case corev1.ResourcePods:
+		return r.pods
+	}
+	return r.extended[name]
+}
+
 // podRequests is what a pod asks of a node: the effective requests of its containers
 // and init containers plus its overhead, as kube-scheduler counts them, and one pod.
 func podRequests(pod *corev1.Pod) resources {

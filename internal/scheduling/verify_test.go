@@ -186,11 +186,15 @@ func verifierCase(in Input, r Result, variant int) (verifier.Case, []string) {
 	}
 	for _, p := range in.Pools {
 		l := verifier.Limit{Pool: p.Pool.Name, Nodes: p.NodesLeft}
-		if p.CPULeft != nil {
-			l.CPU = resource.NewMilliQuantity(*p.CPULeft, resource.DecimalSI)
-		}
-		if p.MemoryLeft != nil {
-			l.Memory = resource.NewQuantity(*p.MemoryLeft, resource.BinarySI)
+		for name, left := range p.Left {
+			if l.Resources == nil {
+				l.Resources = corev1.ResourceList{}
+			}
+			if name == corev1.ResourceCPU {
+				l.Resources[name] = *resource.NewMilliQuantity(left, resource.DecimalSI)
+			} else {
+				l.Resources[name] = *resource.NewQuantity(left, resource.DecimalSI)
+			}
 		}
 		c.Limits = append(c.Limits, l)
 	}
@@ -222,7 +226,7 @@ func launchNode(in Input, l Launch, i, variant int) (verifier.Node, error) {
 		return verifier.Node{}, fmt.Errorf("launch %d: pool %s has no instance type %s", i, l.Pool, name)
 	}
 	// The node reports what its kubelet, configured by the pool, makes of the type.
-	it = it.WithKubelet(p.Pool.Spec.Template.Kubelet)
+	it = it.WithKubelet(p.Pool.Spec.Template.Spec.Kubelet)
 	var offers []cloudprovider.Offering
 	for _, o := range it.Offerings {
 		if o.Available && (len(l.Zones) == 0 || slices.Contains(l.Zones, o.Zone)) && (len(l.CapacityTypes) == 0 || slices.Contains(l.CapacityTypes, o.CapacityType)) {
@@ -247,11 +251,11 @@ func launchNode(in Input, l Launch, i, variant int) (verifier.Node, error) {
 	labels[v1beta1.LabelNodePool] = p.Pool.Name
 	labels[corev1.LabelHostname] = nodeName
 	node := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: nodeName, Labels: labels}, Status: corev1.NodeStatus{Allocatable: it.Allocatable()}}
-	for _, taint := range p.Pool.Spec.Template.Taints {
+	for _, taint := range p.Pool.Spec.Template.Spec.Taints {
 		node.Spec.Taints = append(node.Spec.Taints, taint.Core())
 	}
 	// The node is one the pool may make: its labels meet the pool's requirements.
-	if requirements := v1beta1.CoreRequirements(p.Pool.Spec.Template.Requirements); len(requirements) > 0 {
+	if requirements := v1beta1.CoreRequirements(p.Pool.Spec.Template.Spec.Requirements); len(requirements) > 0 {
 		selector := &corev1.NodeSelector{NodeSelectorTerms: []corev1.NodeSelectorTerm{{MatchExpressions: requirements}}}
 		if ok, err := corev1helpers.MatchNodeSelectorTerms(node, selector); err != nil || !ok {
 			return verifier.Node{}, fmt.Errorf("launch %d: a %s in %s %s does not meet pool %s's requirements %v (%v)", i, name, offer.Zone, offer.CapacityType, p.Pool.Name, requirements, err)
@@ -270,7 +274,7 @@ func floorViolations(in Input, r Result) []string {
 			if p.Pool.Name != l.Pool {
 				continue
 			}
-			for _, req := range p.Pool.Spec.Template.Requirements {
+			for _, req := range p.Pool.Spec.Template.Spec.Requirements {
 				if req.MinValues == nil {
 					continue
 				}

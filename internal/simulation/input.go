@@ -139,7 +139,7 @@ func (b Builder) Input(ctx context.Context, snap state.Snapshot, pods []*corev1.
 // should be made of now. A pool whose node class is not ready offers no new nodes:
 // its standby claims may still start.
 func (b Builder) schedulingPool(ctx context.Context, pool *v1beta1.NodePool, claims []*v1beta1.NodeClaim, types catalog) (scheduling.Pool, claimtemplate.Current, error) {
-	class, err := nodeclass.Get(ctx, b.Client, pool.Spec.Template.NodeClassRef)
+	class, err := nodeclass.Get(ctx, b.Client, pool.Spec.Template.Spec.NodeClassRef)
 	if err != nil {
 		return scheduling.Pool{}, claimtemplate.Current{}, fmt.Errorf("resolving the node class: %w", err)
 	}
@@ -154,7 +154,7 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1beta1.NodePool, cla
 	if err != nil {
 		return scheduling.Pool{}, made, fmt.Errorf("listing instance types: %w", err)
 	}
-	requirements := v1beta1.CoreRequirements(pool.Spec.Template.Requirements)
+	requirements := v1beta1.CoreRequirements(pool.Spec.Template.Spec.Requirements)
 	sp := scheduling.Pool{Pool: pool}
 	zones := map[string]bool{}
 	for _, it := range offered {
@@ -180,7 +180,7 @@ func (b Builder) schedulingPool(ctx context.Context, pool *v1beta1.NodePool, cla
 	// The active window may cap the nodes; windows that cannot be read leave the spec's.
 	targets, _ := windows.For(pool, windows.Calendar(b.Calendar, b.Clock).Now())
 	left := limits.Remaining(pool.Spec.Limits, targets.MaxNodes, claims, limits.Cheapest(offered))
-	sp.NodesLeft, sp.CPULeft, sp.MemoryLeft = left.Nodes, left.CPU, left.Memory
+	sp.NodesLeft, sp.Left = left.Nodes, left.Resources
 	return sp, made, nil
 }
 

@@ -13,7 +13,7 @@ import (
 
 func TestLaunchClaimNarrowsThePoolTemplateToTheLaunch(t *testing.T) {
 	pool := &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "web"}, Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{
-		Requirements: []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}},
+		Spec: v1beta1.NodeClaimTemplateSpec{Requirements: []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}},
 	}}}
 	requests := corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("1500m")}
 	claim := LaunchClaim(pool, scheduling.Launch{Pool: "web", InstanceTypes: []string{"c6g.large", "m6g.large"}, Zones: []string{"fake-1b"}, Requests: requests})

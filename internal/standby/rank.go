@@ -16,7 +16,7 @@ var rankOf = map[v1beta1.NodeClaimPhase]int{
 	v1beta1.PhaseInitializing: 2,
 	v1beta1.PhaseRegistering:  2,
 	v1beta1.PhaseLaunching:    2,
-	"":                         2,
+	"":                        2,
 	v1beta1.PhaseStopping:     3,
 }
 

@@ -94,12 +94,12 @@ func (c *Cluster) Watch(ctx context.Context, informers cache.Informers) error {
 	for obj, handle := range map[client.Object]func(obj any, deleted bool){
 		&corev1.Node{}:                  c.updateNode,
 		&corev1.Pod{}:                   c.updatePod,
-		&v1beta1.NodeClaim{}:           c.updateClaim,
+		&v1beta1.NodeClaim{}:            c.updateClaim,
 		&appsv1.DaemonSet{}:             c.updateDaemonSet,
 		&policyv1.PodDisruptionBudget{}: c.updatePDB,
-		&v1beta1.NodePool{}:            c.templateChanged,
-		&v1beta1.FakeNodeClass{}:       c.templateChanged,
-		&v1beta1.EC2NodeClass{}:        c.templateChanged,
+		&v1beta1.NodePool{}:             c.templateChanged,
+		&v1beta1.FakeNodeClass{}:        c.templateChanged,
+		&v1beta1.EC2NodeClass{}:         c.templateChanged,
 		// The storage objects pods' volumes name: a claim bound, a class or a CSINode
 		// changed may let a waiting pod fit (the simulation reads them from the cache).
 		&corev1.PersistentVolumeClaim{}: c.templateChanged,

@@ -80,10 +80,7 @@ const defaultPreWarm = 10 * time.Minute
 // cannot be read (a time zone unknown to this binary) is an error, and the spec's
 // targets hold.
 func For(pool *v1beta1.NodePool, now time.Time) (Targets, error) {
-	t := Targets{MinStandby: pool.Spec.Standby.Min, MaxNodes: nil}
-	if pool.Spec.Limits != nil {
-		t.MaxNodes = pool.Spec.Limits.Nodes
-	}
+	t := Targets{MinStandby: pool.Spec.Standby.Min, MaxNodes: pool.Spec.Limits.Nodes()}
 	parsed := make([]Window, 0, len(pool.Spec.Windows))
 	for _, w := range pool.Spec.Windows {
 		p, err := Parse(w.Days, w.Hours, string(w.TimeZone))

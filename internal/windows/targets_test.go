@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -12,7 +13,7 @@ import (
 func officePool(preWarm *v1beta1.Duration) *v1beta1.NodePool {
 	return &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{
 		Standby: v1beta1.Standby{Min: 1},
-		Limits:  &v1beta1.Limits{Nodes: ptr.To[int32](50)},
+		Limits:  v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("50")},
 		Windows: []v1beta1.Window{
 			{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10), MinRunning: ptr.To[int32](2), PreWarm: preWarm},
 			{Name: "night", Hours: "22-5", TimeZone: "Europe/Berlin", MaxNodes: ptr.To[int32](0)},

@@ -56,7 +56,8 @@ func TestClaimCreationPassesOwnerReferencesPermissionEnforcement(t *testing.T) {
 	pool := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{
-			NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}},
+			Spec: v1beta1.NodeClaimTemplateSpec{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
+		}},
 	}
 	if err := admin.Create(ctx, pool); err != nil {
 		t.Fatal(err)

@@ -177,7 +177,7 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	pool := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "web"},
 		Spec: v1beta1.NodePoolSpec{
-			Template:   v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
+			Template:   v1beta1.NodeClaimTemplate{Spec: v1beta1.NodeClaimTemplateSpec{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}},
 			Standby:    v1beta1.Standby{Min: 1, Max: ptr.To[int32](3), Warmup: v1beta1.Warmup{Images: []string{"registry.example/app:1"}}},
 			Disruption: v1beta1.Disruption{ConsolidateAfter: &v1beta1.Duration{Duration: time.Second}},
 		},

@@ -110,8 +110,8 @@ func (f *Fixture) Pool(name string, min int32, tune func(*v1beta1.NodePool)) *v1
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: v1beta1.NodePoolSpec{
 			Template: v1beta1.NodeClaimTemplate{
-				NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"},
-				Labels:       map[string]v1beta1.LabelValue{"example.com/team": "web"},
+				TemplateObjectMeta: v1beta1.TemplateObjectMeta{Labels: map[string]v1beta1.LabelValue{"example.com/team": "web"}},
+				Spec:               v1beta1.NodeClaimTemplateSpec{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
 			},
 			Standby: v1beta1.Standby{Min: min, Warmup: v1beta1.Warmup{Images: []string{"registry.example/app:1"}}},
 		},

@@ -186,8 +186,8 @@ func checkRegistration(t *testing.T, node *corev1.Node, inst *cloudprovider.Inst
 		corev1.LabelInstanceTypeStable: inst.Type,
 		corev1.LabelTopologyZone:       inst.Zone,
 		corev1.LabelTopologyRegion:     DefaultRegion,
-		v1beta1.LabelCapacityType:     inst.CapacityType,
-		v1beta1.LabelNodePool:         "web",
+		v1beta1.LabelCapacityType:      inst.CapacityType,
+		v1beta1.LabelNodePool:          "web",
 	} {
 		if got := node.Labels[key]; got != want {
 			t.Errorf("label %s = %q, want %q", key, got, want)

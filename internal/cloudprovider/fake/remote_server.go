@@ -33,14 +33,14 @@ const maxRequestBytes = 16 << 20
 // the only kind the fake cloud accepts; null means none.
 type createRequest struct {
 	ClientToken  string                           `json:"clientToken,omitempty"`
-	NodeClass    *v1beta1.FakeNodeClass          `json:"nodeClass,omitempty"`
+	NodeClass    *v1beta1.FakeNodeClass           `json:"nodeClass,omitempty"`
 	Requirements []corev1.NodeSelectorRequirement `json:"requirements,omitempty"`
 	Requests     corev1.ResourceList              `json:"requests,omitempty"`
 	Labels       map[string]string                `json:"labels,omitempty"`
 	Taints       []corev1.Taint                   `json:"taints,omitempty"`
 	Tags         map[string]string                `json:"tags,omitempty"`
 	Unavailable  []cloudprovider.OfferingKey      `json:"unavailable,omitempty"`
-	Kubelet      *v1beta1.KubeletConfiguration   `json:"kubelet,omitempty"`
+	Kubelet      *v1beta1.KubeletConfiguration    `json:"kubelet,omitempty"`
 }
 
 type instanceResponse struct {

@@ -20,7 +20,7 @@ import (
 
 // abandonBlockedDrains takes back the drains of the pool's nodes that
 // PodDisruptionBudgets have blocked for longer than AbandonDrainAfter, in a pool that sets
-// no drainTimeout (with one, the lifecycle controller forces the drain once it passes).
+// no terminationGracePeriod (with one, the lifecycle controller forces the drain once it passes).
 // A drain is blocked while no pod left on its Node is leaving and none may be evicted
 // now. Its claim is asked to run again: the lifecycle controller uncordons the Node,
 // which serves pods again; once it runs, the node no longer counts against the pool's
@@ -28,7 +28,7 @@ import (
 // drain is voluntary until it ends — only a claim deleted outright is beyond recall — so
 // the choice to disrupt is disruption's to take back.
 func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, claims []*v1beta1.NodeClaim) error {
-	if pp.pool.Spec.Disruption.DrainTimeout != nil {
+	if pp.pool.Spec.Template.Spec.TerminationGracePeriod != nil {
 		return nil
 	}
 	podsOf := map[string][]*corev1.Pod{}

@@ -21,7 +21,7 @@ type decision struct {
 	// giveBack sends the node back to standby; otherwise it is asked to be terminated.
 	giveBack bool
 	// forceful disrupts the node whatever its pods' PodDisruptionBudgets say: expiry in
-	// a pool whose drainTimeout bounds the drain.
+	// a pool whose terminationGracePeriod bounds the drain.
 	forceful bool
 	// why is the Event's note.
 	why string

@@ -1,5 +1,5 @@
 // Package disruption gives capacity back and keeps nodes fresh. A Node that has run no
-// workload for the pool's consolidateAfter, or (under WhenUnderutilized) whose workload
+// workload for the pool's consolidateAfter, or (under WhenEmptyOrUnderutilized) whose workload
 // fits on the other nodes, goes back to standby while the pool's warm pool is below its
 // ceiling, and is terminated otherwise. A Node launched from an older template (drifted)
 // or past the pool's expireAfter is replaced: a replacement runs before the old one
@@ -51,7 +51,7 @@ const (
 )
 
 // DefaultAbandonDrainAfter is how long a drain that PodDisruptionBudgets block may wait,
-// in a pool without a drainTimeout, before it is abandoned. Disruption chooses only
+// in a pool without a terminationGracePeriod, before it is abandoned. Disruption chooses only
 // nodes whose pods may go, so a drain is blocked only by a change after the choice — a
 // rollout that leaves pods unready, another drain taking the budget's last disruption —
 // which a few minutes usually see through; beyond that, a cordoned node holding the
@@ -64,7 +64,7 @@ type Options struct {
 	// node's consolidateAfter ends. Defaults to 5s.
 	PollInterval time.Duration
 	// AbandonDrainAfter is how long a drain that PodDisruptionBudgets block may wait in
-	// a pool that sets no drainTimeout before it is abandoned and the node runs again.
+	// a pool that sets no terminationGracePeriod before it is abandoned and the node runs again.
 	// Defaults to DefaultAbandonDrainAfter.
 	AbandonDrainAfter time.Duration
 }

@@ -194,7 +194,7 @@ func (p *pass) claimsOf(pool string) []*v1beta1.NodeClaim {
 }
 
 // passPool handles one pool: stale nodes are replaced, then empty nodes, then (under
-// WhenUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
+// WhenEmptyOrUnderutilized) nodes whose pods fit elsewhere, are given back, each once its
 // workload has not changed for consolidateAfter, as far as the budgets allow.
 func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePool) error {
 	if pool.Spec.Paused || pool.Spec.KillSwitch {
@@ -252,7 +252,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 	err = c.abandonBlockedDrains(ctx, pp, claims)
 	c.replaceStale(ctx, pp, stale)
 	err = errors.Join(err, c.giveBackEmpty(ctx, pp, empty))
-	if pool.Spec.Disruption.ConsolidationPolicy == v1beta1.ConsolidationWhenUnderutilized {
+	if pool.Spec.Disruption.ConsolidationPolicy == v1beta1.ConsolidationWhenEmptyOrUnderutilized {
 		err = errors.Join(err, c.consolidate(ctx, pp, busy))
 	}
 	if pp.budget.err != nil {
@@ -264,7 +264,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 // current is what the pool's nodes should be made of now, or nothing while its node
 // class is missing (nothing counts as drifted then).
 func (c *Controller) current(ctx context.Context, pool *v1beta1.NodePool) (claimtemplate.Current, error) {
-	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.NodeClassRef)
+	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.Spec.NodeClassRef)
 	if apierrors.IsNotFound(err) {
 		return claimtemplate.Current{}, nil
 	}

@@ -95,9 +95,9 @@ func (c *Controller) replacementsUnderWay(pool string) int {
 // its pods move straight to ready capacity. When the pool's limits leave no room for a
 // replacement first, the node goes first and provisioning replaces it for its pods.
 // Nothing is started or launched for a node whose pods their PodDisruptionBudgets do not
-// let go now: it could not drain. Expiry in a pool with a drainTimeout is the exception:
+// let go now: it could not drain. Expiry in a pool with a terminationGracePeriod is the exception:
 // such a pool bounds a node's life, and the drain of an expired node is forced once the
-// drainTimeout passes.
+// terminationGracePeriod passes.
 func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []candidate) {
 	for _, cand := range stale {
 		if why := cand.blocked(); why != "" {
@@ -112,7 +112,7 @@ func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []can
 
 func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidate) error {
 	state := fmt.Sprintf("The node is %s", strings.ToLower(string(cand.stale)))
-	forceful := cand.stale == v1beta1.DisruptionExpired && pp.pool.Spec.Disruption.DrainTimeout != nil
+	forceful := cand.stale == v1beta1.DisruptionExpired && pp.pool.Spec.Template.Spec.TerminationGracePeriod != nil
 	decide := func(why string) decision { return decision{reason: cand.stale, forceful: forceful, why: why} }
 	if r, ok := c.replacing[cand.claim.Name]; ok {
 		if r.done {
@@ -287,7 +287,7 @@ func withoutLimits(in scheduling.Input) scheduling.Input {
 	out := in
 	out.Pools = make([]scheduling.Pool, len(in.Pools))
 	for i, p := range in.Pools {
-		p.NodesLeft, p.CPULeft, p.MemoryLeft = -1, nil, nil
+		p.NodesLeft, p.Left = -1, nil
 		out.Pools[i] = p
 	}
 	return out

@@ -33,7 +33,7 @@ const drainRetry = 5 * time.Second
 
 // drain evicts the pods that must leave node through the Eviction API, so that
 // PodDisruptionBudgets are honoured; a budget that allows no disruption makes the
-// eviction answer 429 and the drain tries again later. Once the pool's drainTimeout has
+// eviction answer 429 and the drain tries again later. Once the pool's terminationGracePeriod has
 // passed since started, the pods left are deleted instead. It reports whether the node
 // is free of such pods, counting pods still terminating as there.
 func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, started time.Time) (bool, ctrl.Result, error) {
@@ -43,8 +43,8 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *c
 	}
 	// untilForced is how long until the drain may delete what budgets protect.
 	untilForced := time.Duration(math.MaxInt64)
-	if pool := r.poolOf(ctx, claim); pool != nil && pool.Spec.Disruption.DrainTimeout != nil {
-		untilForced = pool.Spec.Disruption.DrainTimeout.Duration - r.since(started)
+	if pool := r.poolOf(ctx, claim); pool != nil && pool.Spec.Template.Spec.TerminationGracePeriod != nil {
+		untilForced = pool.Spec.Template.Spec.TerminationGracePeriod.Duration - r.since(started)
 	}
 	force := untilForced <= 0
 	remaining, blocked := 0, 0
@@ -80,7 +80,7 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *c
 // evict asks the Eviction API to remove pod, or deletes it outright when force is set.
 func (r *Lifecycle) evict(ctx context.Context, pod *corev1.Pod, force bool) error {
 	if force {
-		log.FromContext(ctx).Info("Drain timeout passed; deleting the pod despite its budget", "pod", client.ObjectKeyFromObject(pod))
+		log.FromContext(ctx).Info("The pool's terminationGracePeriod passed; deleting the pod despite its budget", "pod", client.ObjectKeyFromObject(pod))
 		return r.Client.Delete(ctx, pod)
 	}
 	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}

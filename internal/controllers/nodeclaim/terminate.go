@@ -20,7 +20,7 @@ import (
 const ReasonTerminating = "Terminating"
 
 // terminate runs when a claim is deleted: cordon the Node, drain it (PodDisruptionBudgets
-// honoured until the pool's drainTimeout), terminate the instance, delete the Node, and
+// honoured until the pool's terminationGracePeriod), terminate the instance, delete the Node, and
 // release the claim. A claim whose launch result was lost leaves its instance, tagged
 // with the claim's name, to garbage collection. A Node deleted already is skipped; an
 // instance that is not the cluster's holds the claim.

@@ -92,7 +92,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	case pool.Spec.Paused:
 		obs.stopped = ReasonPaused
 	}
-	class, err := nodeclass.Get(ctx, r.Client, pool.Spec.Template.NodeClassRef)
+	class, err := nodeclass.Get(ctx, r.Client, pool.Spec.Template.Spec.NodeClassRef)
 	switch {
 	case obs.stopped == ReasonKillSwitch:
 		// Removing needs no node class: the switch works even when it is gone.
@@ -210,8 +210,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 // scale carries out one plan for the pool: the running minimum, the warm pool's
 // creations and its removals, all within the limits as the limits package counts them.
 func (r *Reconciler) scale(ctx context.Context, pool *v1beta1.NodePool, class client.Object, current claimtemplate.Current, obs *observation) error {
-	// The instance types are read only when the pass needs them: for limits on cpu or
-	// memory, for standby claims that may be held, or to place new ones.
+	// The instance types are read only when the pass needs them: for limits on a resource
+	// (cpu, memory, nvidia.com/gpu, ...), for standby claims that may be held, or to
+	// place new ones.
 	var types []*cloudprovider.InstanceType
 	if needsTypes(pool, obs) {
 		var err error
@@ -221,7 +222,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1beta1.NodePool, class cl
 	}
 	if types != nil {
 		var err error
-		if obs.noTypeFits, err = kubeletLeavesNoType(pool, types); err != nil {
+		if obs.noTypeFits, err = noInstanceTypeFits(pool, types); err != nil {
 			return err
 		}
 	}
@@ -326,7 +327,7 @@ func (r *Reconciler) createClaim(ctx context.Context, pool *v1beta1.NodePool, cl
 }
 
 // removeAll deletes every claim of the pool that is not going already: the kill switch.
-// The lifecycle controller drains each node within the pool's drainTimeout.
+// The lifecycle controller drains each node within the pool's terminationGracePeriod.
 func (r *Reconciler) removeAll(ctx context.Context, claims []v1beta1.NodeClaim) error {
 	for i := range claims {
 		if !claims[i].DeletionTimestamp.IsZero() {
@@ -360,10 +361,10 @@ func pointers(claims []v1beta1.NodeClaim) []*v1beta1.NodeClaim {
 }
 
 // needsTypes reports whether a pass over the pool needs the instance types: the pool has
-// limits on cpu or memory, keeps a warm pool, has standby claims, or configures its
+// limits on a resource of its nodes' capacity, keeps a warm pool, has standby claims, or configures its
 // kubelet, which may leave no type room for pods (the pool says so).
 func needsTypes(pool *v1beta1.NodePool, obs *observation) bool {
-	if limitsResources(pool) || obs.target > 0 || pool.Spec.Template.Kubelet != nil {
+	if limitsResources(pool) || obs.target > 0 || pool.Spec.Template.Spec.Kubelet != nil {
 		return true
 	}
 	for i := range obs.claims {
@@ -374,12 +375,13 @@ func needsTypes(pool *v1beta1.NodePool, obs *observation) bool {
 	return false
 }
 
-// limitsResources reports whether the pool limits its cpu or memory.
+// limitsResources reports whether the pool limits a resource of its nodes' capacity
+// (cpu, memory, nvidia.com/gpu, ...), not only their number.
 func limitsResources(pool *v1beta1.NodePool) bool {
-	return pool.Spec.Limits != nil && (pool.Spec.Limits.CPU != nil || pool.Spec.Limits.Memory != nil)
+	return len(pool.Spec.Limits.Resources()) > 0
 }
 
-// sizing returns, for pools with limits on cpu or memory, how the limits package sizes
+// sizing returns, for pools with limits on a resource of their nodes' capacity, how the limits package sizes
 // the claims not launched yet, and the capacity of the node a new claim of the pool would
 // most likely get: the cheapest instance type of types that meets the pool's
 // requirements. Without such limits, or without an offering, both are nil and only the
@@ -388,7 +390,7 @@ func sizing(pool *v1beta1.NodePool, types []*cloudprovider.InstanceType) (limits
 	if !limitsResources(pool) {
 		return nil, nil, nil
 	}
-	t, _, ok, err := cloudprovider.CheapestOffering(types, v1beta1.CoreRequirements(pool.Spec.Template.Requirements))
+	t, _, ok, err := cloudprovider.CheapestOffering(types, v1beta1.CoreRequirements(pool.Spec.Template.Spec.Requirements))
 	if err != nil || !ok {
 		return nil, nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/limits"
@@ -32,14 +31,12 @@ func size(cpu, memory string) corev1.ResourceList {
 // planStandby plans a pool with no running minimum under limits l (whose nodes is the
 // node cap in force). capacity gives the launched members' capacity; the others count
 // as perNode, as the limits package's estimate would size them.
-func planStandby(target, ceiling int32, members []member, l *v1beta1.Limits, perNode corev1.ResourceList, capacity ...map[string]corev1.ResourceList) plan {
+func planStandby(target, ceiling int32, members []member, l v1beta1.Limits, perNode corev1.ResourceList, capacity ...map[string]corev1.ResourceList) plan {
 	return planWith(goal{target: target, ceiling: ceiling}, members, l, perNode, capacity...)
 }
 
-func planWith(g goal, members []member, l *v1beta1.Limits, perNode corev1.ResourceList, capacity ...map[string]corev1.ResourceList) plan {
-	if l != nil {
-		g.maxNodes = l.Nodes
-	}
+func planWith(g goal, members []member, l v1beta1.Limits, perNode corev1.ResourceList, capacity ...map[string]corev1.ResourceList) plan {
+	g.maxNodes = l.Nodes()
 	var claims []*v1beta1.NodeClaim
 	for _, m := range members {
 		c := &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: m.name}}
@@ -83,11 +80,11 @@ func TestPlanRemovesStaleFirstThenOldest(t *testing.T) {
 
 func TestPlanRespectsTheNodeLimitCountingEveryClaim(t *testing.T) {
 	members := append(standbyMembers(1), member{name: "running"})
-	p := planStandby(5, 5, members, &v1beta1.Limits{Nodes: ptr.To[int32](3)}, nil)
+	p := planStandby(5, 5, members, v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("3")}, nil)
 	if p.create != 1 || p.limited != "limits.nodes (3)" {
 		t.Fatalf("plan = %+v, want 1 creation limited by limits.nodes", p)
 	}
-	if p := planStandby(5, 5, members, &v1beta1.Limits{Nodes: ptr.To[int32](1)}, nil); p.create != 0 {
+	if p := planStandby(5, 5, members, v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("1")}, nil); p.create != 0 {
 		t.Fatalf("over the limit already: plan = %+v, want no creation", p)
 	}
 }
@@ -97,13 +94,13 @@ func TestPlanRespectsCPUAndMemoryLimits(t *testing.T) {
 	launched := map[string]corev1.ResourceList{"big": size("4", "16Gi")}
 	members := []member{{name: "big"}, {name: "pending", standby: true}} // pending counts as perNode
 	cpu := resource.MustParse("10")
-	p := planStandby(10, 10, members, &v1beta1.Limits{CPU: &cpu}, perNode, launched)
+	p := planStandby(10, 10, members, v1beta1.Limits{corev1.ResourceCPU: cpu}, perNode, launched)
 	// 10 - (4 + 2) = 4 CPUs left: two more 2-CPU nodes.
 	if p.create != 2 || p.limited != "limits.cpu (10)" {
 		t.Fatalf("plan = %+v, want 2 creations limited by cpu", p)
 	}
 	memory := resource.MustParse("40Gi")
-	p = planStandby(10, 10, members, &v1beta1.Limits{Memory: &memory}, perNode, launched)
+	p = planStandby(10, 10, members, v1beta1.Limits{corev1.ResourceMemory: memory}, perNode, launched)
 	// 40Gi - 24Gi = 16Gi: two 8Gi nodes.
 	if p.create != 2 || p.limited != "limits.memory (40Gi)" {
 		t.Fatalf("plan = %+v, want 2 creations limited by memory", p)
@@ -112,7 +109,7 @@ func TestPlanRespectsCPUAndMemoryLimits(t *testing.T) {
 
 func TestPlanWithoutASizeEstimateOnlyCountsNodes(t *testing.T) {
 	cpu := resource.MustParse("1")
-	if p := planStandby(3, 3, nil, &v1beta1.Limits{CPU: &cpu}, nil); p.create != 3 {
+	if p := planStandby(3, 3, nil, v1beta1.Limits{corev1.ResourceCPU: cpu}, nil); p.create != 3 {
 		t.Fatalf("plan = %+v, want 3 creations", p)
 	}
 }
@@ -165,7 +162,7 @@ func TestPlanReplacesStaleStandbyKeepingThemUntilFreshOnesStandBy(t *testing.T) 
 }
 
 func TestPlanRemovesStaleStandbyFirstWhenLimitsLeaveNoRoom(t *testing.T) {
-	p := planStandby(2, 2, staleMembers(2, true), &v1beta1.Limits{Nodes: ptr.To[int32](3)}, nil)
+	p := planStandby(2, 2, staleMembers(2, true), v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("3")}, nil)
 	if p.create != 1 || !slices.Equal(p.remove, []string{"stale0"}) {
 		t.Fatalf("plan = %+v, want one replacement created and one stale claim removed to make room", p)
 	}
@@ -190,7 +187,7 @@ func TestPlanRemovesStandbyAboveTheNodeCap(t *testing.T) {
 	// A night window caps the pool at 0 nodes: every standby claim goes, stale first.
 	members := append(freshMembers(2, true), staleMembers(1, true)...)
 	members = append(members, member{name: "running"})
-	p := planStandby(2, 2, members, &v1beta1.Limits{Nodes: ptr.To[int32](0)}, nil)
+	p := planStandby(2, 2, members, v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("0")}, nil)
 	if p.create != 0 || !slices.Equal(p.remove, []string{"stale0", "fresh0", "fresh1"}) {
 		t.Fatalf("plan = %+v, want every standby claim removed, the stale one first", p)
 	}
@@ -200,13 +197,13 @@ func TestPlanRemovesStandbyAboveTheNodeCap(t *testing.T) {
 // wants 2 nodes running and 3 standby under a cap of 4 gets 2 launched and 2 standby,
 // not 5 claims that disruption would then have to terminate.
 func TestPlanKeepsTheRunningMinimumAndTheWarmPoolWithinTheCap(t *testing.T) {
-	p := planWith(goal{target: 3, ceiling: 3, minRunning: 2}, nil, &v1beta1.Limits{Nodes: ptr.To[int32](4)}, nil)
+	p := planWith(goal{target: 3, ceiling: 3, minRunning: 2}, nil, v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("4")}, nil)
 	if p.launch != 2 || p.create != 2 || p.limited != "limits.nodes (4)" {
 		t.Fatalf("plan = %+v, want 2 launched for the minimum and 2 standby, limited by the cap", p)
 	}
 	// Under cpu limits the same: 4 CPUs of 1-CPU nodes.
 	cpu := resource.MustParse("4")
-	p = planWith(goal{target: 3, ceiling: 3, minRunning: 2}, nil, &v1beta1.Limits{CPU: &cpu}, size("1", "4Gi"))
+	p = planWith(goal{target: 3, ceiling: 3, minRunning: 2}, nil, v1beta1.Limits{corev1.ResourceCPU: cpu}, size("1", "4Gi"))
 	if p.launch != 2 || p.create != 2 || p.limited != "limits.cpu (4)" {
 		t.Fatalf("plan = %+v, want 2 launched and 2 standby within limits.cpu", p)
 	}

@@ -47,27 +47,19 @@ func standbyCensus(claims []v1beta1.NodeClaim, types []*cloudprovider.InstanceTy
 }
 
 // Resources of stratos_nodepool_limit and stratos_nodepool_usage.
-const (
-	resourceCPU    = "cpu"
-	resourceMemory = "memory"
-	resourceNodes  = "nodes"
-)
-
-var limitResources = []string{resourceCPU, resourceMemory, resourceNodes}
-
-// limitSeries are a pool's limits and usage by resource, for each resource it limits:
-// cpu in cores, memory in bytes, nodes as a count. The node limit is the cap in force,
-// limits.nodes or the active window's maxNodes.
-func limitSeries(l *v1beta1.Limits, maxNodes *int32, used limits.Usage) map[string][2]float64 {
+// limitSeries are a pool's limits and usage by resource, for each resource it limits,
+// named as in limits: cpu in cores, memory in bytes, nvidia.com/gpu and other resources
+// in their units, nodes as a count. The node limit is the cap in force, limits.nodes or
+// the active window's maxNodes.
+func limitSeries(l v1beta1.Limits, maxNodes *int32, used limits.Usage) map[string][2]float64 {
 	out := map[string][2]float64{}
 	if maxNodes != nil {
-		out[resourceNodes] = [2]float64{float64(*maxNodes), float64(used.Nodes)}
+		out[string(v1beta1.LimitNodes)] = [2]float64{float64(*maxNodes), float64(used.Nodes)}
 	}
-	if l != nil && l.CPU != nil {
-		out[resourceCPU] = [2]float64{float64(l.CPU.MilliValue()) / 1000, float64(used.CPU) / 1000}
-	}
-	if l != nil && l.Memory != nil {
-		out[resourceMemory] = [2]float64{float64(l.Memory.Value()), float64(used.Memory)}
+	for name, limit := range l.Resources() {
+		// AsApproximateFloat64 keeps fractions of a core; usage is an Amount, millicores for cpu.
+		usage := limits.Quantity(name, used.Resources[name])
+		out[string(name)] = [2]float64{limit.AsApproximateFloat64(), usage.AsApproximateFloat64()}
 	}
 	return out
 }
@@ -78,6 +70,10 @@ func limitSeries(l *v1beta1.Limits, maxNodes *int32, used limits.Usage) map[stri
 type poolSeries struct {
 	mu    sync.Mutex
 	zones map[string]map[string]bool
+	// limits are the resources each pool's limit and usage gauges have a series for:
+	// any resource may be limited, so the ones a pool no longer limits are known only
+	// from here.
+	limits map[string]map[string]bool
 }
 
 // recordPool publishes the pool's target, counts by phase, warm pool and limits.
@@ -110,15 +106,28 @@ func (r *Reconciler) recordPool(pool *v1beta1.NodePool, byPhase map[v1beta1.Node
 		metrics.PoolStandbyHourlyCost.WithLabelValues(pool.Name, "stopped").Set(0)
 		metrics.PoolStandbyHourlyCost.WithLabelValues(pool.Name, "running").Set(0)
 	}
-	for _, resource := range limitResources {
-		values, ok := l[resource]
-		if !ok {
-			metrics.PoolLimit.DeleteLabelValues(pool.Name, resource)
-			metrics.PoolUsage.DeleteLabelValues(pool.Name, resource)
-			continue
+	r.recordLimits(pool.Name, l)
+}
+
+// recordLimits publishes a pool's limit and usage per resource it limits, and drops the
+// series of the resources it no longer limits.
+func (r *Reconciler) recordLimits(pool string, l map[string][2]float64) {
+	r.series.mu.Lock()
+	defer r.series.mu.Unlock()
+	if r.series.limits == nil {
+		r.series.limits = map[string]map[string]bool{}
+	}
+	for resource := range r.series.limits[pool] {
+		if _, ok := l[resource]; !ok {
+			metrics.PoolLimit.DeleteLabelValues(pool, resource)
+			metrics.PoolUsage.DeleteLabelValues(pool, resource)
 		}
-		metrics.PoolLimit.WithLabelValues(pool.Name, resource).Set(values[0])
-		metrics.PoolUsage.WithLabelValues(pool.Name, resource).Set(values[1])
+	}
+	r.series.limits[pool] = map[string]bool{}
+	for resource, values := range l {
+		metrics.PoolLimit.WithLabelValues(pool, resource).Set(values[0])
+		metrics.PoolUsage.WithLabelValues(pool, resource).Set(values[1])
+		r.series.limits[pool][resource] = true
 	}
 }
 
@@ -132,5 +141,6 @@ func (r *Reconciler) forgetPool(name string) {
 	}
 	r.series.mu.Lock()
 	delete(r.series.zones, name)
+	delete(r.series.limits, name)
 	r.series.mu.Unlock()
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus/testutil"
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
@@ -52,20 +53,24 @@ func TestTheWarmPoolCountsAndPricesItsStandbyNodes(t *testing.T) {
 	}
 }
 
-// Each resource a pool limits has a limit and a usage, in cores, bytes and nodes;
+// Each resource a pool limits has a limit and a usage, in cores, bytes, GPUs and nodes;
 // resources it does not limit have none.
 func TestLimitSeriesAreTheResourcesThePoolLimits(t *testing.T) {
-	used := limits.Usage{Nodes: 3, CPU: 6500, Memory: 24 << 30}
+	used := limits.Usage{Nodes: 3, Resources: map[corev1.ResourceName]int64{corev1.ResourceCPU: 6500, corev1.ResourceMemory: 24 << 30, "nvidia.com/gpu": 2}}
 	cpu := resource.MustParse("16")
-	got := limitSeries(&v1beta1.Limits{CPU: &cpu}, ptr.To(int32(10)), used)
+	got := limitSeries(v1beta1.Limits{corev1.ResourceCPU: cpu}, ptr.To(int32(10)), used)
 	want := map[string][2]float64{"cpu": {16, 6.5}, "nodes": {10, 3}}
 	if len(got) != len(want) || got["cpu"] != want["cpu"] || got["nodes"] != want["nodes"] {
 		t.Fatalf("series %v, want %v", got, want)
 	}
 	memory := resource.MustParse("64Gi")
-	got = limitSeries(&v1beta1.Limits{Memory: &memory}, nil, used)
+	got = limitSeries(v1beta1.Limits{corev1.ResourceMemory: memory}, nil, used)
 	if len(got) != 1 || got["memory"] != [2]float64{64 << 30, 24 << 30} {
 		t.Fatalf("series %v, want memory only", got)
+	}
+	got = limitSeries(v1beta1.Limits{"nvidia.com/gpu": resource.MustParse("4")}, nil, used)
+	if len(got) != 1 || got["nvidia.com/gpu"] != [2]float64{4, 2} {
+		t.Fatalf("series %v, want nvidia.com/gpu only, 2 of 4", got)
 	}
 	if got := limitSeries(nil, nil, used); len(got) != 0 {
 		t.Fatalf("an unlimited pool has series %v", got)
@@ -80,6 +85,12 @@ func TestSeriesOfWhatWentAwayAreDeleted(t *testing.T) {
 	r.recordPool(pool, nil, warmPool{byZone: map[string]int{"a": 2, "b": 1}}, map[string][2]float64{"cpu": {16, 4}})
 	if got := testutil.ToFloat64(metrics.PoolStandbyNodes.WithLabelValues("series-test", "b")); got != 1 {
 		t.Fatalf("zone b: %v standby, want 1", got)
+	}
+	// A limit on a GPU replaces the one on cpu: the cpu series go, the GPU's come.
+	r.recordPool(pool, nil, warmPool{byZone: map[string]int{"a": 2, "b": 1}}, map[string][2]float64{"nvidia.com/gpu": {4, 1}})
+	if n := seriesOf(t, "stratos_nodepool_limit", "series-test"); n != 1 ||
+		testutil.ToFloat64(metrics.PoolLimit.WithLabelValues("series-test", "nvidia.com/gpu")) != 4 {
+		t.Fatalf("after the cpu limit gave way to a GPU one: %d limit series, want the GPU's only", n)
 	}
 	r.recordPool(pool, nil, warmPool{byZone: map[string]int{"a": 2}}, nil)
 	for _, m := range []struct {

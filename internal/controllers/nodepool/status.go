@@ -28,8 +28,8 @@ type observation struct {
 	classNotReady string
 	// noStandby says why no standby claim could be made, or is "".
 	noStandby string
-	// noTypeFits says why the template's kubelet configuration leaves no instance type
-	// room for pods, or is "" (see kubeletLeavesNoType).
+	// noTypeFits says why the template's requirements or kubelet configuration leave no
+	// instance type to make a node of, or is "" (see noInstanceTypeFits).
 	noTypeFits string
 	// held counts the standby claims whose offering is marked unavailable.
 	held int
@@ -130,7 +130,7 @@ func writeStatus(pool *v1beta1.NodePool, obs observation) map[v1beta1.NodeClaimP
 	case obs.windowErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidWindow, fmt.Sprintf("the spec's targets hold, as %v", obs.windowErr)
 	case obs.classMissing:
-		ref := pool.Spec.Template.NodeClassRef
+		ref := pool.Spec.Template.Spec.NodeClassRef
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotFound, fmt.Sprintf("%s %s does not exist", ref.Kind, ref.Name)
 	case obs.classNotReady != "":
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodeClassNotReady, "no node launches until the node class is ready: "+obs.classNotReady

@@ -50,7 +50,7 @@ func TestStatusReportsWhyTheTargetIsNotMet(t *testing.T) {
 	}
 	for name, tc := range cases {
 		pool := &v1beta1.NodePool{}
-		pool.Spec.Template.NodeClassRef = v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "gone"}
+		pool.Spec.Template.Spec.NodeClassRef = v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "gone"}
 		writeStatus(pool, tc.obs)
 		ready, degraded := conditions(pool)
 		if ready.Status != metav1.ConditionFalse {

@@ -30,7 +30,7 @@ type standbyZones map[string]float64
 // leaves CPU and memory for pods and has room for spec.standby.resources; and, for each requirement with minValues, types of
 // at least that many values of its key in the zone.
 func zonesForStandby(pool *v1beta1.NodePool, types []*cloudprovider.InstanceType) (standbyZones, error) {
-	all := append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...)
+	all := append(slices.Clone(pool.Spec.Template.Spec.Requirements), pool.Spec.Standby.Requirements...)
 	requirements := v1beta1.CoreRequirements(all)
 	var floors []v1beta1.NodeSelectorRequirement
 	for _, r := range all {
@@ -42,7 +42,7 @@ func zonesForStandby(pool *v1beta1.NodePool, types []*cloudprovider.InstanceType
 	// values holds, per zone, the values of each floor's key among the types there.
 	values := map[string][]map[string]bool{}
 	for _, t := range types {
-		if !cloudprovider.HasRoomFor(t, pool.Spec.Template.Kubelet, pool.Spec.Standby.Resources) {
+		if !cloudprovider.HasRoomFor(t, pool.Spec.Template.Spec.Kubelet, pool.Spec.Standby.Resources) {
 			continue
 		}
 		for _, o := range t.Offerings {
@@ -95,7 +95,7 @@ func noStandbyMessage(pool *v1beta1.NodePool) string {
 		slices.Sort(room)
 		msg += " with room for " + strings.Join(room, ", ")
 	}
-	for _, r := range append(slices.Clone(pool.Spec.Template.Requirements), pool.Spec.Standby.Requirements...) {
+	for _, r := range append(slices.Clone(pool.Spec.Template.Spec.Requirements), pool.Spec.Standby.Requirements...) {
 		if r.MinValues != nil {
 			msg += fmt.Sprintf(", among types of at least %d values of %s (minValues)", *r.MinValues, r.Key)
 		}

@@ -1,9 +1,11 @@
 package nodepool
 
 import (
+	"strings"
 	"testing"
 
 	corev1 "k8s.io/api/core/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -21,7 +23,7 @@ func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 	if err != nil || len(zones) != 2 {
 		t.Fatalf("zones %v (%v), want both without a kubelet configuration", zones, err)
 	}
-	pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
+	pool.Spec.Template.Spec.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2")}}
 	zones, err = zonesForStandby(pool, types)
 	if err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
@@ -34,30 +36,59 @@ func TestStandbyZonesHonourTheKubeletConfiguration(t *testing.T) {
 func TestAKubeletThatKeepsAllTheMemoryLeavesNoStandbyZone(t *testing.T) {
 	types := mediumInZoneALargeInZoneB()
 	pool := &v1beta1.NodePool{}
-	pool.Spec.Template.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
+	pool.Spec.Template.Spec.Kubelet = &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("20Gi")}}
 	zones, err := zonesForStandby(pool, types)
 	if err != nil || len(zones) != 1 || zones["zone-b"] != 0.4 {
 		t.Fatalf("zones %v (%v), want zone-b only", zones, err)
 	}
-	if msg, err := kubeletLeavesNoType(pool, types); err != nil || msg != "" {
-		t.Fatalf("kubeletLeavesNoType = %q (%v) while large has room", msg, err)
+	if msg, err := noInstanceTypeFits(pool, types); err != nil || msg != "" {
+		t.Fatalf("noInstanceTypeFits = %q (%v) while large has room", msg, err)
 	}
 
-	pool.Spec.Template.Kubelet.KubeReserved[corev1.ResourceMemory] = resource.MustParse("40Gi")
+	pool.Spec.Template.Spec.Kubelet.KubeReserved[corev1.ResourceMemory] = resource.MustParse("40Gi")
 	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 0 {
 		t.Fatalf("zones %v (%v), want none", zones, err)
 	}
-	msg, err := kubeletLeavesNoType(pool, types)
-	want := "spec.template.kubelet leaves no CPU or memory for pods on any of the 2 instance types the pool's requirements allow: " +
+	msg, err := noInstanceTypeFits(pool, types)
+	want := "spec.template.spec.kubelet leaves no CPU or memory for pods on any of the 2 instance types the pool's requirements allow: " +
 		"its reservations and eviction thresholds keep back cpu 0 and memory 40Gi of the largest, large, which has cpu 8 and memory 32Gi"
 	if err != nil || msg != want {
-		t.Fatalf("kubeletLeavesNoType = %q (%v), want %q", msg, err, want)
+		t.Fatalf("noInstanceTypeFits = %q (%v), want %q", msg, err, want)
 	}
 
-	// Types the requirements rule out do not count: the pool says nothing of them.
-	pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
-	if msg, err := kubeletLeavesNoType(pool, types); err != nil || msg != "" {
-		t.Fatalf("kubeletLeavesNoType = %q (%v) with no type allowed at all", msg, err)
+	// With no type allowed at all, the requirements are the reason, not the kubelet.
+	pool.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+	want = "spec.template.spec.requirements allow none of the 2 instance types the node class offers"
+	if msg, err := noInstanceTypeFits(pool, types); err != nil || msg != want {
+		t.Fatalf("noInstanceTypeFits = %q (%v) with no type allowed at all, want %q", msg, err, want)
+	}
+}
+
+// Every node Stratos launches runs linux: a kubernetes.io/os In [linux] requirement
+// allows every type, and In [windows] none, which the pool reports as NoInstanceTypeFits
+// naming the operating system.
+func TestTheOSRequirementMatchesLinuxOnly(t *testing.T) {
+	types := mediumInZoneALargeInZoneB()
+	pool := &v1beta1.NodePool{}
+	pool.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelOSStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"linux"}}}
+	if msg, err := noInstanceTypeFits(pool, types); err != nil || msg != "" {
+		t.Fatalf("In [linux]: noInstanceTypeFits = %q (%v), want every type allowed", msg, err)
+	}
+	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 2 {
+		t.Fatalf("In [linux]: standby zones %v (%v), want both", zones, err)
+	}
+
+	pool.Spec.Template.Spec.Requirements[0].Values = []string{"windows"}
+	msg, err := noInstanceTypeFits(pool, types)
+	want := "spec.template.spec.requirements allow none of the 2 instance types the node class offers: every node Stratos launches runs linux, and kubernetes.io/os In [windows] rules it out"
+	if err != nil || msg != want {
+		t.Fatalf("In [windows]: noInstanceTypeFits = %q (%v), want %q", msg, err, want)
+	}
+	obs := observation{noTypeFits: msg}
+	writeStatus(pool, obs)
+	degraded := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
+	if degraded == nil || degraded.Reason != ReasonNoInstanceTypeFits || !strings.Contains(degraded.Message, "kubernetes.io/os In [windows]") {
+		t.Fatalf("In [windows]: Degraded = %+v, want NoInstanceTypeFits naming the requirement", degraded)
 	}
 }
 

@@ -90,7 +90,7 @@ func TestStandbyZonesAreThoseOfOfferingsThatCanStandBy(t *testing.T) {
 	}
 	// A pool that allows only spot keeps no warm pool, and says why.
 	pool = &v1beta1.NodePool{}
-	pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
+	pool.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
 	if zones, err := zonesForStandby(pool, []*cloudprovider.InstanceType{small, large}); err != nil || len(zones) != 0 {
 		t.Fatalf("zones %v (%v) for a spot-only pool", zones, err)
 	}
@@ -113,7 +113,7 @@ func TestStandbyZonesKeepThePoolsFloors(t *testing.T) {
 	types := []*cloudprovider.InstanceType{typeOf("m5.large", "zone-a", "zone-b"), typeOf("c5.large", "zone-a"), typeOf("r5.large", "zone-a", "zone-b")}
 	two := int32(2)
 	pool := &v1beta1.NodePool{}
-	pool.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &two}}
+	pool.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: &two}}
 	if zones, err := zonesForStandby(pool, types); err != nil || len(zones) != 2 {
 		t.Fatalf("zones %v (%v), want zone-a and zone-b: both have two families", zones, err)
 	}

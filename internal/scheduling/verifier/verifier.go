@@ -22,10 +22,10 @@ package verifier
 
 import (
 	"fmt"
+	"sort"
 
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
-	"k8s.io/apimachinery/pkg/api/resource"
 )
 
 // Node is a node of the cluster the placements are replayed on.
@@ -51,13 +51,13 @@ type Placement struct {
 	Node string
 }
 
-// Limit is what a pool may still add: nodes (negative: unlimited), CPU and memory (nil:
+// Limit is what a pool may still add: nodes (negative: unlimited), and the capacity of
+// each limited resource (cpu, memory, nvidia.com/gpu, ...; a resource absent is
 // unlimited).
 type Limit struct {
-	Pool   string
-	Nodes  int
-	CPU    *resource.Quantity
-	Memory *resource.Quantity
+	Pool      string
+	Nodes     int
+	Resources corev1.ResourceList
 }
 
 // Case is a decision to check.
@@ -102,6 +102,7 @@ const (
 	RulePoolNodes            Rule = "PoolNodeLimit"
 	RulePoolCPU              Rule = "PoolCPULimit"
 	RulePoolMemory           Rule = "PoolMemoryLimit"
+	RulePoolResource         Rule = "PoolResourceLimit"
 )
 
 // Violation is a placement kube-scheduler would refuse, or a limit the result exceeds.
@@ -199,24 +200,43 @@ func checkLimits(c Case) []Violation {
 	var out []Violation
 	for _, l := range c.Limits {
 		count := 0
-		cpu, memory := resource.Quantity{}, resource.Quantity{}
+		added := corev1.ResourceList{}
 		for _, n := range c.Nodes {
 			if n.Pool != l.Pool {
 				continue
 			}
 			count++
-			cpu.Add(n.Capacity[corev1.ResourceCPU])
-			memory.Add(n.Capacity[corev1.ResourceMemory])
+			for name := range l.Resources {
+				sum := added[name]
+				sum.Add(n.Capacity[name])
+				added[name] = sum
+			}
 		}
 		if l.Nodes >= 0 && count > l.Nodes {
 			out = append(out, Violation{Rule: RulePoolNodes, Node: l.Pool, Detail: fmt.Sprintf("%d new nodes, the limit leaves %d", count, l.Nodes)})
 		}
-		if l.CPU != nil && cpu.Cmp(*l.CPU) > 0 {
-			out = append(out, Violation{Rule: RulePoolCPU, Node: l.Pool, Detail: fmt.Sprintf("new nodes have %s CPU, the limit leaves %s", cpu.String(), l.CPU.String())})
+		names := make([]string, 0, len(l.Resources))
+		for name := range l.Resources {
+			names = append(names, string(name))
 		}
-		if l.Memory != nil && memory.Cmp(*l.Memory) > 0 {
-			out = append(out, Violation{Rule: RulePoolMemory, Node: l.Pool, Detail: fmt.Sprintf("new nodes have %s memory, the limit leaves %s", memory.String(), l.Memory.String())})
+		sort.Strings(names)
+		for _, name := range names {
+			sum, limit := added[corev1.ResourceName(name)], l.Resources[corev1.ResourceName(name)]
+			if sum.Cmp(limit) > 0 {
+				out = append(out, Violation{Rule: limitRule(corev1.ResourceName(name)), Node: l.Pool, Detail: fmt.Sprintf("new nodes have %s %s, the limit leaves %s", sum.String(), name, limit.String())})
+			}
 		}
 	}
 	return out
+}
+
+// limitRule names the rule a pool's limit on a resource is.
+func limitRule(name corev1.ResourceName) Rule {
+	switch name {
+	case corev1.ResourceCPU:
+		return RulePoolCPU
+	case corev1.ResourceMemory:
+		return RulePoolMemory
+	}
+	return RulePoolResource
 }

@@ -188,9 +188,14 @@ func TestCheck(t *testing.T) {
 		"pool nodes": {Case{Nodes: []Node{{Node: a, Pool: "p", Capacity: a.Status.Allocatable}, {Node: b, Pool: "p", Capacity: b.Status.Allocatable}},
 			Limits: []Limit{{Pool: "p", Nodes: 1}}}, []Rule{RulePoolNodes}},
 		"pool cpu": {Case{Nodes: []Node{{Node: a, Pool: "p", Capacity: a.Status.Allocatable}, {Node: b, Pool: "p", Capacity: b.Status.Allocatable}},
-			Limits: []Limit{{Pool: "p", Nodes: -1, CPU: resource.NewQuantity(7, resource.DecimalSI), Memory: resource.NewQuantity(16<<30, resource.BinarySI)}}}, []Rule{RulePoolCPU}},
+			Limits: []Limit{{Pool: "p", Nodes: -1, Resources: corev1.ResourceList{corev1.ResourceCPU: *resource.NewQuantity(7, resource.DecimalSI), corev1.ResourceMemory: *resource.NewQuantity(16<<30, resource.BinarySI)}}}}, []Rule{RulePoolCPU}},
 		"pool memory": {Case{Nodes: []Node{{Node: a, Pool: "p", Capacity: a.Status.Allocatable}},
-			Limits: []Limit{{Pool: "p", Nodes: -1, Memory: resource.NewQuantity(1<<30, resource.BinarySI)}}}, []Rule{RulePoolMemory}},
+			Limits: []Limit{{Pool: "p", Nodes: -1, Resources: corev1.ResourceList{corev1.ResourceMemory: *resource.NewQuantity(1<<30, resource.BinarySI)}}}}, []Rule{RulePoolMemory}},
+		// Node a has no GPU: its capacity of one counts 0, so a GPU limit of 0 holds.
+		"pool gpu": {Case{Nodes: []Node{{Node: a, Pool: "p", Capacity: a.Status.Allocatable}, {Node: b, Pool: "p", Capacity: withGPUs(b.Status.Allocatable, 2)}},
+			Limits: []Limit{{Pool: "p", Nodes: -1, Resources: corev1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(1, resource.DecimalSI)}}}}, []Rule{RulePoolResource}},
+		"pool gpu within": {Case{Nodes: []Node{{Node: a, Pool: "p", Capacity: a.Status.Allocatable}, {Node: b, Pool: "p", Capacity: withGPUs(b.Status.Allocatable, 2)}},
+			Limits: []Limit{{Pool: "p", Nodes: -1, Resources: corev1.ResourceList{"nvidia.com/gpu": *resource.NewQuantity(2, resource.DecimalSI)}}}}, nil},
 	})
 }
 
@@ -200,4 +205,11 @@ func TestAdmitting(t *testing.T) {
 	if !slices.Equal(got[0], []string{"b"}) || !slices.Equal(got[1], []string{"a"}) || len(got[2]) != 0 {
 		t.Fatalf("admitting %v, want [[b] [a] []]", got)
 	}
+}
+
+// withGPUs is a copy of capacity with n nvidia.com/gpu.
+func withGPUs(capacity corev1.ResourceList, n int64) corev1.ResourceList {
+	out := capacity.DeepCopy()
+	out["nvidia.com/gpu"] = *resource.NewQuantity(n, resource.DecimalSI)
+	return out
 }

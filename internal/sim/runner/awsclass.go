@@ -104,22 +104,22 @@ func (c ec2NodeClasses) nodeClass(o *unstructured.Unstructured) error {
 // poolOnAWS points a pool at the EC2NodeClass of its FakeNodeClass, with the class's
 // instance types as a requirement.
 func poolOnAWS(o *unstructured.Unstructured, types map[string][]string) error {
-	kind, _, err := unstructured.NestedString(o.Object, "spec", "template", "nodeClassRef", "kind")
+	kind, _, err := unstructured.NestedString(o.Object, "spec", "template", "spec", "nodeClassRef", "kind")
 	if err != nil || kind != "FakeNodeClass" {
 		return err
 	}
-	name, _, err := unstructured.NestedString(o.Object, "spec", "template", "nodeClassRef", "name")
+	name, _, err := unstructured.NestedString(o.Object, "spec", "template", "spec", "nodeClassRef", "name")
 	if err != nil {
 		return err
 	}
-	if err := unstructured.SetNestedField(o.Object, "EC2NodeClass", "spec", "template", "nodeClassRef", "kind"); err != nil {
+	if err := unstructured.SetNestedField(o.Object, "EC2NodeClass", "spec", "template", "spec", "nodeClassRef", "kind"); err != nil {
 		return err
 	}
 	names := types[name]
 	if len(names) == 0 {
 		return nil
 	}
-	requirements, _, err := unstructured.NestedSlice(o.Object, "spec", "template", "requirements")
+	requirements, _, err := unstructured.NestedSlice(o.Object, "spec", "template", "spec", "requirements")
 	if err != nil {
 		return err
 	}
@@ -130,7 +130,7 @@ func poolOnAWS(o *unstructured.Unstructured, types map[string][]string) error {
 	requirements = append(requirements, map[string]any{
 		"key": corev1.LabelInstanceTypeStable, "operator": string(corev1.NodeSelectorOpIn), "values": values,
 	})
-	return unstructured.SetNestedSlice(o.Object, requirements, "spec", "template", "requirements")
+	return unstructured.SetNestedSlice(o.Object, requirements, "spec", "template", "spec", "requirements")
 }
 
 func stringMap(m map[string]string) map[string]any {

@@ -25,8 +25,9 @@ objects:
     metadata: {name: demo}
     spec:
       template:
-        nodeClassRef: {kind: FakeNodeClass, name: default}
-        requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]
+        spec:
+          nodeClassRef: {kind: FakeNodeClass, name: default}
+          requirements: [{key: kubernetes.io/arch, operator: In, values: [amd64]}]
   - apiVersion: v1
     kind: Namespace
     metadata: {name: apps}
@@ -37,7 +38,8 @@ steps:
         metadata: {name: later}
         spec:
           template:
-            nodeClassRef: {kind: FakeNodeClass, name: any}
+            spec:
+              nodeClassRef: {kind: FakeNodeClass, name: any}
 `
 
 func decode[T any](t *testing.T, obj map[string]any) *T {
@@ -75,10 +77,10 @@ func TestTranslateForAWS(t *testing.T) {
 	}
 
 	pool := decode[v1beta1.NodePool](t, s.Objects[2].Object)
-	if ref := pool.Spec.Template.NodeClassRef; ref.Kind != "EC2NodeClass" || ref.Name != "default" {
+	if ref := pool.Spec.Template.Spec.NodeClassRef; ref.Kind != "EC2NodeClass" || ref.Name != "default" {
 		t.Errorf("pool refers to %+v", ref)
 	}
-	reqs, _ := json.Marshal(pool.Spec.Template.Requirements)
+	reqs, _ := json.Marshal(pool.Spec.Template.Spec.Requirements)
 	want := `[{"key":"kubernetes.io/arch","operator":"In","values":["amd64"]},{"key":"node.kubernetes.io/instance-type","operator":"In","values":["m5.large","m5.xlarge"]}]`
 	if string(reqs) != want {
 		t.Errorf("requirements %s, want the pool's and the class's instance types: %s", reqs, want)
@@ -88,7 +90,7 @@ func TestTranslateForAWS(t *testing.T) {
 	}
 
 	later := decode[v1beta1.NodePool](t, s.Steps[0].Apply[0].Object)
-	if later.Spec.Template.NodeClassRef.Kind != "EC2NodeClass" || len(later.Spec.Template.Requirements) != 0 {
+	if later.Spec.Template.Spec.NodeClassRef.Kind != "EC2NodeClass" || len(later.Spec.Template.Spec.Requirements) != 0 {
 		t.Errorf("a pool applied by a step, of a class with every type: %+v", later.Spec.Template)
 	}
 }

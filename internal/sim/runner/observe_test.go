@@ -26,7 +26,7 @@ func TestObserverCountsHowCapacityWasObtained(t *testing.T) {
 	}
 	h.OnAdd(claimIn(v1beta1.DesiredRunning, ""), false)
 	h.OnAdd(claimIn(v1beta1.DesiredRunning, v1beta1.PhaseRunning), true) // there before the scenario
-	h.OnAdd(claimIn(v1beta1.DesiredStandby, ""), false)                   // the pool warming up
+	h.OnAdd(claimIn(v1beta1.DesiredStandby, ""), false)                  // the pool warming up
 	h.OnUpdate(claimIn(v1beta1.DesiredRunning, v1beta1.PhaseStarting), claimIn(v1beta1.DesiredRunning, v1beta1.PhaseRunning))
 
 	want := capacityCounts{startedFromStandby: 2, takenWhileWarming: 5, launchedCold: 1}

@@ -63,6 +63,15 @@ func TestParseRejects(t *testing.T) {
 		"object without name": {"objects:\n- {apiVersion: v1, kind: Namespace}\nsteps:\n- sleep: 1s\n", "metadata.name are required"},
 		"kill without window": {"steps:\n- killOperator: {}\n", "within must be positive"},
 		"step index in error": {"steps:\n- sleep: 1s\n- sleep: 1s\n  clearFaults: true\n", "steps[1]"},
+		// NodePools of the shape before v1beta1 are refused when the scenario is read.
+		"pool of the old template": {"objects:\n- {apiVersion: stratos.sh/v1beta1, kind: NodePool, metadata: {name: p}, spec: {template: {nodeClassRef: {kind: FakeNodeClass, name: default}}}}\nsteps:\n- sleep: 1s\n",
+			`unknown field "nodeClassRef"`},
+		"pool expiring under disruption": {"objects:\n- {apiVersion: stratos.sh/v1beta1, kind: NodePool, metadata: {name: p}, spec: {disruption: {expireAfter: 24h}}}\nsteps:\n- sleep: 1s\n",
+			`unknown field "expireAfter"`},
+		"applied pool of the old template": {"steps:\n- apply: [{apiVersion: stratos.sh/v1beta1, kind: NodePool, metadata: {name: p}, spec: {template: {requirements: []}}}]\n",
+			`steps[0].apply[0]: NodePool p`},
+		"pool of v1alpha1":     {"objects:\n- {apiVersion: stratos.sh/v1alpha1, kind: NodePool, metadata: {name: p}}\nsteps:\n- sleep: 1s\n", "the API is stratos.sh/v1beta1"},
+		"unknown stratos kind": {"objects:\n- {apiVersion: stratos.sh/v1beta1, kind: AWSNodeClass, metadata: {name: c}}\nsteps:\n- sleep: 1s\n", "kind AWSNodeClass is not one of"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -45,9 +45,13 @@ func (s *Scenario) Validate() error {
 		if o.GetKind() == "" || o.GetAPIVersion() == "" || o.GetName() == "" {
 			errs = append(errs, fmt.Errorf("objects[%d]: apiVersion, kind and metadata.name are required", i))
 		}
+		errs = append(errs, prefix(fmt.Sprintf("objects[%d]", i), checkObject(o)))
 	}
 	for i := range s.Steps {
 		errs = append(errs, prefix(fmt.Sprintf("steps[%d]", i), s.Steps[i].validate()))
+		for j, o := range s.Steps[i].Apply {
+			errs = append(errs, prefix(fmt.Sprintf("steps[%d].apply[%d]", i, j), checkObject(o)))
+		}
 	}
 	errs = append(errs, s.validateCloud())
 	return errors.Join(errs...)

@@ -25,7 +25,7 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 	fromGo := &v1beta1.NodePool{
 		ObjectMeta: metav1.ObjectMeta{Name: "defaults-go"},
 		Spec: v1beta1.NodePoolSpec{
-			Template: v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}},
+			Template: v1beta1.NodeClaimTemplate{Spec: v1beta1.NodeClaimTemplateSpec{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}},
 			Windows:  []v1beta1.Window{{Name: "w", MinStandby: ptr.To[int32](2)}},
 		},
 	}
@@ -35,7 +35,10 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 	t.Cleanup(func() { _ = env.Client.Delete(ctx, fromGo) })
 
 	want := v1beta1.NodePoolSpec{
-		Template: v1beta1.NodeClaimTemplate{NodeClassRef: v1beta1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"}},
+		Template: v1beta1.NodeClaimTemplate{Spec: v1beta1.NodeClaimTemplateSpec{
+			NodeClassRef: v1beta1.NodeClassReference{Group: "stratos.sh", Kind: "FakeNodeClass", Name: "default"},
+			ExpireAfter:  &v1beta1.ExpiryDuration{Duration: ptr.To(720 * time.Hour)},
+		}},
 		Standby: v1beta1.Standby{
 			Min:    0,
 			Warmup: v1beta1.Warmup{Timeout: v1beta1.NewDuration(10 * time.Minute), TimeoutAction: v1beta1.WarmupTimeoutTerminate},
@@ -43,7 +46,6 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 		Disruption: v1beta1.Disruption{
 			ConsolidationPolicy: v1beta1.ConsolidationWhenEmpty,
 			ConsolidateAfter:    v1beta1.NewDuration(30 * time.Second),
-			ExpireAfter:         &v1beta1.ExpiryDuration{Duration: ptr.To(720 * time.Hour)},
 			Budgets:             []v1beta1.Budget{{Nodes: "10%"}},
 		},
 		Windows: []v1beta1.Window{{Name: "w", Days: "mon-sun", Hours: "0-23", TimeZone: "UTC", PreWarm: v1beta1.NewDuration(10 * time.Minute), MinStandby: ptr.To[int32](2)}},

@@ -66,20 +66,20 @@ func TestKubectlInstallsTheCRDsAndSamplesAndShowsUsefulColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	pools := kubectl("get", "nodepools")
+	pools := kubectl("get", "nodepools.stratos.sh")
 	assertColumns(t, pools, "NAME", "NODECLASS", "TARGET", "STANDBY", "RUNNING", "NODES", "READY", "AGE")
 	assertRow(t, pools, "general", "default")
-	assertColumns(t, kubectl("get", "np", "-o", "wide"), "WEIGHT", "PAUSED")
+	assertColumns(t, kubectl("get", "snp", "-o", "wide"), "WEIGHT", "PAUSED")
 
-	claims := kubectl("get", "nodeclaims")
+	claims := kubectl("get", "nodeclaims.stratos.sh")
 	assertColumns(t, claims, "NAME", "POOL", "PHASE", "DESIRED", "TYPE", "ZONE", "NODE", "AGE")
 	assertRow(t, claims, "general-abc12", "general", "Standby", "Standby", "m5.large", "fake-1a", "ip-10-0-0-7.fake.internal")
-	assertRow(t, kubectl("get", "nc", "-o", "wide"), "general-abc12", "i-0123456789abcdef0", "on-demand")
+	assertRow(t, kubectl("get", "snc", "-o", "wide"), "general-abc12", "i-0123456789abcdef0", "on-demand")
 
-	both := kubectl("get", "nodepools,nodeclaims")
+	both := kubectl("get", "nodepools.stratos.sh,nodeclaims.stratos.sh")
 	for _, name := range []string{"nodepool.stratos.sh/general", "nodepool.stratos.sh/office-hours", "nodeclaim.stratos.sh/general-abc12"} {
 		if !strings.Contains(both, name) {
-			t.Errorf("kubectl get nodepools,nodeclaims does not list %s:\n%s", name, both)
+			t.Errorf("kubectl get nodepools.stratos.sh,nodeclaims.stratos.sh does not list %s:\n%s", name, both)
 		}
 	}
 	assertRow(t, kubectl("get", "stratos"), "nodeclaim.stratos.sh/general-abc12")

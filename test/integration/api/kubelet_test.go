@@ -51,7 +51,7 @@ var invalidKubelets = []struct{ name, kubelet, want string }{
 
 // kubeletPlaces are where a kubelet configuration goes: a pool's template and a claim.
 var kubeletPlaces = []struct{ name, base, patch string }{
-	{"pool", basePool, `spec: {template: {kubelet: %s}}`},
+	{"pool", basePool, `spec: {template: {spec: {kubelet: %s}}}`},
 	{"claim", baseClaim, `spec: {kubelet: %s}`},
 }
 
@@ -109,7 +109,7 @@ func TestAClaimsKubeletConfigurationIsImmutable(t *testing.T) {
 	}
 	t.Run("a pool's may change", func(t *testing.T) {
 		ctx := testContext(t)
-		obj := patched(t, basePool, `spec: {template: {kubelet: {maxPods: 8}}}`, "kubelet-pool-change")
+		obj := patched(t, basePool, `spec: {template: {spec: {kubelet: {maxPods: 8}}}}`, "kubelet-pool-change")
 		if err := env.Client.Create(ctx, obj); err != nil {
 			t.Fatal(err)
 		}

@@ -20,9 +20,9 @@ func TestTemplateKeysAreTheQualifiedNamesKubernetesTakes(t *testing.T) {
 		strings.Repeat("p", 254) + "/x", "Example.com/team", "example.com/", "/team", "-team", "team-", "a/b/c", "owner team",
 	}
 	places := []struct{ name, patch string }{
-		{"label", `spec: {template: {labels: {%q: x}}}`},
-		{"annotation", `spec: {template: {annotations: {%q: x}}}`},
-		{"taint", `spec: {template: {taints: [{key: %q, effect: NoSchedule}]}}`},
+		{"label", `spec: {template: {metadata: {labels: {%q: x}}}}`},
+		{"annotation", `spec: {template: {metadata: {annotations: {%q: x}}}}`},
+		{"taint", `spec: {template: {spec: {taints: [{key: %q, effect: NoSchedule}]}}}`},
 	}
 	for _, place := range places {
 		for i, key := range keys {

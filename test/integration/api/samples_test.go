@@ -4,6 +4,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
+
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -21,7 +24,9 @@ func TestEverySampleIsAccepted(t *testing.T) {
 			t.Run(filepath.Base(file)+"/"+obj.GetName(), func(t *testing.T) {
 				ctx := testContext(t)
 				obj.SetName("sample-" + obj.GetName())
-				if err := env.Client.Create(ctx, obj); err != nil {
+				// Strict, as kubectl validates: a field in a place the API does not have
+				// is refused rather than dropped.
+				if err := env.Client.Create(ctx, obj, client.FieldValidation(metav1.FieldValidationStrict)); err != nil {
 					t.Fatalf("the API server rejected the sample: %v", err)
 				}
 				t.Cleanup(func() { _ = env.Client.Delete(ctx, obj) })

@@ -22,7 +22,7 @@ import (
 func underutilized(ceiling int32) func(*v1beta1.NodePool) {
 	return func(p *v1beta1.NodePool) {
 		quickly(ceiling)(p)
-		p.Spec.Disruption.ConsolidationPolicy = v1beta1.ConsolidationWhenUnderutilized
+		p.Spec.Disruption.ConsolidationPolicy = v1beta1.ConsolidationWhenEmptyOrUnderutilized
 		p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "100%"}}
 	}
 }

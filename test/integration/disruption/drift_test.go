@@ -100,7 +100,7 @@ func TestAnExpiredRunningNodeIsReplaced(t *testing.T) {
 	loaded(f, "web-0", claim.Status.NodeName, 0.5, nil)
 	second := time.Second
 	stack.Patch(f, pool, func(p *v1beta1.NodePool) {
-		p.Spec.Disruption.ExpireAfter = &v1beta1.ExpiryDuration{Duration: &second}
+		p.Spec.Template.Spec.ExpireAfter = &v1beta1.ExpiryDuration{Duration: &second}
 	})
 	replacedBeforeDraining(f, claim, disruption.ReasonExpired)
 	f.CheckInvariants()

@@ -262,8 +262,8 @@ func TestADriftedNodeItsBudgetGuardsIsNotReplaced(t *testing.T) {
 }
 
 // Expiry waits for PodDisruptionBudgets as drift does, unless the pool sets a
-// drainTimeout: such a pool bounds how long a node may live, and its expired node is
-// replaced and drained, the pods a budget guards deleted once drainTimeout passes. On
+// terminationGracePeriod: such a pool bounds how long a node may live, and its expired node is
+// replaced and drained, the pods a budget guards deleted once terminationGracePeriod passes. On
 // main before the change, the expired node was replaced at once and sat Draining.
 func TestAnExpiredNodeWaitsForItsBudgetUnlessThePoolBoundsTheDrain(t *testing.T) {
 	f := stack.NewFixture(t, nil)
@@ -274,7 +274,7 @@ func TestAnExpiredNodeWaitsForItsBudgetUnlessThePoolBoundsTheDrain(t *testing.T)
 	ready(f, pod)
 	second := time.Second
 	stack.Patch(f, pool, func(p *v1beta1.NodePool) {
-		p.Spec.Disruption.ExpireAfter = &v1beta1.ExpiryDuration{Duration: &second}
+		p.Spec.Template.Spec.ExpireAfter = &v1beta1.ExpiryDuration{Duration: &second}
 	})
 
 	heldBackBy(f, claim.Name, "default/guarded")
@@ -283,7 +283,9 @@ func TestAnExpiredNodeWaitsForItsBudgetUnlessThePoolBoundsTheDrain(t *testing.T)
 		t.Fatal("a replacement was started for the guarded node")
 	}
 
-	stack.Patch(f, pool, func(p *v1beta1.NodePool) { p.Spec.Disruption.DrainTimeout = v1beta1.NewDuration(2 * time.Second) })
+	stack.Patch(f, pool, func(p *v1beta1.NodePool) {
+		p.Spec.Template.Spec.TerminationGracePeriod = v1beta1.NewDuration(2 * time.Second)
+	})
 	replacedBeforeDraining(f, claim, disruption.ReasonExpired)
 	f.Eventually("the guarded pod is deleted once the drain timeout passed", func() bool { return podGone(f, pod) })
 	f.CheckInvariants()

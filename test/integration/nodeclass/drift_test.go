@@ -206,8 +206,10 @@ func standbyPool(name string) *v1beta1.NodePool {
 		ObjectMeta: metav1.ObjectMeta{Name: name},
 		Spec: v1beta1.NodePoolSpec{
 			Template: v1beta1.NodeClaimTemplate{
-				NodeClassRef: v1beta1.NodeClassReference{Kind: "EC2NodeClass", Name: name},
-				Requirements: []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
+				Spec: v1beta1.NodeClaimTemplateSpec{
+					NodeClassRef: v1beta1.NodeClassReference{Kind: "EC2NodeClass", Name: name},
+					Requirements: []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"amd64"}}},
+				},
 			},
 			Standby: v1beta1.Standby{Min: 1},
 		},

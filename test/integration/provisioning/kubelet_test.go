@@ -52,10 +52,10 @@ func TestPoolKubeletConfigurationShapesNodesAndPacking(t *testing.T) {
 	xlargeClass(f)
 	for _, name := range []string{"capped", "open"} {
 		f.Pool(name, 0, func(p *v1beta1.NodePool) {
-			p.Spec.Template.NodeClassRef.Name = "xlarge"
+			p.Spec.Template.Spec.NodeClassRef.Name = "xlarge"
 			p.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": v1beta1.LabelValue(name)}
 			if name == "capped" {
-				p.Spec.Template.Kubelet = eightPods()
+				p.Spec.Template.Spec.Kubelet = eightPods()
 			}
 		})
 		pendingPods(f, "default", name, 20, "100m", "100Mi", func(p *corev1.Pod) {
@@ -101,11 +101,11 @@ func TestWarmPoolHonoursItsKubeletConfiguration(t *testing.T) {
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "two-sizes"}, Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"m5.xlarge", "m5.2xlarge"}}})
 	for _, name := range []string{"capped", "open"} {
 		f.Pool(name, 2, func(p *v1beta1.NodePool) {
-			p.Spec.Template.NodeClassRef.Name = "two-sizes"
+			p.Spec.Template.Spec.NodeClassRef.Name = "two-sizes"
 			p.Spec.Template.Labels = map[string]v1beta1.LabelValue{"example.com/team": v1beta1.LabelValue(name)}
 			p.Spec.Standby.Resources = corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("15000Mi")}
 			if name == "capped" {
-				p.Spec.Template.Kubelet = eightPods()
+				p.Spec.Template.Spec.Kubelet = eightPods()
 			}
 		})
 	}
@@ -148,9 +148,9 @@ func TestWarmPoolHonoursItsKubeletConfiguration(t *testing.T) {
 // by nodes whose kubelets run the new one.
 func TestKubeletConfigurationChangeReplacesStandbyNodes(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	pool := f.Pool("web", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet = eightPods() })
+	pool := f.Pool("web", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.Kubelet = eightPods() })
 	old := f.WaitForPhase("web", 1, v1beta1.PhaseStandby)[0]
-	stack.Patch(f, pool, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet.MaxPods = ptr.To[int32](12) })
+	stack.Patch(f, pool, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.Kubelet.MaxPods = ptr.To[int32](12) })
 
 	var fresh v1beta1.NodeClaim
 	f.Eventually("a standby node of the new configuration replaces the old one", func() bool {

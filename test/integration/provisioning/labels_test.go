@@ -53,7 +53,7 @@ func wantInstanceLabels(t *testing.T, node *corev1.Node) {
 func TestPoolRequirementsAndPodsSelectOnInstanceLabels(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("web", 0, func(p *v1beta1.NodePool) {
-		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{
+		p.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{
 			{Key: v1beta1.LabelInstanceCPU, Operator: corev1.NodeSelectorOpGt, Values: []string{"3"}},
 			{Key: v1beta1.LabelInstanceFamily, Operator: corev1.NodeSelectorOpExists, MinValues: ptr.To[int32](2)},
 		}

@@ -25,7 +25,7 @@ func TestDecisionLatencyOfA500PodBurst(t *testing.T) {
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "unlaunchable"}, Spec: v1beta1.FakeNodeClassSpec{
 		Faults: &v1beta1.FakeFaults{Errors: []v1beta1.FakeOperationFault{{Operation: v1beta1.FakeOperationCreate, Percent: 100}}},
 	}})
-	f.Pool("burst", 0, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "unlaunchable" })
+	f.Pool("burst", 0, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "unlaunchable" })
 	const rounds, burst = 5, 500
 	var latencies []time.Duration
 	var passes []uint64

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/resource"
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -20,9 +21,9 @@ func TestPodsLeftOffTheirNominatedNodeGetCapacityAgain(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	xlargeClass(f)
 	f.Pool("web", 2, func(p *v1beta1.NodePool) {
-		p.Spec.Template.NodeClassRef.Name = "xlarge"
+		p.Spec.Template.Spec.NodeClassRef.Name = "xlarge"
 		p.Spec.Standby.Max = ptr.To[int32](2)
-		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](2)} // no refill: only the two standby nodes exist
+		p.Spec.Limits = v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("2")} // no refill: only the two standby nodes exist
 	})
 	f.WaitForPhase("web", 2, v1beta1.PhaseStandby)
 

@@ -46,7 +46,7 @@ func TestStandbyNodesStartFirstAndTheRestLaunchCold(t *testing.T) {
 	f.Opts.Provisioning = provisioning.Options{BatchIdle: time.Second, BatchMax: 5 * time.Second}
 	f.RestartOperator(f.Opts)
 	xlargeClass(f)
-	f.Pool("web", 5, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "xlarge" })
+	f.Pool("web", 5, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "xlarge" })
 	standby := f.WaitForPhase("web", 5, v1beta1.PhaseStandby)
 
 	pods := pendingPods(f, "default", "web", 20, "1", "1Gi", nil)
@@ -123,11 +123,11 @@ func TestNodeSelectorChoosesThePool(t *testing.T) {
 func TestPodNoPoolFitsIsExplained(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	f.Pool("small", 0, func(p *v1beta1.NodePool) {
-		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large"}}}
+		p.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"m5.large"}}}
 	})
 	f.Pool("arm", 0, func(p *v1beta1.NodePool) {
-		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
-		p.Spec.Template.Taints = []v1beta1.Taint{{Key: "arm", Effect: corev1.TaintEffectNoSchedule}}
+		p.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelArchStable, Operator: corev1.NodeSelectorOpIn, Values: []string{"arm64"}}}
+		p.Spec.Template.Spec.Taints = []v1beta1.Taint{{Key: "arm", Effect: corev1.TaintEffectNoSchedule}}
 	})
 	giant := pendingPods(f, "default", "giant", 1, "6", "8Gi", nil)[0]
 	f.Eventually("the pod has an Event explaining why", func() bool {

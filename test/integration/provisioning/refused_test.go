@@ -24,7 +24,7 @@ func TestPodsOfARefusedStartAreProvisionedAgain(t *testing.T) {
 	f := stack.NewFixture(t, nil)
 	xlargeClass(f)
 	f.Pool("web", 1, func(p *v1beta1.NodePool) {
-		p.Spec.Template.NodeClassRef.Name = "xlarge"
+		p.Spec.Template.Spec.NodeClassRef.Name = "xlarge"
 		p.Spec.Standby.Max = ptr.To[int32](1)
 	})
 	warm := f.WaitForPhase("web", 1, v1beta1.PhaseStandby)[0]

@@ -58,7 +58,7 @@ func TestALaunchUnderAnAccountLimitFallsThroughToOtherFamilies(t *testing.T) {
 	f.Cloud.SetFaults(fake.Faults{AccountLimits: []fake.AccountLimit{standardVcpuLimit}})
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "two-groups"},
 		Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"c5.large", "g4dn.xlarge"}}})
-	f.Pool("fall-through", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "two-groups" })
+	f.Pool("fall-through", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "two-groups" })
 
 	claim := f.WaitForPhase("fall-through", 1, v1beta1.PhaseStandby)[0]
 	if claim.Status.InstanceType != "g4dn.xlarge" {
@@ -92,7 +92,7 @@ func TestALaunchOnlyAnAccountLimitCoversWaitsNamingIt(t *testing.T) {
 	f.Op = stack.StartOperator(t, f.Env, creates, f.Opts)
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "standard-only"},
 		Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"r5.xlarge"}}})
-	pool := f.Pool("limited", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "standard-only" })
+	pool := f.Pool("limited", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "standard-only" })
 
 	var first v1beta1.NodeClaim
 	f.Eventually("the claim waits naming the limit", func() bool {

@@ -26,7 +26,7 @@ func (f *fixture) failingPool(name string, min int32, opts nodepool.Options) *v1
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: name + "-typo"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{typoImage}}}})
 	return f.Pool(name, min, func(p *v1beta1.NodePool) {
-		p.Spec.Template.NodeClassRef.Name = name + "-typo"
+		p.Spec.Template.Spec.NodeClassRef.Name = name + "-typo"
 		p.Spec.Standby.Warmup.Images = []string{typoImage}
 		// The timeout may pass before the pull is tried on a busy machine: the failure
 		// names the image not pulled either way.
@@ -160,7 +160,7 @@ func TestRegistrationsThatKeepFailingBackOff(t *testing.T) {
 	f.RestartOperator(f.Opts)
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "never-registers"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{NeverRegisterPercent: 100}}})
-	pool := f.Pool("unregistered", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "never-registers" })
+	pool := f.Pool("unregistered", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "never-registers" })
 
 	var got *v1beta1.NodePool
 	var degraded *metav1.Condition

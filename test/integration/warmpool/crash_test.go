@@ -78,7 +78,7 @@ func TestCrashBeforeRegistrationCarriesOn(t *testing.T) {
 	// A slow boot (4 minutes, 6 s at the test's time scale) leaves time to restart.
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
 		Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{BootDelay: v1beta1.NewDuration(4 * time.Minute)}}})
-	f.Pool("restart", 2, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
+	f.Pool("restart", 2, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "slow-boot" })
 	f.Eventually("both claims recorded their launch", func() bool {
 		claims := f.Claims("restart")
 		if len(claims) != 2 {

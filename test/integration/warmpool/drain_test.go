@@ -101,11 +101,11 @@ func TestDrainWaitsForThePodDisruptionBudget(t *testing.T) {
 	f.CheckInvariants()
 }
 
-// After drainTimeout a drain deletes the pods a budget still protects.
-func TestDrainTimeoutForcesTheDrain(t *testing.T) {
+// After terminationGracePeriod a drain deletes the pods a budget still protects.
+func TestTerminationGracePeriodForcesTheDrain(t *testing.T) {
 	f := newFixture(t, nil)
 	const timeout = 2 * time.Second
-	claim := f.runningClaim("forced", func(p *v1beta1.NodePool) { p.Spec.Disruption.DrainTimeout = v1beta1.NewDuration(timeout) })
+	claim := f.runningClaim("forced", func(p *v1beta1.NodePool) { p.Spec.Template.Spec.TerminationGracePeriod = v1beta1.NewDuration(timeout) })
 	pod, _ := f.guardedPod("forced", claim.Status.NodeName)
 
 	f.SetDesired(claim.Name, v1beta1.DesiredStandby)

@@ -28,7 +28,7 @@ func TestAnInstanceEndedAtLaunchHoldsItsClaimUntilTheLaunchTimeout(t *testing.T)
 	// instance does not boot would.
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "unbootable"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{NeverRegisterPercent: 100}}})
-	f.Pool("unbootable", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "unbootable" })
+	f.Pool("unbootable", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "unbootable" })
 
 	first := f.WaitForPhase("unbootable", 1, v1beta1.PhaseRegistering)[0]
 	const why = "EC2 ended instance at launch (Client.InternalError: Client error on launch): an encrypted volume's KMS key cannot be used"

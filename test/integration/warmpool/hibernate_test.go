@@ -31,7 +31,7 @@ func TestStandbyNodesHibernateAndResumeSooner(t *testing.T) {
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "sleepy"}, Spec: v1beta1.FakeNodeClassSpec{Hibernate: true, Physics: physics}})
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "plain"}, Spec: v1beta1.FakeNodeClassSpec{Physics: physics}})
 	for _, name := range []string{"sleepy", "plain"} {
-		f.Pool(name, 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = name })
+		f.Pool(name, 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = name })
 	}
 	sleepy := f.WaitForPhase("sleepy", 1, v1beta1.PhaseStandby)[0]
 	plain := f.WaitForPhase("plain", 1, v1beta1.PhaseStandby)[0]
@@ -101,7 +101,7 @@ func TestAStandbyNodeThatCannotHibernateStops(t *testing.T) {
 	f.Op.Stop()
 	f.Op = stack.StartOperator(t, f.Env, refusingHibernation{API: f.Cloud}, f.Opts)
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "sleepy"}, Spec: v1beta1.FakeNodeClassSpec{Hibernate: true}})
-	f.Pool("sleepy", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "sleepy" })
+	f.Pool("sleepy", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "sleepy" })
 
 	claim := f.WaitForPhase("sleepy", 1, v1beta1.PhaseStandby)[0]
 	f.assertStandby(&claim)

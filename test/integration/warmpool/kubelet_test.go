@@ -25,7 +25,7 @@ func TestAPoolWhoseKubeletLeavesNoTypeRoomSaysSoAndLaunchesNothing(t *testing.T)
 	reserve := func(memory string) *v1beta1.KubeletConfiguration {
 		return &v1beta1.KubeletConfiguration{KubeReserved: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse(memory)}}
 	}
-	pool := f.Pool("reserved", 2, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet = reserve("16Ti") })
+	pool := f.Pool("reserved", 2, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.Kubelet = reserve("16Ti") })
 
 	var degraded *metav1.Condition
 	f.Eventually("the pool says no instance type fits", func() bool {
@@ -35,7 +35,7 @@ func TestAPoolWhoseKubeletLeavesNoTypeRoomSaysSoAndLaunchesNothing(t *testing.T)
 		degraded = meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
 		return degraded != nil && degraded.Reason == nodepool.ReasonNoInstanceTypeFits
 	})
-	if !strings.Contains(degraded.Message, "spec.template.kubelet leaves no CPU or memory for pods") || !strings.Contains(degraded.Message, "keep back cpu") {
+	if !strings.Contains(degraded.Message, "spec.template.spec.kubelet leaves no CPU or memory for pods") || !strings.Contains(degraded.Message, "keep back cpu") {
 		t.Errorf("Degraded says %q, want what the kubelet keeps back", degraded.Message)
 	}
 	if ready := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionReady); ready == nil || ready.Reason != nodepool.ReasonNoInstanceTypeFits {
@@ -50,7 +50,7 @@ func TestAPoolWhoseKubeletLeavesNoTypeRoomSaysSoAndLaunchesNothing(t *testing.T)
 		t.Fatalf("the cloud was asked for %d launches and holds %d instances, want none", creates, len(f.Cloud.Instances()))
 	}
 
-	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Template.Kubelet = reserve("1Gi") })
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.Kubelet = reserve("1Gi") })
 	f.WaitForPhase("reserved", 2, v1beta1.PhaseStandby)
 	f.Eventually("the pool is no longer degraded", func() bool {
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pool), pool); err != nil {

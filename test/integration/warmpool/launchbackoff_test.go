@@ -56,7 +56,7 @@ func TestFailingLaunchesBackOff(t *testing.T) {
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{Errors: []v1beta1.FakeOperationFault{
 			{Operation: v1beta1.FakeOperation(cloudprovider.OpCreate), Percent: 100, Error: v1beta1.FakeErrorInternal}}}}}
 	f.Create(class)
-	f.Pool("failing", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "failing" })
+	f.Pool("failing", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "failing" })
 
 	minimum := []time.Duration{200 * time.Millisecond, 400 * time.Millisecond, 800 * time.Millisecond, 800 * time.Millisecond, 800 * time.Millisecond}
 	f.Eventually("six launches failed", func() bool { return len(creates.recorded()) >= len(minimum)+1 })

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
-	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
@@ -26,7 +26,7 @@ func gauge(t *testing.T, name string, labels map[string]string) (float64, bool) 
 func TestWarmPoolAndLimitGaugesFollowThePoolsClaims(t *testing.T) {
 	f := newFixture(t, nil)
 	pool := f.Pool("gauges", 3, func(p *v1beta1.NodePool) {
-		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](5), CPU: ptr.To(resource.MustParse("100"))}
+		p.Spec.Limits = v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("5"), corev1.ResourceCPU: resource.MustParse("100")}
 	})
 	claims := f.WaitForPhase("gauges", 3, v1beta1.PhaseStandby)
 

@@ -42,7 +42,7 @@ func TestANodeDeletedUnderARunningInstanceRemovesItsClaim(t *testing.T) {
 			// Its image never pulls: it warms up until the warmup timeout (10m).
 			f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: pool},
 				Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{"registry.example/app:1"}}}})
-			f.Pool(pool, 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = pool })
+			f.Pool(pool, 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = pool })
 			return &f.WaitForPhase(pool, 1, v1beta1.PhaseWarmingUp)[0]
 		}, v1beta1.PhaseWarmingUp},
 		{v1beta1.PhaseDraining, func(f *fixture, pool string) *v1beta1.NodeClaim {
@@ -89,7 +89,7 @@ func TestANodeDeletedWhileInitialisingSendsItsPodsElsewhere(t *testing.T) {
 	before := terminations(t, "node-deleted-init", nodeclaim.ReasonNodeDeleted)
 	// No agent removes the startup taint: every claim of the pool stays Initializing.
 	f.Pool("node-deleted-init", 0, func(p *v1beta1.NodePool) {
-		p.Spec.Template.StartupTaints = []v1beta1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
+		p.Spec.Template.Spec.StartupTaints = []v1beta1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
 	})
 	f.pendingPod("waits", "1")
 	first := f.WaitForPhase("node-deleted-init", 1, v1beta1.PhaseInitializing)[0]

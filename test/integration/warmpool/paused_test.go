@@ -43,7 +43,7 @@ func TestPausedPoolKeepsAClaimPastItsRegistrationTimeout(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { resyncRarely(o); o.RegistrationTimeout = timeout })
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "mute"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{NeverRegisterPercent: 100}}})
-	pool := f.Pool("paused-mute", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "mute" })
+	pool := f.Pool("paused-mute", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "mute" })
 	claim := f.launched("paused-mute")
 	f.setPaused(pool, true)
 	if time.Since(trueSince(t, &claim, v1beta1.ConditionLaunched)) >= timeout {
@@ -98,7 +98,7 @@ func TestPausedPoolDoesNotStopAWarmedClaim(t *testing.T) {
 	// Pulls of 4 minutes, 6 s at the test's time scale, leave time to pause the pool.
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slowish-pull"},
 		Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{ImagePullDelay: v1beta1.NewDuration(4 * time.Minute)}}})
-	pool := f.Pool("paused-warm", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slowish-pull" })
+	pool := f.Pool("paused-warm", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "slowish-pull" })
 	claim := f.WaitForPhase("paused-warm", 1, v1beta1.PhaseWarmingUp)[0]
 	f.setPaused(pool, true)
 	stops := f.Cloud.Calls()[cloudprovider.OpStop]

@@ -212,7 +212,7 @@ func TestAFailingImageIsReportedUntilTheWarmupTimeout(t *testing.T) {
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "broken-image"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{missing}}}})
 	pool := f.Pool("broken", 1, func(p *v1beta1.NodePool) {
-		p.Spec.Template.NodeClassRef.Name = "broken-image"
+		p.Spec.Template.Spec.NodeClassRef.Name = "broken-image"
 		p.Spec.Standby.Warmup.Images = []string{"registry.example/app:1", missing}
 		p.Spec.Standby.Warmup.TimeoutAction = v1beta1.WarmupTimeoutStop
 	})
@@ -257,7 +257,7 @@ func TestAFailingImageIsReportedUntilTheWarmupTimeout(t *testing.T) {
 func TestAClaimAskedToRunWhileWarmingDropsItsPrePullPod(t *testing.T) {
 	f := newFixture(t, nil)
 	f.slowPullClass()
-	f.Pool("hurry", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
+	f.Pool("hurry", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "slow-pull" })
 
 	warming := f.WaitForPhase("hurry", 1, v1beta1.PhaseWarmingUp)[0]
 	f.Eventually("the pre-pull pod is on the Node", func() bool { return !f.prePullGone(warming.Name) })
@@ -274,7 +274,7 @@ func TestAClaimAskedToRunWhileWarmingDropsItsPrePullPod(t *testing.T) {
 func TestThePrePullPodSurvivesARestartAndFollowsThePool(t *testing.T) {
 	f := newFixture(t, nil)
 	f.slowPullClass()
-	pool := f.Pool("steady", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-pull" })
+	pool := f.Pool("steady", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "slow-pull" })
 	claim := f.WaitForPhase("steady", 1, v1beta1.PhaseWarmingUp)[0]
 	key := client.ObjectKey{Namespace: stack.PrePullNamespace, Name: "prepull-" + claim.Name}
 	first := &corev1.Pod{}

@@ -90,7 +90,7 @@ func TestANodeDeletedWhileStoppedIsAdoptedAgainAtTheStart(t *testing.T) {
 	taint := v1beta1.Taint{Key: "example.com/dedicated", Value: "batch", Effect: corev1.TaintEffectNoSchedule}
 	f.Pool("deleted", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Max = ptrTo[int32](2)
-		p.Spec.Template.Taints = []v1beta1.Taint{taint}
+		p.Spec.Template.Spec.Taints = []v1beta1.Taint{taint}
 		p.Spec.Template.Annotations = map[string]string{"example.com/owner": "team-a"}
 	})
 	claim := f.WaitForPhase("deleted", 1, v1beta1.PhaseStandby)[0]

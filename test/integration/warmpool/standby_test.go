@@ -4,8 +4,8 @@ import (
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -64,7 +64,7 @@ func TestPoolKeepsItsStandbyTarget(t *testing.T) {
 // A node limit below the target is respected and reported.
 func TestPoolRespectsAndReportsItsNodeLimit(t *testing.T) {
 	f := newFixture(t, nil)
-	pool := f.Pool("capped", 5, func(p *v1beta1.NodePool) { p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](2)} })
+	pool := f.Pool("capped", 5, func(p *v1beta1.NodePool) { p.Spec.Limits = v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("2")} })
 
 	f.WaitForPhase("capped", 2, v1beta1.PhaseStandby)
 	f.Eventually("the pool reports the limit", func() bool {
@@ -80,7 +80,7 @@ func TestPoolRespectsAndReportsItsNodeLimit(t *testing.T) {
 	}
 
 	// Raising the limit clears the condition and lets the pool reach its target.
-	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Limits.Nodes = ptr.To[int32](10) })
+	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Limits[v1beta1.LimitNodes] = resource.MustParse("10") })
 	f.WaitForPhase("capped", 5, v1beta1.PhaseStandby)
 	f.Eventually("the Degraded condition clears", func() bool {
 		got := &v1beta1.NodePool{}
@@ -94,7 +94,7 @@ func TestPoolRespectsAndReportsItsNodeLimit(t *testing.T) {
 // creation brings the pool to its target.
 func TestPoolWaitsForItsNodeClass(t *testing.T) {
 	f := newFixture(t, nil)
-	pool := f.Pool("classless", 2, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "later" })
+	pool := f.Pool("classless", 2, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "later" })
 	f.Eventually("the pool reports the missing class", func() bool {
 		got := &v1beta1.NodePool{}
 		_ = f.Env.Client.Get(f.Ctx, clientKey(pool), got)

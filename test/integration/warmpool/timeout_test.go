@@ -25,7 +25,7 @@ func (f *fixture) slowPullClass() {
 
 func warmupTimingOut(action v1beta1.WarmupTimeoutAction) func(*v1beta1.NodePool) {
 	return func(p *v1beta1.NodePool) {
-		p.Spec.Template.NodeClassRef.Name = "slow-pull"
+		p.Spec.Template.Spec.NodeClassRef.Name = "slow-pull"
 		p.Spec.Standby.Warmup.Timeout = v1beta1.NewDuration(3 * time.Second)
 		p.Spec.Standby.Warmup.TimeoutAction = action
 	}
@@ -86,7 +86,7 @@ func TestRegistrationTimeoutRemovesTheClaim(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.RegistrationTimeout = 3 * time.Second })
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "mute"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{NeverRegisterPercent: 100}}})
-	f.Pool("mute", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "mute" })
+	f.Pool("mute", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "mute" })
 
 	first := f.WaitForPhase("mute", 1, v1beta1.PhaseRegistering)[0]
 	f.Eventually("the claim is removed", func() bool {
@@ -107,7 +107,7 @@ func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "no-quota"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{Errors: []v1beta1.FakeOperationFault{
 			{Operation: v1beta1.FakeOperation(cloudprovider.OpCreate), Percent: 100, Error: v1beta1.FakeErrorKind(cloudprovider.CodeQuotaExceeded)}}}}})
-	pool := f.Pool("no-quota", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "no-quota" })
+	pool := f.Pool("no-quota", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "no-quota" })
 
 	var first v1beta1.NodeClaim
 	f.Eventually("the claim reports the refused launch", func() bool {
@@ -147,7 +147,7 @@ func TestAStandbyLaunchOutOfCapacityGoesAtOnceAndMovesZones(t *testing.T) {
 	f := newFixture(t, nil) // the default launch timeout, 5 minutes, never runs out here
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "one-zone-full"},
 		Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{InsufficientCapacity: []v1beta1.FakeOffering{{Zone: "fake-1a"}}}}})
-	f.Pool("moving", 3, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "one-zone-full" })
+	f.Pool("moving", 3, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "one-zone-full" })
 	claims := f.WaitForPhase("moving", 3, v1beta1.PhaseStandby)
 	for _, c := range claims {
 		if c.Status.Zone == "fake-1a" {
@@ -160,7 +160,7 @@ func TestAStandbyLaunchOutOfCapacityGoesAtOnceAndMovesZones(t *testing.T) {
 
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "all-full"},
 		Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"m5.large"}, Faults: &v1beta1.FakeFaults{InsufficientCapacity: []v1beta1.FakeOffering{{InstanceType: "m5.large"}}}}})
-	pool := f.Pool("nowhere", 2, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "all-full" })
+	pool := f.Pool("nowhere", 2, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "all-full" })
 	f.Eventually("the pool says no offering can stand by", func() bool {
 		got := &v1beta1.NodePool{}
 		_ = f.Env.Client.Get(f.Ctx, clientKey(pool), got)

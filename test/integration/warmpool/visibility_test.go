@@ -67,7 +67,7 @@ func TestInstanceStillNotFoundAfterTheGraceIsGone(t *testing.T) {
 	// beyond the grace.
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "slow-boot"},
 		Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{BootDelay: v1beta1.NewDuration(4 * time.Minute)}}})
-	f.Pool("lost", 1, func(p *v1beta1.NodePool) { p.Spec.Template.NodeClassRef.Name = "slow-boot" })
+	f.Pool("lost", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "slow-boot" })
 	claim := f.launched("lost")
 	if err := f.Cloud.Vanish(claim.Status.InstanceID); err != nil {
 		t.Fatal(err)

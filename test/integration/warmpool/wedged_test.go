@@ -61,7 +61,7 @@ func TestClaimThatNeverInitialisesIsRemoved(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.InitializationTimeout = timeout })
 	before := terminations(t, "never-init", nodeclaim.ReasonInitializationTimeout)
 	pool := f.Pool("never-init", 0, func(p *v1beta1.NodePool) {
-		p.Spec.Template.StartupTaints = []v1beta1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
+		p.Spec.Template.Spec.StartupTaints = []v1beta1.Taint{{Key: "example.com/agent-not-ready", Effect: corev1.TaintEffectNoSchedule}}
 	})
 	// Provisioning's cold launch for pending pods.
 	claim := claimtemplate.NewClaim(pool, v1beta1.DesiredRunning)
@@ -85,7 +85,7 @@ func TestStartedNodeThatNeverComesBackIsRemoved(t *testing.T) {
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "no-resume"},
 		Spec: v1beta1.FakeNodeClassSpec{Physics: &v1beta1.FakePhysics{ResumeDelay: v1beta1.NewDuration(time.Hour)}}})
 	f.Pool("no-resume", 1, func(p *v1beta1.NodePool) {
-		p.Spec.Template.NodeClassRef.Name = "no-resume"
+		p.Spec.Template.Spec.NodeClassRef.Name = "no-resume"
 		p.Spec.Standby.Max = ptr.To[int32](2)
 	})
 	claim := f.WaitForPhase("no-resume", 1, v1beta1.PhaseStandby)[0]

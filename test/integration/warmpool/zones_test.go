@@ -69,7 +69,7 @@ func TestTheWarmPoolKeepsTheShapeItIsGiven(t *testing.T) {
 func TestASpotOnlyPoolSaysItsWarmPoolCannotBeKept(t *testing.T) {
 	f := newFixture(t, nil)
 	pool := f.Pool("spot", 2, func(p *v1beta1.NodePool) {
-		p.Spec.Template.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
+		p.Spec.Template.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
 	})
 	f.Eventually("the pool says its warm pool cannot be kept", func() bool {
 		if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pool), pool); err != nil {

@@ -9,6 +9,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
+	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
@@ -250,7 +251,7 @@ func TestTheKillSwitchWorksWithoutTheNodeClass(t *testing.T) {
 func TestTheRunningMinimumAndTheWarmPoolShareTheCap(t *testing.T) {
 	f, _ := withCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
 	f.Pool("web", 3, func(p *v1beta1.NodePool) {
-		p.Spec.Limits = &v1beta1.Limits{Nodes: ptr.To[int32](4)}
+		p.Spec.Limits = v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("4")}
 		p.Spec.Windows = []v1beta1.Window{{Name: "always-two", MinRunning: ptr.To[int32](2)}}
 	})
 	f.Eventually("two nodes run and two stand by", func() bool {
