@@ -159,7 +159,11 @@ func (p *poolConversion) standby(out *v1beta1.NodePool) {
 		return
 	}
 	out.Spec.Standby.Min = *p.opts.Standby
-	msg := fmt.Sprintf("a warm pool of %d standby nodes (spec.standby.min), which Karpenter has no counterpart for", *p.opts.Standby)
+	nodes := "nodes"
+	if *p.opts.Standby == 1 {
+		nodes = "node"
+	}
+	msg := fmt.Sprintf("a warm pool of %d standby %s (spec.standby.min), which Karpenter has no counterpart for", *p.opts.Standby, nodes)
 	if len(out.Spec.Limits) > 0 {
 		msg += "; they count against the pool's limits while stopped"
 	}
@@ -175,7 +179,7 @@ func (p *poolConversion) standby(out *v1beta1.NodePool) {
 		reqs[i] = v1beta1.NodeSelectorRequirement{Key: r.Key, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot, v1beta1.CapacityTypeOnDemand}}
 	}
 	out.Spec.Standby.Requirements = []v1beta1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}}}
-	p.rec.proposed("spec.standby.requirements", "the pool is spot-only, and standby nodes must be on-demand (spot instances cannot be kept stopped): the template now allows spot and on-demand, and the standby requirements pin on-demand; cold launches still prefer the cheaper spot, but may fall back to on-demand")
+	p.rec.proposed("spec.standby.requirements", "the pool is spot-only, and standby nodes must be on-demand (spot instances cannot be kept stopped): the template now allows spot and on-demand, and the standby requirements pin on-demand; cold launches take the cheapest offering, usually spot, but may now be on-demand")
 }
 
 // rulesOutOnDemand reports whether requirements leave only spot.
