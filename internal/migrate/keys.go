@@ -86,17 +86,6 @@ func isKarpenterKey(key string) bool {
 	return strings.HasPrefix(key, karpenterGroup+"/") || strings.HasPrefix(key, karpenterAWSGroup+"/")
 }
 
-// isWellKnownKey reports whether a key is in one of the domains Kubernetes and the cloud
-// set node labels in, which a pool cannot set as its own labels.
-func isWellKnownKey(key string) bool {
-	prefix, _, found := strings.Cut(key, "/")
-	if !found {
-		return false
-	}
-	return prefix == "kubernetes.io" || strings.HasSuffix(prefix, ".kubernetes.io") ||
-		prefix == "k8s.io" || strings.HasSuffix(prefix, ".k8s.io") || strings.HasPrefix(prefix, "topology.k8s.aws")
-}
-
 // The checks of the Stratos CRD's rules on names, which the output must pass: the API
 // server applies the same expressions (api/v1beta1, the XValidation markers).
 var (
