@@ -128,6 +128,12 @@ type karpenterEC2NodeClassSpec struct {
 	AssociatePublicIPAddress         *bool                         `json:"associatePublicIPAddress"`
 	MetadataOptions                  *karpenterMetadataOptions     `json:"metadataOptions"`
 	Context                          *string                       `json:"context"`
+	IPPrefixCount                    *int64                        `json:"ipPrefixCount"`
+	EnclaveOptions                   *karpenterEnclaveOptions      `json:"enclaveOptions"`
+}
+
+type karpenterEnclaveOptions struct {
+	Enabled *bool `json:"enabled"`
 }
 
 type karpenterAMITerm struct {

@@ -112,6 +112,12 @@ func (c *classConversion) convert() {
 	if in.AssociatePublicIPAddress != nil {
 		c.rec.unmapped("spec.associatePublicIPAddress", "Stratos leaves public addresses to the subnet's setting (map public IP on launch)")
 	}
+	if in.IPPrefixCount != nil {
+		c.rec.unmapped("spec.ipPrefixCount", "Stratos does not assign IPv4 prefixes to the instance's network interface; the VPC CNI's prefix delegation assigns its own")
+	}
+	if in.EnclaveOptions != nil && in.EnclaveOptions.Enabled != nil && *in.EnclaveOptions.Enabled {
+		c.rec.unmapped("spec.enclaveOptions", "Stratos does not enable Nitro Enclaves on its instances")
+	}
 	if in.Context != nil {
 		c.rec.unmapped("spec.context", "Stratos does not pass a context to EC2 Fleet")
 	}
@@ -179,8 +185,11 @@ func (c *classConversion) amiTerms() ([]v1beta1.AMISelectorTerm, bool) {
 		c.rec.skipped("a Stratos EC2NodeClass takes at most 30 AMI selector terms")
 		return nil, false
 	}
-	if family != "" && !byAlias {
+	switch {
+	case family != "" && !byAlias:
 		c.customImageFamily(family)
+	case family == "Custom" && in.UserData != nil:
+		c.rec.changed("spec.amiFamily", "Custom with an alias: Karpenter boots the alias's image with spec.userData alone, while Stratos merges spec.userData with what the image family needs to join; check that it does not join twice")
 	}
 	return out, true
 }
