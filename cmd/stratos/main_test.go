@@ -290,3 +290,27 @@ func (b *syncBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.buf.String()
 }
+
+// TestMigrateSubcommand runs "stratos migrate" as a user does: Karpenter's
+// getting-started objects in, Stratos objects on stdout, the report on stderr; a bad
+// flag exits 2 (internal/migrate and its cli package test the rest).
+func TestMigrateSubcommand(t *testing.T) {
+	cmd := exec.Command(binary, "migrate", "-f", filepath.Join("..", "..", "internal", "migrate", "testdata", "getting-started.yaml"))
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("stratos migrate: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "kind: EC2NodeClass") || !strings.Contains(stdout.String(), "kind: NodePool") {
+		t.Errorf("stdout has not the Stratos objects:\n%s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "karpenter.sh/capacity-type is stratos.sh/capacity-type") {
+		t.Errorf("stderr has not the report:\n%s", stderr.String())
+	}
+
+	err := exec.Command(binary, "migrate", "--no-such-flag").Run()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 {
+		t.Fatalf("a bad flag: want exit status 2, got %v", err)
+	}
+}

@@ -1,13 +1,14 @@
 package main
 
 import (
-	"fmt"
 	"io"
+	"os"
+
+	"github.com/stratos-sh/stratos/internal/migrate/cli"
 )
 
 // runMigrate is "stratos migrate": Karpenter NodePools and EC2NodeClasses in, Stratos
 // objects out (docs/migrating.md).
 func runMigrate(args []string, stdout, stderr io.Writer) int {
-	fmt.Fprintln(stderr, "stratos migrate: not built yet")
-	return 1
+	return cli.Run(args, os.Stdin, stdout, stderr)
 }

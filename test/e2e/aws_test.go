@@ -87,3 +87,19 @@ func TestKubeletConfigurationOnAWS(t *testing.T) {
 	}
 	t.Logf("kubelet configuration on aws at 5x: wall %.0fs; EC2 calls %v", rep.WallSeconds, rep.CloudCalls)
 }
+
+// TestKarpenterMigratedOnAWS runs karpenter-migrated.yaml against moto: Karpenter's
+// getting-started NodePool and EC2NodeClass as stratos migrate --standby=2 converts them
+// (internal/migrate keeps the file equal to its output), the class selecting the
+// simulated VPC by the karpenter.sh/discovery tag the guide uses. The pool warms two
+// standby nodes and a small burst starts one of them instead of launching.
+func TestKarpenterMigratedOnAWS(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "karpenter-migrated.yaml", "--time-scale=5", "--cloud=aws")
+	wantOK(t, rep)
+	checkAWS(t, rep)
+	if rep.Nodes.StartedFromStandby == 0 || rep.Nodes.LaunchedCold != 0 {
+		t.Errorf("started from standby %d, launched cold %d; want the burst served from standby", rep.Nodes.StartedFromStandby, rep.Nodes.LaunchedCold)
+	}
+	t.Logf("migrated getting-started pool on aws at 5x: wall %.0fs; EC2 calls %v", rep.WallSeconds, rep.CloudCalls)
+}

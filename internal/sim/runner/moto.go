@@ -31,6 +31,10 @@ const (
 	ssmParameterRoot = "/sim/aws/service"
 	// discoveryTag marks the subnets and the security group node classes select.
 	discoveryTag = "stratos.sh/discovery"
+	// karpenterDiscoveryTag marks them too, as Karpenter's getting-started guide tags
+	// them: the node classes stratos migrate converts from it keep selecting by it
+	// (test/scenarios/karpenter-migrated.yaml).
+	karpenterDiscoveryTag = "karpenter.sh/discovery"
 	// nodeRole is the IAM role of the nodes.
 	nodeRole = "stratos-sim-node"
 	// vpcCIDR holds one subnet of 4,096 addresses per zone.
@@ -59,7 +63,11 @@ var motoEnv = []string{
 // architecture behind the al2023 and bottlerocket aliases.
 func prepareAccount(ctx context.Context, endpoint, cluster string) error {
 	ec2Client := ec2.New(ec2.Options{Region: awsRegion, Credentials: motoCredentials, BaseEndpoint: aws.String(endpoint)})
-	tags := []ec2types.Tag{{Key: aws.String(discoveryTag), Value: aws.String(cluster)}, {Key: aws.String("Name"), Value: aws.String("stratos-" + cluster)}}
+	tags := []ec2types.Tag{
+		{Key: aws.String(discoveryTag), Value: aws.String(cluster)},
+		{Key: aws.String(karpenterDiscoveryTag), Value: aws.String(cluster)},
+		{Key: aws.String("Name"), Value: aws.String("stratos-" + cluster)},
+	}
 	spec := func(t ec2types.ResourceType) []ec2types.TagSpecification {
 		return []ec2types.TagSpecification{{ResourceType: t, Tags: tags}}
 	}
