@@ -133,4 +133,5 @@ func (r *Reconciler) forgetPool(name string) {
 	r.series.mu.Lock()
 	delete(r.series.zones, name)
 	r.series.mu.Unlock()
+	r.pacing.changed(name, "")
 }
