@@ -35,8 +35,10 @@ type Disruption struct {
 	// +kubebuilder:default="30s"
 	ConsolidateAfter *Duration `json:"consolidateAfter,omitempty"`
 
-	// Budgets cap how many of the pool's nodes may be disrupted at once. The most
-	// restrictive active budget applies. Defaults to one budget of 10%.
+	// Budgets cap how many of the pool's nodes may be disrupted at once, and how many
+	// stale standby nodes are replaced at once (by the budget for their reason,
+	// Drifted or Expired; 0 for Drifted freezes a rollout). The most restrictive active
+	// budget applies. Defaults to one budget of 10%.
 	// +optional
 	// +listType=atomic
 	// +kubebuilder:validation:MaxItems=50
@@ -51,6 +53,8 @@ type Disruption struct {
 type Budget struct {
 	// Nodes is how many nodes may be disrupted at once: a count such as 2, or a
 	// percentage of the pool's running nodes such as 10%, rounded up (10% of 5 nodes is 1).
+	// For stale standby nodes it is how many replacements warm up at once, a percentage
+	// taken of the warm pool's target.
 	// +required
 	// +kubebuilder:validation:MaxLength=8
 	// +kubebuilder:validation:XValidation:rule="self.matches('^(([0-9]|[1-9][0-9]|100)%|[0-9]+)$')",message="nodes must be a count such as 3 or a percentage from 0% to 100%"

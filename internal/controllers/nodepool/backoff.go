@@ -157,7 +157,7 @@ func standbyCap(rec *v1beta1.WarmupFailures, members []member, now time.Time) *i
 		return &none
 	}
 	for _, m := range members {
-		if m.standby && !m.ready && !m.deleting && !m.stale && !m.held {
+		if m.standby && !m.ready && !m.deleting && m.stale == "" && !m.held {
 			return &none
 		}
 	}

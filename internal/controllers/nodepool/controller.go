@@ -56,6 +56,7 @@ type Reconciler struct {
 	series       poolSeries
 	creations    creationLimits
 	gone         goneFailures
+	pacing       pacingNotes
 }
 
 // Reconcile brings one pool's standby claims to target and writes its status.
@@ -179,6 +180,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		// A claim it meant to remove changed: the next pass plans on what it is now.
 		soon(conflictRetry)
 	}
+	if obs.paced && hasSchedule(pool) {
+		// A budget holding replacements back may end, or a looser one start, on the minute.
+		soon(budgetRecheck)
+	}
 	if backingOff(obs.failures) {
 		// A backing-off pool tries again at its retry time. Past it, the probe it warms
 		// wakes it: a retry time in the past must not requeue it at once, again and again.
@@ -247,7 +252,7 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1beta1.NodePool, class cl
 			standby:  c.Spec.DesiredState == v1beta1.DesiredStandby,
 			ready:    c.Status.Phase == v1beta1.PhaseStandby,
 			deleting: deleting,
-			stale:    staleBecause[c.Name] != "",
+			stale:    staleBecause[c.Name],
 			phase:    c.Status.Phase,
 			created:  c.CreationTimestamp.Time,
 			zone:     claimZone(c),
@@ -263,9 +268,17 @@ func (r *Reconciler) scale(ctx context.Context, pool *v1beta1.NodePool, class cl
 	opts := r.Options.WithDefaults()
 	allowed := r.creations.allowed(pool.Name, opts, now)
 	g := goal{target: obs.target, ceiling: obs.targets.MaxStandby, minRunning: obs.targets.MinRunning, maxNodes: obs.targets.MaxNodes,
-		newAtMost: &allowed, standbyAtMost: standbyCap(obs.failures, members, now)}
+		newAtMost: &allowed, standbyAtMost: standbyCap(obs.failures, members, now),
+		replaceAtMost: replacementBudgets(pool, obs.target, now)}
 	p := planPool(g, members, left, perNode)
-	obs.limited, obs.throttled = p.limited, p.throttled
+	obs.limited, obs.throttled, obs.paced = p.limited, p.throttled, p.paced > 0
+	holding := ""
+	if p.paced > 0 {
+		holding = fmt.Sprintf("%s/%d", p.pacedBy, g.replaceAtMost[p.pacedBy])
+	}
+	if r.pacing.changed(pool.Name, holding) {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, ReasonStandbyReplacementPaced, "Replace", "%s", pacedMessage(p, g.replaceAtMost[p.pacedBy]))
+	}
 	defer func() { r.creations.spend(pool.Name, opts, now, obs.created) }()
 	if err := r.runMinimum(ctx, pool, p, obs); err != nil {
 		return err
@@ -300,7 +313,7 @@ func (r *Reconciler) createStandby(ctx context.Context, pool *v1beta1.NodePool, 
 	}
 	counts := map[string]int{}
 	for _, m := range members {
-		if m.standby && !m.stale && !m.deleting && !m.held {
+		if m.standby && m.stale == "" && !m.deleting && !m.held {
 			counts[m.zone]++
 		}
 	}

@@ -18,9 +18,9 @@ type member struct {
 	standby  bool // it is asked to be standby
 	ready    bool // it stands by, warmed up and stopped
 	deleting bool
-	// stale is set for a claim launched from an older template, or expired: it is
-	// replaced rather than kept.
-	stale   bool
+	// stale says why a claim is replaced rather than kept: it was launched from an
+	// older template, image or profile (Drifted), or it expired (Expired); "" when fresh.
+	stale   v1beta1.DisruptionReason
 	phase   v1beta1.NodeClaimPhase
 	created time.Time
 	// zone is where its instance is, or the zone it is pinned to; "" when unknown.
@@ -44,6 +44,10 @@ type goal struct {
 	// together (the creations per pass and per minute); standbyAtMost bounds the
 	// standby claims (a pool backing off after failed warm-ups). nil: no bound.
 	newAtMost, standbyAtMost *int
+	// replaceAtMost bounds how many fresh standby claims warm up at once while stale
+	// ones wait for their replacement, by the reason each is stale: what the pool's
+	// disruption budgets allow for that reason (pacing.go). nil: no bound.
+	replaceAtMost map[v1beta1.DisruptionReason]int
 }
 
 // bound is n within atMost, unless atMost is nil.
@@ -70,6 +74,10 @@ type plan struct {
 	limited string
 	// throttled is set when the bound on new claims (per pass, per minute) cut the plan.
 	throttled bool
+	// paced counts the stale standby claims whose replacement the budgets hold back this
+	// pass; pacedBy is the reason whose budget held the first of them.
+	paced   int
+	pacedBy v1beta1.DisruptionReason
 }
 
 // planPool decides one pass. The running minimum starts standby claims, the readiest
@@ -82,8 +90,10 @@ type plan struct {
 //
 // Stale standby claims are replaced: fresh ones are created for the target as if the
 // stale ones were not there, and each stale one is removed once a fresh one stands by in
-// its place, so the warm pool never runs short while its replacements warm up. When the
-// limits leave no room for the replacements, stale claims are removed first to make it.
+// its place, so the warm pool never runs short while its replacements warm up. The
+// replacements are paced by the budgets (g.replaceAtMost, pacing.go); a shortfall, slots
+// no stale claim holds, is not. When the limits leave no room for the replacements,
+// stale claims are removed first to make it.
 func planPool(g goal, members []member, left limits.Left, perNode corev1.ResourceList) plan {
 	var fresh, stale []member
 	live, running := 0, 0
@@ -96,7 +106,7 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 		case !m.standby:
 			running++
 		case m.held:
-		case m.stale:
+		case m.stale != "":
 			stale = append(stale, m)
 		default:
 			fresh = append(fresh, m)
@@ -113,7 +123,7 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 		rateLeft = &n
 	}
 	ceiling := max(g.ceiling, g.target)
-	oldestFirst(stale)
+	replacementOrder(stale)
 	oldestFirst(fresh)
 	// Above the cap on nodes (a window may lower it, to 0 at night), standby claims go
 	// first, stale ones first; running nodes are disruption's to give back.
@@ -141,15 +151,18 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 			coming++
 		}
 	}
-	want := max(int(g.target)-len(fresh)-coming, 0)
-	p.create = bound(p.within(want, left, perNode), g.standbyAtMost)
+	want := p.pace(g, max(int(g.target)-len(fresh)-coming, 0), fresh, stale)
+	fit := p.within(want, left, perNode)
+	p.create = bound(fit, g.standbyAtMost)
 	if n := bound(p.create, rateLeft); n < p.create {
 		p.create, p.throttled = n, true
 	}
 	// Stale claims hold the warm pool's ready count while fresh ones warm up; those
 	// beyond it go now, and so do those whose place the limits cannot give a fresh one.
+	// A bound on creations (per pass, per minute, a backoff) only delays the fresh
+	// ones: the stale ones wait for them.
 	keep := min(max(int(g.target)-ready, 0), len(stale))
-	keep = max(keep-(want-p.create), 0)
+	keep = max(keep-(want-fit), 0)
 	p.remove = namesOf(stale[:len(stale)-keep])
 	return p
 }
@@ -166,8 +179,8 @@ func (p *plan) startForMinimum(short int, fresh, stale []member, left *limits.Le
 	candidates := append(append([]member(nil), fresh...), stale...)
 	sort.SliceStable(candidates, func(a, b int) bool {
 		x, y := candidates[a], candidates[b]
-		if x.stale != y.stale {
-			return !x.stale
+		if (x.stale == "") != (y.stale == "") {
+			return x.stale == ""
 		}
 		if rx, ry := readiness(x.phase), readiness(y.phase); rx != ry {
 			return rx < ry

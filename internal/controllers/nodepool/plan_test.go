@@ -71,7 +71,7 @@ func TestPlanIgnoresRunningAndDeletingClaimsForTheTarget(t *testing.T) {
 
 func TestPlanRemovesStaleFirstThenOldest(t *testing.T) {
 	members := standbyMembers(4) // s0 is the oldest
-	members[2].stale = true
+	members[2].stale = v1beta1.DisruptionDrifted
 	p := planStandby(1, 1, members, nil, nil)
 	if want := []string{"s2", "s0", "s1"}; !slices.Equal(p.remove, want) || p.create != 0 {
 		t.Fatalf("plan = %+v, want removal of %v", p, want)
@@ -127,7 +127,7 @@ func staleMembers(n int, ready bool) []member {
 	out := standbyMembers(n)
 	for i := range out {
 		out[i].name = fmt.Sprintf("stale%d", i)
-		out[i].stale, out[i].ready = true, ready
+		out[i].stale, out[i].ready = v1beta1.DisruptionDrifted, ready
 	}
 	return out
 }
@@ -214,7 +214,7 @@ func TestPlanKeepsTheRunningMinimumAndTheWarmPoolWithinTheCap(t *testing.T) {
 // pods at once, while a stopped one needs a start.
 func TestPlanStartsTheReadiestStandbyForTheMinimum(t *testing.T) {
 	members := []member{
-		{name: "a-stale", standby: true, stale: true, ready: true, phase: v1beta1.PhaseStandby, created: epoch},
+		{name: "a-stale", standby: true, stale: v1beta1.DisruptionDrifted, ready: true, phase: v1beta1.PhaseStandby, created: epoch},
 		{name: "b-ready", standby: true, ready: true, phase: v1beta1.PhaseStandby, created: epoch},
 		{name: "c-warming", standby: true, phase: v1beta1.PhaseWarmingUp, created: epoch},
 	}
@@ -228,7 +228,7 @@ func TestPlanStartsTheReadiestStandbyForTheMinimum(t *testing.T) {
 	// Fresh before stale, as provisioning ranks them: a stale claim warming up runs
 	// sooner, but the pool replaces it anyway.
 	staleWarming := []member{
-		{name: "a-stale-warming", standby: true, stale: true, phase: v1beta1.PhaseWarmingUp, created: epoch},
+		{name: "a-stale-warming", standby: true, stale: v1beta1.DisruptionDrifted, phase: v1beta1.PhaseWarmingUp, created: epoch},
 		{name: "b-fresh-stopped", standby: true, ready: true, phase: v1beta1.PhaseStandby, created: epoch},
 	}
 	if p := planWith(goal{minRunning: 1}, staleWarming, nil, nil); !slices.Equal(p.start, []string{"b-fresh-stopped"}) {

@@ -143,4 +143,5 @@ func (r *Reconciler) forgetPool(name string) {
 	delete(r.series.zones, name)
 	delete(r.series.limits, name)
 	r.series.mu.Unlock()
+	r.pacing.changed(name, "")
 }

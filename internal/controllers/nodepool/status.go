@@ -51,6 +51,9 @@ type observation struct {
 	// throttled is set when the bounds on creations per pass or per minute cut the
 	// plan; raced when a claim to remove changed since the pass read it.
 	throttled, raced bool
+	// paced is set when the disruption budgets held back replacements of stale standby
+	// claims.
+	paced bool
 	// types are the instance types the pass listed, nil when it listed none; usage is
 	// what the claims count against the limits, with the estimate the pass sized them by.
 	types []*cloudprovider.InstanceType
