@@ -69,6 +69,13 @@ func (d *Detector) Current() Scope {
 	return d.decision.Scope
 }
 
+// Decision is the scope in effect and why; zero before Start.
+func (d *Detector) Decision() Decision {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.decision
+}
+
 // Start looks at once, then every Interval, until ctx ends. Under all and opted-in it
 // only publishes the scope.
 func (d *Detector) Start(ctx context.Context) error {

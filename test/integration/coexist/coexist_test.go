@@ -8,6 +8,7 @@
 package coexist_test
 
 import (
+	"context"
 	"slices"
 	"testing"
 	"time"
@@ -19,6 +20,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
+	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -37,10 +40,10 @@ func startAuto(f *stack.Fixture) {
 	f.RestartOperator(opts)
 }
 
-// installKarpenterCRD installs a CRD of Karpenter's group, version and kind, schemaless:
-// Stratos reads only that such objects exist.
-func installKarpenterCRD(f *stack.Fixture) {
-	f.T.Helper()
+// installKarpenterCRD installs a CRD of Karpenter's group and kind serving version,
+// schemaless: Stratos reads only that such objects exist.
+func installKarpenterCRD(ctx context.Context, t *testing.T, cfg *rest.Config, version string) {
+	t.Helper()
 	crd := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "nodepools.karpenter.sh"},
 		Spec: apiextensionsv1.CustomResourceDefinitionSpec{
@@ -48,7 +51,7 @@ func installKarpenterCRD(f *stack.Fixture) {
 			Names: apiextensionsv1.CustomResourceDefinitionNames{Plural: "nodepools", Singular: "nodepool", Kind: "NodePool", ListKind: "NodePoolList"},
 			Scope: apiextensionsv1.ClusterScoped,
 			Versions: []apiextensionsv1.CustomResourceDefinitionVersion{{
-				Name: "v1", Served: true, Storage: true,
+				Name: version, Served: true, Storage: true,
 				Schema: &apiextensionsv1.CustomResourceValidation{OpenAPIV3Schema: &apiextensionsv1.JSONSchemaProps{
 					Type: "object", XPreserveUnknownFields: ptr.To(true),
 				}},
@@ -58,30 +61,33 @@ func installKarpenterCRD(f *stack.Fixture) {
 	// The harness's client knows Stratos's and Kubernetes's kinds, not the CRD kind.
 	types := runtime.NewScheme()
 	if err := apiextensionsv1.AddToScheme(types); err != nil {
-		f.T.Fatal(err)
+		t.Fatal(err)
 	}
-	crds, err := client.New(f.Env.Config, client.Options{Scheme: types})
+	crds, err := client.New(cfg, client.Options{Scheme: types})
 	if err != nil {
-		f.T.Fatal(err)
+		t.Fatal(err)
 	}
-	if err := crds.Create(f.Ctx, crd); err != nil {
-		f.T.Fatal(err)
+	if err := crds.Create(ctx, crd); err != nil {
+		t.Fatal(err)
 	}
-	f.Eventually("the Karpenter NodePool CRD is established", func() bool {
+	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
 		got := &apiextensionsv1.CustomResourceDefinition{}
-		if err := crds.Get(f.Ctx, client.ObjectKeyFromObject(crd), got); err != nil {
-			return false
+		if err := crds.Get(ctx, client.ObjectKeyFromObject(crd), got); err != nil {
+			return false, err
 		}
 		return slices.ContainsFunc(got.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
 			return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
-		})
+		}), nil
 	})
+	if err != nil {
+		t.Fatalf("the Karpenter NodePool CRD is not established: %v", err)
+	}
 }
 
-// karpenterNodePool is a NodePool as Karpenter's docs write one.
-func karpenterNodePool() *unstructured.Unstructured {
+// karpenterNodePool is a NodePool as Karpenter's docs write one, in version.
+func karpenterNodePool(version string) *unstructured.Unstructured {
 	pool := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": "karpenter.sh/v1",
+		"apiVersion": "karpenter.sh/" + version,
 		"kind":       "NodePool",
 		"metadata":   map[string]any{"name": "default"},
 		"spec": map[string]any{"template": map[string]any{"spec": map[string]any{
@@ -186,8 +192,8 @@ func servedOnlyOptedIn(f *stack.Fixture, optedIn func(*corev1.PodSpec), leftAlon
 // pool; once Karpenter's last NodePool is deleted it serves the plain pod too.
 func TestAutoLeavesPlainPodsToKarpenterUntilItsNodePoolsGo(t *testing.T) {
 	f := stack.NewSerialFixture(t, nil)
-	installKarpenterCRD(f)
-	karpenter := karpenterNodePool()
+	installKarpenterCRD(f.Ctx, t, f.Env.Config, "v1")
+	karpenter := karpenterNodePool("v1")
 	f.Create(karpenter)
 	startAuto(f)
 	f.Pool("web", 0, nil)
