@@ -147,6 +147,11 @@ var (
 		Help: "Provisioning decisions, by outcome: launch (created claims), start (started standby claims, launched none), existing (every pod fits on nodes or claims already there), unschedulable (nothing to start or launch, and pods fit nowhere), idle (no pod to decide on), error (the decision failed).",
 	}, []string{"outcome"})
 
+	PodScope = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_pod_scope",
+		Help: "1 for the pod scope in effect (all or opted-in: which pending pods provisioning serves) and its reason: flag (--pod-scope named it), karpenter or cluster-autoscaler (auto found one), none-found, not-permitted (auto may not look), starting (auto, before its first look).",
+	}, []string{"scope", "reason"})
+
 	ProvisioningPods = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_provisioning_pods_total",
 		Help: "Pending pods decided on, by decision: existing (a node has room), inflight (a claim coming has room), start (a standby claim started), launch (a new claim), unschedulable.",
@@ -181,7 +186,7 @@ var All = []prometheus.Collector{
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, ForcedStops, GarbageCollected,
 	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff,
 	PodStartupDuration,
-	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods,
+	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
 	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,
 }
 

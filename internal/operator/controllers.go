@@ -3,7 +3,10 @@ package operator
 import (
 	"context"
 	"fmt"
+	"time"
 
+	"k8s.io/apimachinery/pkg/types"
+	"k8s.io/client-go/metadata"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/podscope"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -25,6 +29,14 @@ type ControllerOptions struct {
 	NodePool     nodepool.Options
 	// Calendar is the clock pools' windows are read on; nil is the real clock.
 	Calendar clock.PassiveClock
+	// PodScope is which pending pods provisioning serves (podscope): auto, all or
+	// opted-in. Empty is all without a Detector, for tests of a Stratos alone.
+	PodScope podscope.Scope
+	// ClusterAutoscalerStatus is the ConfigMap auto looks for; zero is
+	// podscope.DefaultStatusConfigMap.
+	ClusterAutoscalerStatus types.NamespacedName
+	// PodScopeInterval is how often auto looks; zero is podscope.DefaultInterval.
+	PodScopeInterval time.Duration
 	// CalendarChanged signals that the calendar was set anew: every pool is looked at.
 	CalendarChanged <-chan struct{}
 }
@@ -48,7 +60,15 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		return err
 	}
 	startup := podstartup.NewTracker(0)
-	if err := mgr.Add(&provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup}); err != nil {
+	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup}
+	if controllerOpts.PodScope != "" {
+		scope, err := podScope(mgr, controllerOpts, provisioner.Trigger)
+		if err != nil {
+			return err
+		}
+		provisioner.Scope = scope
+	}
+	if err := mgr.Add(provisioner); err != nil {
 		return err
 	}
 	if err := (&podstartup.Reconciler{Client: mgr.GetClient(), Tracker: startup}).SetupWithManager(mgr); err != nil {
@@ -62,4 +82,19 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		return err
 	}
 	return mgr.Add(&nodeclaim.GarbageCollector{Client: mgr.GetClient(), Cloud: cloud, Clock: clk, Options: opts, Recheck: recheck})
+}
+
+// podScope adds the Detector that keeps the pod scope, which calls changed when the scope
+// changes. It reads metadata only, uncached: a ConfigMap informer would watch every
+// ConfigMap of the cluster, and Karpenter's kinds are not in the scheme.
+func podScope(mgr ctrl.Manager, controllerOpts ControllerOptions, changed func()) (*podscope.Detector, error) {
+	md, err := metadata.NewForConfig(mgr.GetConfig())
+	if err != nil {
+		return nil, fmt.Errorf("a metadata client for the pod scope: %w", err)
+	}
+	detector := &podscope.Detector{
+		Mode: controllerOpts.PodScope, Metadata: md, StatusConfigMap: controllerOpts.ClusterAutoscalerStatus,
+		Interval: controllerOpts.PodScopeInterval, OnChange: changed,
+	}
+	return detector, mgr.Add(detector)
 }

@@ -67,6 +67,14 @@ import (
 // publish each node's attach limits, read as kube-scheduler reads them to place pods.
 // +kubebuilder:rbac:groups="",resources=persistentvolumeclaims;persistentvolumes,verbs=get;list;watch
 // +kubebuilder:rbac:groups=storage.k8s.io,resources=storageclasses;csinodes,verbs=get;list;watch
+// Another autoscaler, for --pod-scope=auto (internal/podscope): whether Karpenter
+// NodePools exist, by a list of one item's metadata (no watch: the kind may not exist).
+// +kubebuilder:rbac:groups=karpenter.sh,resources=nodepools,verbs=list
+//
+// In kube-system (a Role of its own): whether Cluster Autoscaler's status ConfigMap
+// exists, that one ConfigMap by name; the chart grants it in the namespace and for the
+// name of --cluster-autoscaler-status-configmap, and only with --pod-scope=auto.
+// +kubebuilder:rbac:groups="",resources=configmaps,verbs=get,namespace=kube-system,resourceNames=cluster-autoscaler-status
 
 // inClusterNamespaceFile holds the operator's namespace when it runs in a pod (a
 // variable for the tests).

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -18,6 +19,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
+	"github.com/stratos-sh/stratos/internal/podscope"
 )
 
 // Cloud providers the operator can run with.
@@ -85,7 +87,12 @@ type Options struct {
 	ClusterCAFile               string
 	ClusterServiceCIDR          string
 	PrePullNamespace            string
-	ShowVersion                 bool
+	// PodScope is which pending pods provisioning serves: auto, all or opted-in
+	// (internal/podscope); ClusterAutoscalerStatusConfigMap is where auto looks for
+	// Cluster Autoscaler, as namespace/name.
+	PodScope                         string
+	ClusterAutoscalerStatusConfigMap string
+	ShowVersion                      bool
 }
 
 // NewFlagSet returns the operator's flags, bound to opts and filled with the defaults.
@@ -133,6 +140,8 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.ClusterServiceCIDR, "cluster-service-cidr", "", "With --cloud-provider=aws: the cluster's service IP range, from which nodes infer the DNS address. Unset: eks:DescribeCluster of --cluster-name.")
 	fs.StringVar(&opts.KubernetesVersion, "kubernetes-version", "", "The cluster's Kubernetes minor version (1.37) for AMI aliases. Unset: the API server's version.")
 	fs.StringVar(&opts.PrePullNamespace, "prepull-namespace", "", "Namespace of the pods that pull a pool's warmup images on its warming nodes. Unset: the operator's own namespace in a cluster, kube-system outside.")
+	fs.StringVar(&opts.PodScope, "pod-scope", string(podscope.Auto), "Which pending pods Stratos serves: all (every pod a pool could hold), opted-in (pods whose nodeSelector or required node affinity names a stratos.sh/ label, or that tolerate a taint of a pool), or auto (all unless Karpenter NodePools or Cluster Autoscaler's status ConfigMap exist, then opted-in; looked at every 30s).")
+	fs.StringVar(&opts.ClusterAutoscalerStatusConfigMap, "cluster-autoscaler-status-configmap", podscope.DefaultStatusConfigMap.String(), "With --pod-scope=auto: the namespace/name of the ConfigMap whose existence tells that Cluster Autoscaler runs (its status ConfigMap).")
 	fs.StringVar(&opts.CalendarFile, "calendar-file", "", "A file that sets the clock time windows are read on, for simulations and rehearsals (stratos-sim writes it); empty reads windows on the real clock.")
 	fs.BoolVar(&opts.ShowVersion, "version", false, "Print the version and exit.")
 	fs.Usage = func() { PrintUsage(fs.Output(), fs) }
@@ -198,7 +207,10 @@ func (o *Options) ControllerOptions() ControllerOptions {
 			PrePullNamespace:      namespaceOr(o.PrePullNamespace),
 		},
 		Provisioning: provisioning.Options{BatchIdle: o.BatchIdle, BatchMax: o.BatchMax},
-		Disruption:   disruption.Options{AbandonDrainAfter: o.AbandonBlockedDrainAfter},
+		PodScope:     podscope.Scope(o.PodScope),
+		// Validate checked the form: namespace/name.
+		ClusterAutoscalerStatus: statusConfigMap(o.ClusterAutoscalerStatusConfigMap),
+		Disruption:              disruption.Options{AbandonDrainAfter: o.AbandonBlockedDrainAfter},
 		NodePool: nodepool.Options{
 			MaxCreationsPerPass: o.PoolMaxCreationsPerPass, MaxCreationsPerMinute: o.PoolMaxCreationsPerMinute,
 			WarmupBackoff: o.WarmupFailureBackoff, WarmupBackoffMax: o.WarmupFailureBackoffMax,
@@ -289,10 +301,37 @@ func (o *Options) Validate() error {
 			errs = append(errs, fmt.Errorf("--prepull-namespace %q is not a namespace name: %s", o.PrePullNamespace, strings.Join(problems, "; ")))
 		}
 	}
+	if _, err := podscope.Parse(o.PodScope); err != nil {
+		errs = append(errs, fmt.Errorf("--pod-scope %w", err))
+	}
+	if err := checkStatusConfigMap(o.ClusterAutoscalerStatusConfigMap); err != nil {
+		errs = append(errs, fmt.Errorf("--cluster-autoscaler-status-configmap %q %w", o.ClusterAutoscalerStatusConfigMap, err))
+	}
 	if o.KubernetesVersion != "" && !kubernetesMinorPattern.MatchString(o.KubernetesVersion) {
 		errs = append(errs, fmt.Errorf("--kubernetes-version %q must be a minor version such as 1.37", o.KubernetesVersion))
 	}
 	return errors.Join(errs...)
+}
+
+// statusConfigMap splits a namespace/name.
+func statusConfigMap(s string) types.NamespacedName {
+	namespace, name, _ := strings.Cut(s, "/")
+	return types.NamespacedName{Namespace: namespace, Name: name}
+}
+
+// checkStatusConfigMap says what is wrong with a namespace/name of a ConfigMap.
+func checkStatusConfigMap(s string) error {
+	key := statusConfigMap(s)
+	if !strings.Contains(s, "/") {
+		return errors.New("must be namespace/name, such as kube-system/cluster-autoscaler-status")
+	}
+	if problems := validation.IsDNS1123Label(key.Namespace); len(problems) > 0 {
+		return fmt.Errorf("names no namespace: %s", strings.Join(problems, "; "))
+	}
+	if problems := validation.IsDNS1123Subdomain(key.Name); len(problems) > 0 {
+		return fmt.Errorf("names no ConfigMap: %s", strings.Join(problems, "; "))
+	}
+	return nil
 }
 
 // kubernetesMinorPattern is a Kubernetes minor version as AMI aliases name it.

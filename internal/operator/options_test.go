@@ -60,6 +60,12 @@ func TestDefaults(t *testing.T) {
 		opts.UnavailableOfferingTTL != 3*time.Minute {
 		t.Fatalf("unexpected defaults: %+v", opts)
 	}
+	// Beside another autoscaler Stratos serves only opted-in pods unless told otherwise,
+	// and looks for Cluster Autoscaler where it writes its status by default.
+	controllers := opts.ControllerOptions()
+	if controllers.PodScope != "auto" || controllers.ClusterAutoscalerStatus.String() != "kube-system/cluster-autoscaler-status" {
+		t.Errorf("pod scope %q, status ConfigMap %s; want auto and kube-system/cluster-autoscaler-status", controllers.PodScope, controllers.ClusterAutoscalerStatus)
+	}
 }
 
 func TestLifecycleTimeoutsReachTheNodeClaimController(t *testing.T) {
@@ -155,6 +161,10 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--fake-cloud-endpoint=http://127.0.0.1:8090"}, want: "--fake-cloud-endpoint needs --cloud-provider=fake"},
 		{args: required, env: map[string]string{"STRATOS_KUBE_API_BURST": "lots"}, want: `STRATOS_KUBE_API_BURST="lots"`},
 		{args: append([]string{"--prepull-namespace=Kube_System"}, required...), want: `--prepull-namespace "Kube_System" is not a namespace name`},
+		{args: append([]string{"--pod-scope=opted_in"}, required...), want: `--pod-scope "opted_in" is not auto, all or opted-in`},
+		{args: append([]string{"--cluster-autoscaler-status-configmap=cluster-autoscaler-status"}, required...), want: `must be namespace/name`},
+		{args: append([]string{"--cluster-autoscaler-status-configmap=Kube/ca"}, required...), want: `names no namespace`},
+		{args: append([]string{"--cluster-autoscaler-status-configmap=kube-system/"}, required...), want: `names no ConfigMap`},
 		{args: []string{"--no-such-flag"}, want: "flag provided but not defined: -no-such-flag"},
 	}
 	for _, tc := range cases {

@@ -55,6 +55,8 @@ var flagValues = []flagValue{
 	{flag: "kubernetes-version", path: "settings.kubernetesVersion", value: "1.33"},
 	{flag: "prepull-namespace", path: "settings.prePullNamespace", value: "prepull"},
 	{flag: "calendar-file", path: "settings.calendarFile", value: "/etc/stratos/calendar.json"},
+	{flag: "pod-scope", path: "settings.podScope", value: "opted-in"},
+	{flag: "cluster-autoscaler-status-configmap", path: "settings.clusterAutoscalerStatusConfigMap", value: "autoscaling/ca-status"},
 	{flag: "leader-elect", path: "leaderElection.enabled", value: false},
 	{flag: "leader-election-id", path: "leaderElection.id", value: "stratos-test"},
 	{flag: "leader-election-namespace", path: "leaderElection.namespace", value: "leases"},

@@ -47,6 +47,41 @@ func TestChartCRDsAreTheGeneratedOnes(t *testing.T) {
 	}
 }
 
+// inNamespace are the objects in namespace.
+func inNamespace(objects []*unstructured.Unstructured, namespace string) []*unstructured.Unstructured {
+	var out []*unstructured.Unstructured
+	for _, o := range objects {
+		if o.GetNamespace() == namespace {
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// The Role that lets pod scope auto look for Cluster Autoscaler follows the setting: it
+// is granted in the ConfigMap's namespace for its name only, and not at all when the
+// scope is not auto (the operator does not look then).
+func TestAutoscalerStatusRoleFollowsTheSetting(t *testing.T) {
+	objects := render(t, valuesFile(t, map[string]any{"settings": map[string]any{
+		"clusterName": "test", "clusterAutoscalerStatusConfigMap": "autoscaling/ca-status",
+	}}))
+	roles := namedRoles(objects, "Role", "stratos-autoscaler-status")
+	bindings := namedRoles(objects, "RoleBinding", "stratos-autoscaler-status")
+	if len(roles) != 1 || roles[0].GetNamespace() != "autoscaling" || len(bindings) != 1 || bindings[0].GetNamespace() != "autoscaling" {
+		t.Fatalf("want the Role and RoleBinding in autoscaling, got %v and %v", kinds(roles), kinds(bindings))
+	}
+	want := sets.New(rule{"", "configmaps", "ca-status", "get"})
+	if got := permissions(t, roles); !got.Equal(want) {
+		t.Errorf("the Role grants %v, want %v", sortedRules(got), sortedRules(want))
+	}
+	for _, scope := range []string{"all", "opted-in"} {
+		objects := render(t, valuesFile(t, map[string]any{"settings": map[string]any{"clusterName": "test", "podScope": scope}}))
+		if roles := namedRoles(objects, "Role", "stratos-autoscaler-status"); len(roles) > 0 {
+			t.Errorf("podScope %s renders %v, which only auto uses", scope, kinds(roles))
+		}
+	}
+}
+
 // rule is one permission: a verb on a resource (of a name, if any) in an API group.
 type rule struct{ group, resource, name, verb string }
 
@@ -119,7 +154,12 @@ func TestChartRBACIsTheGeneratedRBAC(t *testing.T) {
 			var namespaces []string
 			for _, role := range roles {
 				namespaces = append(namespaces, role.GetNamespace())
-				compare("operator Role in "+role.GetNamespace(), []*unstructured.Unstructured{role}, ofKind(generated, "Role"))
+				compare("operator Role in "+role.GetNamespace(), []*unstructured.Unstructured{role}, inNamespace(ofKind(generated, "Role"), "stratos"))
+			}
+			statusRole := namedRoles(objects, "Role", "stratos-autoscaler-status")
+			compare("Cluster Autoscaler status Role", statusRole, inNamespace(ofKind(generated, "Role"), "kube-system"))
+			if len(statusRole) != 1 || statusRole[0].GetNamespace() != "kube-system" {
+				t.Errorf("the Role to look for Cluster Autoscaler is not in kube-system: %v", kinds(statusRole))
 			}
 			if !slices.Equal(slices.Sorted(slices.Values(namespaces)), tc.roleNamespaces) {
 				t.Errorf("the operator's Role is granted in %v, want %v", namespaces, tc.roleNamespaces)

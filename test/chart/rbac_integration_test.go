@@ -233,6 +233,9 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 		"a NodeClaim status patch": `^PATCH /apis/stratos\.sh/v1beta1/nodeclaims/[^/]+/status 200$`,
 		"the NodePool status":      `^PUT /apis/stratos\.sh/v1beta1/nodepools/web/status 200$`,
 		"an Event":                 `^(POST|PATCH) /apis/events\.k8s\.io/v1/namespaces/[^/]+/events.* 20[01]$`,
+		// Pod scope auto looked for another autoscaler, and was answered, not refused.
+		"a look for Karpenter NodePools":                   `^GET /apis/karpenter\.sh/v1/nodepools 404$`,
+		"a look for Cluster Autoscaler's status ConfigMap": `^GET /api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status 404$`,
 	} {
 		if len(operatorLog.matching(pattern)) == 0 {
 			t.Errorf("the operator never wrote %s (%s)", what, pattern)

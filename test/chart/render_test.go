@@ -53,7 +53,8 @@ func TestDefaultValuesRenderTheOperatorForEKS(t *testing.T) {
 		"CustomResourceDefinition ec2nodeclasses.stratos.sh", "CustomResourceDefinition fakenodeclasses.stratos.sh",
 		"CustomResourceDefinition nodeclaims.stratos.sh", "CustomResourceDefinition nodepools.stratos.sh",
 		"Deployment stratos -n stratos", "PodDisruptionBudget stratos -n stratos",
-		"Role stratos -n stratos", "RoleBinding stratos -n stratos",
+		"Role stratos -n stratos", "Role stratos-autoscaler-status -n kube-system",
+		"RoleBinding stratos -n stratos", "RoleBinding stratos-autoscaler-status -n kube-system",
 		"Service stratos-metrics -n stratos", "ServiceAccount stratos -n stratos",
 		"ValidatingAdmissionPolicy stratos-pod-patches", "ValidatingAdmissionPolicyBinding stratos-pod-patches",
 	}

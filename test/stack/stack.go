@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/logr/testr"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
 	"k8s.io/utils/ptr"
@@ -31,6 +32,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/operator"
+	"github.com/stratos-sh/stratos/internal/podscope"
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/test/harness"
 )
@@ -117,6 +119,11 @@ type OperatorOptions struct {
 	// UnavailableOfferingTTL is how long a refused offering is avoided; zero means
 	// cloudprovider.DefaultUnavailableOfferingTTL.
 	UnavailableOfferingTTL time.Duration
+	// PodScope, PodScopeInterval and ClusterAutoscalerStatus are the pod scope's options
+	// (operator.ControllerOptions); an empty PodScope serves every pod.
+	PodScope                podscope.Scope
+	PodScopeInterval        time.Duration
+	ClusterAutoscalerStatus types.NamespacedName
 }
 
 // StartOperator runs the operator's controllers against the API server and cloud, as
@@ -137,7 +144,10 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if err != nil {
 		t.Fatal(err)
 	}
-	controllers := operator.ControllerOptions{NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption, NodePool: opts.NodePool, Calendar: opts.Calendar}
+	controllers := operator.ControllerOptions{
+		NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption, NodePool: opts.NodePool, Calendar: opts.Calendar,
+		PodScope: opts.PodScope, PodScopeInterval: opts.PodScopeInterval, ClusterAutoscalerStatus: opts.ClusterAutoscalerStatus,
+	}
 	batch := opts.CloudBatch
 	if batch == (cloudprovider.BatchOptions{}) {
 		batch = cloudprovider.DefaultBatchOptions

@@ -75,14 +75,16 @@ Lease's and the pre-pull pods'. The Role's rules are the generated ones for all 
 
 {{/*
 The rules of one role in a file `make generate` wrote from the code's RBAC markers
-(files/rbac, copied from config/rbac): dict "root" $ "file" PATH "kind" ClusterRole|Role.
-The rules are never written by hand here, so the chart grants what the code asks for.
+(files/rbac, copied from config/rbac): dict "root" $ "file" PATH "kind" ClusterRole|Role,
+and "namespace" NS to choose among Roles by the namespace their markers name (the
+operator's own is "stratos" there). The rules are never written by hand here, so the
+chart grants what the code asks for.
 */}}
 {{- define "stratos.generatedRules" -}}
 {{- $found := list }}
 {{- range regexSplit "(?m)^---[ \t]*$" (.root.Files.Get .file) -1 }}
 {{- $doc := fromYaml . }}
-{{- if and $doc (eq (get $doc "kind") $.kind) }}
+{{- if and $doc (eq (get $doc "kind") $.kind) (or (not $.namespace) (eq $doc.metadata.namespace $.namespace)) }}
 {{- $found = append $found $doc }}
 {{- end }}
 {{- end }}
@@ -132,6 +134,8 @@ is empty are left out, so the binary's default (or its STRATOS_ variable) holds.
   (list "kubernetes-version" $s.kubernetesVersion)
   (list "prepull-namespace" (include "stratos.prePullNamespace" .))
   (list "calendar-file" $s.calendarFile)
+  (list "pod-scope" $s.podScope)
+  (list "cluster-autoscaler-status-configmap" $s.clusterAutoscalerStatusConfigMap)
   (list "leader-elect" (toString $le.enabled))
   (list "leader-election-id" $le.id)
   (list "leader-election-namespace" (include "stratos.leaderElectionNamespace" .))

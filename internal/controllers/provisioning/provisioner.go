@@ -17,9 +17,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
 	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/podscope"
 	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
@@ -70,6 +72,9 @@ type Provisioner struct {
 	// Startup, when set, is told the pods each decision is about, so that their
 	// startup is measured (see podstartup).
 	Startup *podstartup.Tracker
+	// Scope tells which pending pods to serve (podscope.All or podscope.OptedIn) while
+	// another autoscaler may serve them too; nil serves all.
+	Scope interface{ Current() podscope.Scope }
 
 	window *window
 	// relearned is set once the tracker learned the pods of the first snapshot.
@@ -95,8 +100,10 @@ func (p *Provisioner) NeedLeaderElection() bool { return true }
 // Start runs the loop until ctx ends.
 func (p *Provisioner) Start(ctx context.Context) error {
 	p.Options = p.Options.WithDefaults()
+	p.mu.Lock() // Trigger reads the window from another goroutine
 	p.window = newWindow(p.Options.BatchIdle, p.Options.BatchMax)
 	p.unschedulable = map[types.UID]seen{}
+	p.mu.Unlock()
 	p.State.OnPending(p.window.trigger)
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithName("provisioning"))
 	// A new leader decides, and relearns the pods whose startup it measures, on the whole
@@ -145,7 +152,10 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	defer recovery.Recover(ctx, "provisioning", &size, &err)
 	snap := p.State.Snapshot()
 	p.wakeAt(snap.NextLapse)
-	pods := p.toSimulate(snap)
+	pods, err := p.inScope(ctx, p.toSimulate(snap))
+	if err != nil {
+		return err
+	}
 	if p.Startup != nil {
 		if !p.relearned {
 			// A new leader: the pods the one before decided on are still starting.
@@ -169,6 +179,34 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	decided = outcomeOf(result)
 	logDecision(log.FromContext(ctx), pods, result, poolsOfClaims(in), time.Since(started))
 	return p.execute(ctx, in, result, snap.Version)
+}
+
+// inScope returns the pods the scope serves. Those it leaves out are another
+// autoscaler's: they are not simulated, so Stratos neither counts them unschedulable nor
+// writes Events about them.
+func (p *Provisioner) inScope(ctx context.Context, pods []*corev1.Pod) ([]*corev1.Pod, error) {
+	if p.Scope == nil || len(pods) == 0 {
+		return pods, nil
+	}
+	scope := p.Scope.Current()
+	if scope != podscope.OptedIn {
+		return pods, nil
+	}
+	pools := &v1beta1.NodePoolList{}
+	if err := p.Client.List(ctx, pools); err != nil {
+		return nil, err
+	}
+	return podscope.Filter(scope, pods, podscope.PoolTaints(pools.Items)), nil
+}
+
+// Trigger opens a batch now: the scope changed, and pods it serves now may wait.
+func (p *Provisioner) Trigger() {
+	p.mu.Lock()
+	w := p.window
+	p.mu.Unlock()
+	if w != nil {
+		w.trigger()
+	}
 }
 
 // poolsOfClaims maps the claims of a simulation's input to their pools.
