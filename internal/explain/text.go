@@ -26,10 +26,16 @@ func WriteText(w io.Writer, e Explanation, now time.Time) error {
 		switch {
 		case s.Status == "":
 			row("Scheduler", "not tried yet (no PodScheduled condition)")
-		case s.Message != "":
-			row("Scheduler", "PodScheduled=%s %s since %s: %s", s.Status, s.Reason, since(s.Since, now), s.Message)
 		default:
-			row("Scheduler", "PodScheduled=%s %s since %s", s.Status, s.Reason, since(s.Since, now))
+			line := "PodScheduled=" + s.Status
+			if s.Reason != "" {
+				line += " (" + s.Reason + ")"
+			}
+			line += " since " + since(s.Since, now)
+			if s.Message != "" {
+				line += ": " + s.Message
+			}
+			row("Scheduler", "%s", line)
 		}
 	}
 	if e.Scope != nil {
