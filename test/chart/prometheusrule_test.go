@@ -1,6 +1,7 @@
 package chart_test
 
 import (
+	"os"
 	"regexp"
 	"slices"
 	"strings"
@@ -87,6 +88,24 @@ func ruleGroups(t *testing.T, rule *unstructured.Unstructured) *rulefmt.RuleGrou
 	return groups
 }
 
+// headingAnchors returns the anchors GitHub gives the headings of a Markdown file:
+// lower case, spaces as hyphens, punctuation dropped.
+func headingAnchors(t *testing.T, path string) map[string]bool {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	drop := regexp.MustCompile(`[^a-z0-9 _-]`)
+	out := map[string]bool{}
+	for _, line := range strings.Split(string(data), "\n") {
+		if title, ok := strings.CutPrefix(line, "## "); ok {
+			out[strings.ReplaceAll(drop.ReplaceAllString(strings.ToLower(title), ""), " ", "-")] = true
+		}
+	}
+	return out
+}
+
 // The chart renders no PrometheusRule unless asked to.
 func TestPrometheusRuleIsOffByDefault(t *testing.T) {
 	if rules := ofKind(render(t, minimal(t)), "PrometheusRule"); len(rules) != 0 {
@@ -100,6 +119,7 @@ func TestPrometheusRuleIsOffByDefault(t *testing.T) {
 // alertLabels and extraRules are added.
 func TestPrometheusRuleAlertsOnServedMetrics(t *testing.T) {
 	served := servedMetrics(t)
+	anchors := headingAnchors(t, repoPath(t, "docs", "troubleshooting.md"))
 	for _, monitor := range []bool{true, false} {
 		name := "without a ServiceMonitor"
 		if monitor {
@@ -142,6 +162,11 @@ func TestPrometheusRuleAlertsOnServedMetrics(t *testing.T) {
 					alerts = append(alerts, r.Alert)
 					if r.Labels["severity"] == "" || r.Labels["team"] != "platform" || r.Annotations["summary"] == "" || r.Annotations["description"] == "" {
 						t.Errorf("%s: labels %v, annotations %v; want a severity, the alertLabels, a summary and a description", r.Alert, r.Labels, r.Annotations)
+					}
+					if url := r.Annotations["runbook_url"]; url != "" {
+						if _, anchor, _ := strings.Cut(url, "#"); !anchors[anchor] {
+							t.Errorf("%s: runbook %s names no section of docs/troubleshooting.md", r.Alert, url)
+						}
 					}
 					if r.Alert == "StratosOperatorDown" {
 						want := `absent(stratos_build_info)`
