@@ -7,6 +7,7 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/types"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -45,9 +46,9 @@ func Read(ctx context.Context, c client.Reader, pod types.NamespacedName, now ti
 		switch err := c.Get(ctx, client.ObjectKey{Name: f.ClaimName}, claim); {
 		case err == nil:
 			f.Claim = claim
-			// Events about a cluster-scoped object are kept in the default namespace;
-			// any namespace is read, as the recorder's choice is not ours.
-			if f.ClaimEvents, err = eventsAbout(ctx, c, "", claim.UID); err != nil {
+			// Both of client-go's recorders keep the Events about a cluster-scoped object
+			// in the default namespace; reading only there needs no cluster-wide right.
+			if f.ClaimEvents, err = eventsAbout(ctx, c, metav1.NamespaceDefault, claim.UID); err != nil {
 				return f, err
 			}
 		case !apierrors.IsNotFound(err):
@@ -75,7 +76,7 @@ func ReservedFor(pod *corev1.Pod) string {
 	return ""
 }
 
-// eventsAbout lists the Events about the object of uid, in namespace ("" for all).
+// eventsAbout lists the Events about the object of uid, in namespace.
 func eventsAbout(ctx context.Context, c client.Reader, namespace string, uid types.UID) ([]Event, error) {
 	list := &corev1.EventList{}
 	if err := c.List(ctx, list, client.InNamespace(namespace), client.MatchingFieldsSelector{Selector: fields.OneTermEqualSelector("involvedObject.uid", string(uid))}); err != nil {

@@ -2,6 +2,7 @@ package provisioning_test
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,14 @@ func TestExplainAPodServedFromStandby(t *testing.T) {
 	}
 	if !strings.Contains(e.Summary, "started from standby for it") {
 		t.Errorf("summary %q does not say the node started from standby", e.Summary)
+	}
+	// The claim's Events are read where the recorder keeps them: its start is among them.
+	facts, err := explain.Read(f.Ctx, f.Env.Client, client.ObjectKeyFromObject(pod), time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(facts.ClaimEvents, func(e explain.Event) bool { return e.Reason == "Starting" }) {
+		t.Errorf("the claim's Events %+v lack its start", facts.ClaimEvents)
 	}
 	_, ready := expectedStartup(t, pod)
 	if e.Latency == nil || e.Latency.Ready == nil || *e.Latency.Ready != ready {
