@@ -44,7 +44,7 @@ type Scheduler struct {
 	Status  string    `json:"status,omitempty"`
 	Reason  string    `json:"reason,omitempty"`
 	Message string    `json:"message,omitempty"`
-	Since   time.Time `json:"since,omitempty"`
+	Since   time.Time `json:"since,omitzero"`
 }
 
 // Record is an Event, as the explanation shows it.
@@ -64,7 +64,7 @@ type Claim struct {
 	Phase        string `json:"phase,omitempty"`
 	DesiredState string `json:"desiredState,omitempty"`
 	// PhaseSince is when the claim entered its phase.
-	PhaseSince time.Time `json:"phaseSince,omitempty"`
+	PhaseSince time.Time `json:"phaseSince,omitzero"`
 	// Warnings are the claim's latest Warning Events, latest first.
 	Warnings []Record `json:"warnings,omitempty"`
 }

@@ -118,3 +118,14 @@ func TestWriteTextAndJSON(t *testing.T) {
 		t.Errorf("JSON %s", js.String())
 	}
 }
+
+// A time not recorded is left out of the JSON rather than written as year 1.
+func TestJSONLeavesOutTimesNotRecorded(t *testing.T) {
+	var js bytes.Buffer
+	if err := WriteJSON(&js, Explain(Facts{Pod: pod(), Now: t0})); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(js.String(), "0001-01-01") || strings.Contains(js.String(), `"since"`) {
+		t.Fatalf("JSON of a pod never tried by kube-scheduler: %s", js.String())
+	}
+}
