@@ -115,6 +115,11 @@ var (
 		Help: "How long from now a pool backing off after failed warm-ups waits before it makes a standby claim again; 0 when it does not back off or may try now.",
 	}, []string{"nodepool"})
 
+	PoolDegraded = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_degraded",
+		Help: "A pool's Degraded condition: 1 while True, 0 while False, with the condition's reason (such as LimitReached, NodeClassNotReady, LaunchFailed, Paused; AsExpected when False). One series per pool.",
+	}, []string{"nodepool", "reason"})
+
 	PoolUsage = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "stratos_nodepool_usage",
 		Help: "What a pool's claims count against its limit on a resource, as the limits are enforced: cpu in cores, memory in bytes, nodes as a count.",
@@ -184,7 +189,7 @@ var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
 	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, ForcedStops, GarbageCollected,
-	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff,
+	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff, PoolDegraded,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
 	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,

@@ -23,18 +23,21 @@ import (
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
-// The prometheus-operator release whose ServiceMonitor CRD the ServiceMonitor is checked
-// against, and the hash the Go checksum database records for its module.
+// The prometheus-operator release whose ServiceMonitor and PrometheusRule CRDs the
+// chart's are checked against, and the hash the Go checksum database records for its
+// module.
 const (
 	prometheusOperatorModule  = "github.com/prometheus-operator/prometheus-operator"
 	prometheusOperatorVersion = "v0.85.0"
 	prometheusOperatorSum     = "h1:M5xLCLEoaW2IJfnuCwFzzpL+jSVQu3KGT84Pye+fW8s="
 	serviceMonitorCRDPath     = "example/prometheus-operator-crd/monitoring.coreos.com_servicemonitors.yaml"
+	prometheusRuleCRDPath     = "example/prometheus-operator-crd/monitoring.coreos.com_prometheusrules.yaml"
 )
 
-// serviceMonitorCRD returns prometheus-operator's own ServiceMonitor CRD, from its Go
-// module (downloaded through the module proxy once, then read from the module cache).
-func serviceMonitorCRD(t testing.TB) *unstructured.Unstructured {
+// prometheusOperatorCRD returns one of prometheus-operator's own CRDs, the file at path in
+// its Go module (downloaded through the module proxy once, then read from the module
+// cache).
+func prometheusOperatorCRD(t testing.TB, path string) *unstructured.Unstructured {
 	t.Helper()
 	cmd := exec.Command("go", "mod", "download", "-json", prometheusOperatorModule+"@"+prometheusOperatorVersion)
 	// Outside the project's module, so that its go.mod is neither read nor changed. The
@@ -52,9 +55,9 @@ func serviceMonitorCRD(t testing.TB) *unstructured.Unstructured {
 	if module.Sum != prometheusOperatorSum {
 		t.Fatalf("%s@%s has hash %s, want %s", prometheusOperatorModule, prometheusOperatorVersion, module.Sum, prometheusOperatorSum)
 	}
-	crds := readObjects(t, filepath.Join(module.Dir, serviceMonitorCRDPath))
+	crds := readObjects(t, filepath.Join(module.Dir, path))
 	if len(crds) != 1 {
-		t.Fatalf("%s holds %d objects, want the ServiceMonitor CRD", serviceMonitorCRDPath, len(crds))
+		t.Fatalf("%s holds %d objects, want one CRD", path, len(crds))
 	}
 	return crds[0]
 }
@@ -84,9 +87,9 @@ func installCRD(ctx context.Context, t testing.TB, c client.Client, crd *unstruc
 
 // Every object the chart renders, with the default and with the non-default values, is
 // accepted by the real API server: the CRDs are installed from the rendering (with
-// prometheus-operator's ServiceMonitor CRD), the release's namespaces are made, and every
-// other object is created with a server-side dry run, so admission and validation run in
-// full and nothing is stored.
+// prometheus-operator's ServiceMonitor and PrometheusRule CRDs), the release's namespaces
+// are made, and every other object is created with a server-side dry run, so admission
+// and validation run in full and nothing is stored.
 func TestRenderedObjectsPassServerSideDryRun(t *testing.T) {
 	env := harness.StartWithoutCRDsT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -97,7 +100,8 @@ func TestRenderedObjectsPassServerSideDryRun(t *testing.T) {
 	for _, crd := range ofKind(renderings["defaults"], "CustomResourceDefinition") {
 		installCRD(ctx, t, c, crd)
 	}
-	installCRD(ctx, t, c, serviceMonitorCRD(t))
+	installCRD(ctx, t, c, prometheusOperatorCRD(t, serviceMonitorCRDPath))
+	installCRD(ctx, t, c, prometheusOperatorCRD(t, prometheusRuleCRDPath))
 	for _, ns := range []string{releaseNamespace, "stratos-leases", "stratos-prepull"} {
 		if err := c.Create(ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}}); err != nil {
 			t.Fatal(err)

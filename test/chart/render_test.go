@@ -124,7 +124,7 @@ func TestNonDefaultValuesRenderWhatTheyAskFor(t *testing.T) {
 		"Role stratos-fake-kubelets -n kube-node-lease", "RoleBinding stratos-fake-kubelets -n kube-node-lease",
 		"Role stratos -n stratos", "Role stratos -n stratos-leases", "Role stratos -n stratos-prepull",
 		"RoleBinding stratos -n stratos-leases", "RoleBinding stratos -n stratos-prepull",
-		"ServiceMonitor stratos -n stratos", "ConfigMap stratos-dashboard -n stratos",
+		"ServiceMonitor stratos -n stratos", "PrometheusRule stratos -n stratos", "ConfigMap stratos-dashboard -n stratos",
 		"ServiceAccount stratos-controller -n stratos",
 	} {
 		if !slices.Contains(kinds(objects), id) {

@@ -4,6 +4,8 @@ import (
 	"sync"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -74,6 +76,8 @@ type poolSeries struct {
 	// any resource may be limited, so the ones a pool no longer limits are known only
 	// from here.
 	limits map[string]map[string]bool
+	// degraded is the reason each pool's Degraded series has, so that a pool keeps one.
+	degraded map[string]string
 }
 
 // recordPool publishes the pool's target, counts by phase, warm pool and limits.
@@ -96,6 +100,7 @@ func (r *Reconciler) recordPool(pool *v1beta1.NodePool, byPhase map[v1beta1.Node
 		metrics.PoolStandbyNodes.WithLabelValues(pool.Name, zone).Set(float64(n))
 		r.series.zones[pool.Name][zone] = true
 	}
+	r.recordDegraded(pool)
 	r.series.mu.Unlock()
 	switch {
 	case warm.priced:
@@ -131,17 +136,41 @@ func (r *Reconciler) recordLimits(pool string, l map[string][2]float64) {
 	}
 }
 
+// recordDegraded publishes the pool's Degraded condition, the series of its former
+// reason removed, so that an alert on the gauge sees the reason now and nothing stale.
+// The caller holds r.series.mu.
+func (r *Reconciler) recordDegraded(pool *v1beta1.NodePool) {
+	if r.series.degraded == nil {
+		r.series.degraded = map[string]string{}
+	}
+	d := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded)
+	if former, ok := r.series.degraded[pool.Name]; ok && (d == nil || d.Reason != former) {
+		metrics.PoolDegraded.DeleteLabelValues(pool.Name, former)
+		delete(r.series.degraded, pool.Name)
+	}
+	if d == nil {
+		return
+	}
+	value := 0.0
+	if d.Status == metav1.ConditionTrue {
+		value = 1
+	}
+	metrics.PoolDegraded.WithLabelValues(pool.Name, d.Reason).Set(value)
+	r.series.degraded[pool.Name] = d.Reason
+}
+
 // forgetPool drops every series of a pool that is gone.
 func (r *Reconciler) forgetPool(name string) {
 	labels := prometheus.Labels{"nodepool": name}
 	for _, vec := range []interface {
 		DeletePartialMatch(prometheus.Labels) int
-	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage, metrics.PoolWarmupFailures, metrics.PoolWarmupBackoff} {
+	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage, metrics.PoolWarmupFailures, metrics.PoolWarmupBackoff, metrics.PoolDegraded} {
 		vec.DeletePartialMatch(labels)
 	}
 	r.series.mu.Lock()
 	delete(r.series.zones, name)
 	delete(r.series.limits, name)
+	delete(r.series.degraded, name)
 	r.series.mu.Unlock()
 	r.pacing.changed(name, "")
 }

@@ -130,3 +130,29 @@ func seriesOf(t *testing.T, name, pool string) int {
 	}
 	return n
 }
+
+// A pool's Degraded gauge has one series, with the condition's reason now: 1 while
+// True, 0 once False, and none once the pool is gone.
+func TestDegradedSeriesFollowsTheCondition(t *testing.T) {
+	r := &Reconciler{}
+	pool := &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "degraded-test"}}
+	set := func(status metav1.ConditionStatus, reason string) {
+		pool.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionDegraded, Status: status, Reason: reason}}
+		r.recordPool(pool, nil, warmPool{}, nil)
+	}
+	set(metav1.ConditionTrue, ReasonLimitReached)
+	if got := testutil.ToFloat64(metrics.PoolDegraded.WithLabelValues("degraded-test", ReasonLimitReached)); got != 1 {
+		t.Fatalf("Degraded LimitReached: %v, want 1", got)
+	}
+	set(metav1.ConditionFalse, ReasonAsExpected)
+	if n := seriesOf(t, "stratos_nodepool_degraded", "degraded-test"); n != 1 {
+		t.Fatalf("%d series after the reason changed, want 1", n)
+	}
+	if got := testutil.ToFloat64(metrics.PoolDegraded.WithLabelValues("degraded-test", ReasonAsExpected)); got != 0 {
+		t.Fatalf("Degraded False: %v, want 0", got)
+	}
+	r.forgetPool("degraded-test")
+	if n := seriesOf(t, "stratos_nodepool_degraded", "degraded-test"); n != 0 {
+		t.Fatalf("%d series of a pool gone", n)
+	}
+}
