@@ -125,6 +125,9 @@ func TestCustomImageUserDataIsPassedAsIs(t *testing.T) {
 	if doc, err := nodeUserData(class, testJoin()); err != nil || doc != "" {
 		t.Fatalf("Custom without user data gave %q, %v; want none", doc, err)
 	}
+	if data := templateData(class, ""); data.UserData != nil {
+		t.Fatalf("the launch template of a Custom class without user data carries %q; want none", *data.UserData)
+	}
 	class.Spec.AMIFamily = ""
 	class.Spec.UserData = &own
 	doc, err = nodeUserData(class, testJoin())
