@@ -1,8 +1,9 @@
 # The Stratos operator image: a static binary on distroless, running as a non-root user.
 #
 #   make image                       docker or podman, tagged $(IMAGE), stamped from git
+#   make image-multiarch IMAGE=...   docker buildx, linux/amd64 and linux/arm64, pushed:
 #   docker buildx build --platform linux/amd64,linux/arm64 \
-#     --build-arg VERSION=v0.1.0 --build-arg REVISION=$(git rev-parse HEAD) .
+#     --build-arg VERSION=v0.1.0 --build-arg REVISION=$(git rev-parse HEAD) -t IMAGE --push .
 #
 # The build stage runs hack/build.sh, the script make build runs in CI, so the binary in the
 # image is built with the same flags as the one the tests run. .git is not in the build

@@ -60,9 +60,21 @@ verify-generated: ## Fail when generated files differ from what make generate wr
 build: ## Build static, stamped stratos and stratos-sim into dist/ (hack/build.sh, as the image's build stage does).
 	hack/build.sh
 
+.PHONY: build-arm64
+build-arm64: ## Cross-compile stratos for linux/arm64 into dist/linux-arm64/, as the arm64 image's build stage does.
+	TARGETOS=linux TARGETARCH=arm64 DIST=$(CURDIR)/dist/linux-arm64 hack/build.sh stratos
+
 .PHONY: image
 image: ## Build the container image $(IMAGE) with docker or podman (Dockerfile; its build stage runs hack/build.sh).
 	hack/image.sh $(IMAGE) $(VERSION) $(REVISION) $(IMAGE_PLATFORM)
+
+# The platforms make image-multiarch builds for: the build stage cross-compiles to each on
+# the build machine's own platform (Dockerfile: FROM --platform=$BUILDPLATFORM, TARGETARCH).
+IMAGE_PLATFORMS ?= linux/amd64,linux/arm64
+
+.PHONY: image-multiarch
+image-multiarch: ## Build $(IMAGE) for amd64 and arm64 with docker buildx and push it (one tag, both platforms; docs/install.md#image).
+	docker buildx build --platform $(IMAGE_PLATFORMS) --build-arg VERSION=$(VERSION) --build-arg REVISION=$(REVISION) -t $(IMAGE) --push .
 
 .PHONY: sim-tools
 sim-tools: ## Build the simulated cluster's control plane (etcd, kube-apiserver, kube-scheduler, kube-controller-manager).

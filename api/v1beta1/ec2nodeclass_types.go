@@ -28,6 +28,7 @@ type EC2NodeClass struct {
 //
 // +kubebuilder:validation:XValidation:rule="has(self.role) != has(self.instanceProfile)",message="set exactly one of role and instanceProfile"
 // +kubebuilder:validation:XValidation:rule="!self.amiSelectorTerms.exists(t, has(t.alias)) || size(self.amiSelectorTerms) == 1",message="an AMI alias must be the only AMI selector term"
+// +kubebuilder:validation:XValidation:rule="!has(self.amiFamily) || !self.amiSelectorTerms.exists(t, has(t.alias)) || self.amiSelectorTerms.all(t, !has(t.alias) || t.alias.startsWith(self.amiFamily.lowerAscii() + '@'))",message="amiFamily must agree with the AMI alias: AL2023 for al2023@..., Bottlerocket for bottlerocket@...; or leave amiFamily unset and it follows the alias"
 type EC2NodeClassSpec struct {
 	// AMISelectorTerms select the image; the newest image any term matches wins.
 	// +required
@@ -35,6 +36,20 @@ type EC2NodeClassSpec struct {
 	// +kubebuilder:validation:MinItems=1
 	// +kubebuilder:validation:MaxItems=30
 	AMISelectorTerms []AMISelectorTerm `json:"amiSelectorTerms"`
+
+	// AMIFamily is what the images are, and so the user data that joins them to the
+	// cluster, as Karpenter's EC2NodeClass names it: AL2023 (nodeadm's NodeConfig after
+	// spec.userData), Bottlerocket (settings TOML, Stratos's keys written over
+	// spec.userData's) or Custom (spec.userData passed to the instance as it is: it must
+	// join the cluster itself). Stratos supports no AL2 or Windows images. With an alias
+	// term it may be unset, as the alias says the family, and when set must agree with
+	// it. With id, name or tags terms it says what the selected images are; unset there,
+	// the images are custom ones and, as before amiFamily existed, get nodeadm's
+	// NodeConfig after spec.userData (which an AL2023-based image runs, and other
+	// cloud-init images ignore).
+	// +optional
+	// +kubebuilder:validation:Enum=AL2023;Bottlerocket;Custom
+	AMIFamily string `json:"amiFamily,omitempty"`
 
 	// SubnetSelectorTerms select the subnets instances launch in.
 	// +required
@@ -107,6 +122,13 @@ type EC2NodeClassSpec struct {
 	// +kubebuilder:default={}
 	MetadataOptions MetadataOptions `json:"metadataOptions,omitempty"`
 }
+
+// AMI families spec.amiFamily takes, as Karpenter's EC2NodeClass spells them.
+const (
+	AMIFamilyAL2023       = "AL2023"
+	AMIFamilyBottlerocket = "Bottlerocket"
+	AMIFamilyCustom       = "Custom"
+)
 
 // AMISelectorTerm selects images by alias, by ID, or by name, owner and tags.
 //
@@ -312,8 +334,8 @@ type ResolvedAMI struct {
 	// Architecture of the image as Kubernetes names it: amd64 or arm64.
 	// +required
 	Architecture string `json:"architecture"`
-	// Family the image joins the cluster as: al2023, bottlerocket, or custom for an
-	// image selected by ID, name or tags.
+	// Family the image joins the cluster as: al2023 or bottlerocket, as the alias or
+	// spec.amiFamily says, else custom.
 	// +optional
 	Family string `json:"family,omitempty"`
 }

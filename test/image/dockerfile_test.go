@@ -22,6 +22,7 @@ import (
 // stage is one FROM and the instructions under it.
 type stage struct {
 	base, name   string
+	flags        []string // of its FROM, such as --platform=$BUILDPLATFORM
 	instructions []*parser.Node
 }
 
@@ -73,7 +74,7 @@ func parseDockerfile(t *testing.T) (map[string]string, []stage) {
 	for _, node := range result.AST.Children {
 		if strings.EqualFold(node.Value, "from") {
 			args := words(node)
-			s := stage{base: args[0]}
+			s := stage{base: args[0], flags: node.Flags}
 			if len(args) == 3 && strings.EqualFold(args[1], "as") {
 				s.name = args[2]
 			}

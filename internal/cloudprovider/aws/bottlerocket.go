@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/pelletier/go-toml/v2"
+	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 )
@@ -20,15 +21,18 @@ import (
 // key by key, and the class's other keys and tables are kept as they are. That is how
 // nodeadm merges the NodeConfig parts of AL2023's user data, Stratos's last.
 
-// nodeUserData is the user data of a node of class: Bottlerocket settings when the
-// class's images are Bottlerocket's, else the MIME document of nodeadm's NodeConfig
-// (AL2023 and custom images).
+// nodeUserData is the user data of a node of class in the form its image family takes
+// (userDataFormOf): Bottlerocket settings, the MIME document of nodeadm's NodeConfig, or
+// spec.userData as it is for an image declared Custom.
 func nodeUserData(class *v1beta1.EC2NodeClass, join nodeJoin) (string, error) {
 	var doc string
 	var err error
-	if len(class.Status.AMIs) > 0 && class.Status.AMIs[0].Family == FamilyBottlerocket {
+	switch userDataFormOf(class) {
+	case formBottlerocket:
 		doc, err = bottlerocketUserData(join, class.Spec.UserData)
-	} else {
+	case formAsIs:
+		doc = ptr.Deref(class.Spec.UserData, "")
+	default:
 		doc, err = userData(join, class.Spec.UserData)
 	}
 	if err != nil {

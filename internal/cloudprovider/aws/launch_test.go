@@ -44,6 +44,7 @@ func TestLaunch(t *testing.T) {
 		{"TemplatePerKubeletConfiguration", launchTemplatePerKubeletConfiguration},
 		{"BurstOfFifty", burstOfFifty},
 		{"FromTheCatalog", launchFromTheCatalog},
+		{"CustomImageDeclaredBottlerocket", launchCustomImageDeclaredBottlerocket},
 	} {
 		t.Run(tc.name, func(t *testing.T) { tc.test(t, e) })
 	}

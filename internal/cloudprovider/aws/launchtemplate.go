@@ -81,10 +81,14 @@ func (t *launchTemplates) templateFor(class *v1beta1.EC2NodeClass, userData stri
 // needs no new template.
 func templateData(class *v1beta1.EC2NodeClass, userData string) *types.RequestLaunchTemplateData {
 	data := &types.RequestLaunchTemplateData{
-		UserData:            aws.String(base64.StdEncoding.EncodeToString([]byte(userData))),
 		IamInstanceProfile:  &types.LaunchTemplateIamInstanceProfileSpecificationRequest{Name: aws.String(class.Status.InstanceProfile)},
 		BlockDeviceMappings: blockDeviceMappings(class.Spec.BlockDeviceMappings),
 		MetadataOptions:     metadataOptions(class.Spec.MetadataOptions),
+	}
+	// A Custom image's class may give no user data: the template then carries none
+	// rather than an empty one.
+	if userData != "" {
+		data.UserData = aws.String(base64.StdEncoding.EncodeToString([]byte(userData)))
 	}
 	for _, sg := range class.Status.SecurityGroups {
 		data.SecurityGroupIds = append(data.SecurityGroupIds, sg.ID)

@@ -100,7 +100,7 @@ func NewResolver(opts Options, clients *Clients) *Resolver {
 func (r *Resolver) Resolve(ctx context.Context, class *v1beta1.EC2NodeClass) Resolution {
 	var res Resolution
 	var f *Failure
-	res.AMIs, f = r.resolveAMIs(ctx, class.Spec.AMISelectorTerms)
+	res.AMIs, f = r.resolveAMIs(ctx, class.Spec.AMISelectorTerms, class.Spec.AMIFamily)
 	res.fail(f)
 	res.Subnets, f = r.resolveSubnets(ctx, class.Spec.SubnetSelectorTerms)
 	res.fail(f)

@@ -20,7 +20,8 @@ import (
 const (
 	FamilyAL2023       = "al2023"
 	FamilyBottlerocket = "bottlerocket"
-	// FamilyCustom is an image selected by ID, name or tags.
+	// FamilyCustom is an image selected by ID, name or tags whose spec.amiFamily is
+	// Custom or unset.
 	FamilyCustom = "custom"
 )
 
@@ -67,10 +68,18 @@ func aliasParameters(root, kubernetesVersion, alias string) (string, map[string]
 
 // resolveAMIs resolves the AMI selector terms to the newest available image per
 // architecture: through the SSM parameters of an alias, or among the images the ID,
-// name and tag terms match together.
-func (r *Resolver) resolveAMIs(ctx context.Context, terms []v1beta1.AMISelectorTerm) ([]v1beta1.ResolvedAMI, *Failure) {
+// name and tag terms match together. The images' family is the alias's, else what
+// amiFamily (spec.amiFamily) declares.
+func (r *Resolver) resolveAMIs(ctx context.Context, terms []v1beta1.AMISelectorTerm, amiFamily string) ([]v1beta1.ResolvedAMI, *Failure) {
 	if len(terms) == 1 && terms[0].Alias != "" {
+		if _, err := aliasFamily(terms[0].Alias, amiFamily); err != nil {
+			return nil, &Failure{Part: PartAMIs, Reason: ReasonAMINotFound, Message: err.Error()}
+		}
 		return r.resolveAlias(ctx, terms[0].Alias)
+	}
+	family, err := familyOfAMIFamily(amiFamily)
+	if err != nil {
+		return nil, &Failure{Part: PartAMIs, Reason: ReasonAMINotFound, Message: err.Error()}
 	}
 	var images []ec2types.Image
 	var ids []string
@@ -96,7 +105,7 @@ func (r *Resolver) resolveAMIs(ctx context.Context, terms []v1beta1.AMISelectorT
 		}
 		images = append(images, found...)
 	}
-	amis := newestPerArchitecture(images, FamilyCustom)
+	amis := newestPerArchitecture(images, family)
 	if len(amis) == 0 {
 		return nil, &Failure{Part: PartAMIs, Reason: ReasonAMINotFound,
 			Message: "no available amd64 or arm64 image matches spec.amiSelectorTerms"}

@@ -85,28 +85,28 @@ func TestAliasesResolveThroughSSMParameters(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		amis, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: c.alias}})
+		amis, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: c.alias}}, "")
 		if failure != nil || !reflect.DeepEqual(amis, c.want) {
 			t.Errorf("%s resolved to %+v, %v; want %+v", c.alias, amis, failure, c.want)
 		}
 	}
 
 	// A version nobody published does not resolve, and the message says where it looked.
-	_, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "bottlerocket@v9.9.9"}})
+	_, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "bottlerocket@v9.9.9"}}, "")
 	if failure == nil || failure.Reason != ReasonAMINotFound || !strings.Contains(failure.Message, br+"x86_64/9.9.9/image_id") {
 		t.Errorf("bottlerocket@v9.9.9 failed with %+v; want AMINotFound naming the parameters read", failure)
 	}
 
 	// A new image behind latest is what the next resolution gives.
 	putParameter(t, clients, al+"x86_64/standard/recommended/image_id", "ami-0a1a0000000000003")
-	amis, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "al2023@latest"}})
+	amis, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "al2023@latest"}}, "")
 	if failure != nil || len(amis) != 2 || amis[0].ID != "ami-0a1a0000000000003" {
 		t.Errorf("after the parameter moved, al2023@latest resolved to %+v, %v; want ami-0a1a0000000000003 for amd64", amis, failure)
 	}
 
 	// Without the cluster's version an alias cannot be read.
 	r.opts.KubernetesVersion = ""
-	if _, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "al2023@latest"}}); failure == nil || failure.Reason != ReasonAMINotFound {
+	if _, failure := r.resolveAMIs(context.Background(), []v1beta1.AMISelectorTerm{{Alias: "al2023@latest"}}, ""); failure == nil || failure.Reason != ReasonAMINotFound {
 		t.Errorf("an alias without a Kubernetes version failed with %+v; want AMINotFound", failure)
 	}
 }
@@ -148,7 +148,7 @@ func TestAMISelectorsPickTheNewestImagePerArchitecture(t *testing.T) {
 			[]v1beta1.ResolvedAMI{amd64("ami-0c0c0000000000006", "team-node-9")}},
 	}
 	for _, c := range cases {
-		amis, failure := r.resolveAMIs(context.Background(), c.terms)
+		amis, failure := r.resolveAMIs(context.Background(), c.terms, "")
 		if failure != nil || !reflect.DeepEqual(amis, c.want) {
 			t.Errorf("%s: resolved to %+v, %v; want %+v", c.name, amis, failure, c.want)
 		}
@@ -159,7 +159,7 @@ func TestAMISelectorsPickTheNewestImagePerArchitecture(t *testing.T) {
 		{{ID: "ami-0c0c0000000000005"}}, // i386
 		{{ID: "ami-0deadbeef0000000"}},
 	} {
-		if _, failure := r.resolveAMIs(context.Background(), terms); failure == nil || failure.Reason != ReasonAMINotFound || failure.Transient {
+		if _, failure := r.resolveAMIs(context.Background(), terms, ""); failure == nil || failure.Reason != ReasonAMINotFound || failure.Transient {
 			t.Errorf("%+v failed with %+v; want AMINotFound", terms, failure)
 		}
 	}
