@@ -123,15 +123,13 @@ func TestConvert(t *testing.T) {
 			},
 		},
 		{
-			name:    "images by ID and tags: the AL2023 family boots as Stratos boots them, Bottlerocket by ID cannot",
+			name:    "images by ID and tags: amiFamily AL2023 and Bottlerocket carried as they are",
 			file:    "custom-images.yaml",
 			golden:  "custom-images.golden.yaml",
 			standby: nil,
 			want: []string{
-				"changed|EC2NodeClass golden|spec.amiFamily",
 				"kept|EC2NodeClass golden|spec.securityGroupSelectorTerms[0].tags[karpenter.sh/discovery]",
 				"kept|EC2NodeClass golden|spec.subnetSelectorTerms[0].tags[karpenter.sh/discovery]",
-				"unmapped|EC2NodeClass rocket-by-id|spec.amiFamily",
 			},
 		},
 		{

@@ -45,7 +45,7 @@ func (c *classConversion) convert() {
 		return
 	}
 	var ok bool
-	if out.Spec.AMISelectorTerms, ok = c.amiTerms(); !ok {
+	if out.Spec.AMISelectorTerms, out.Spec.AMIFamily, ok = c.amiTerms(); !ok {
 		return
 	}
 	for i, t := range in.SubnetSelectorTerms {
@@ -128,10 +128,10 @@ func (c *classConversion) convert() {
 	c.out = out
 }
 
-// amiTerms converts the image selection. An alias names its family; terms by ID, name or
-// tags rely on amiFamily for how the image joins, which this Stratos version's
-// EC2NodeClass has no field for.
-func (c *classConversion) amiTerms() ([]v1beta1.AMISelectorTerm, bool) {
+// amiTerms converts the image selection, and the family of images selected by ID, name
+// or tags. An alias names its family, and Stratos refuses an amiFamily that disagrees
+// with it, so beside an alias none is written.
+func (c *classConversion) amiTerms() ([]v1beta1.AMISelectorTerm, string, bool) {
 	in := c.in.Spec
 	family := ""
 	if in.AMIFamily != nil {
@@ -153,7 +153,7 @@ func (c *classConversion) amiTerms() ([]v1beta1.AMISelectorTerm, bool) {
 		case t.Alias != "":
 			term, ok := c.alias(field, t.Alias)
 			if !ok {
-				return nil, false
+				return nil, "", false
 			}
 			byAlias = true
 			out = append(out, term)
@@ -175,23 +175,23 @@ func (c *classConversion) amiTerms() ([]v1beta1.AMISelectorTerm, bool) {
 	}
 	if byAlias && len(out) > 1 {
 		c.rec.skipped("an alias must be the only AMI selector term in Stratos, as in Karpenter")
-		return nil, false
+		return nil, "", false
 	}
 	if len(out) == 0 {
 		c.rec.skipped("no AMI selector term Stratos can use is left, and an EC2NodeClass needs one")
-		return nil, false
+		return nil, "", false
 	}
 	if len(out) > 30 {
 		c.rec.skipped("a Stratos EC2NodeClass takes at most 30 AMI selector terms")
-		return nil, false
+		return nil, "", false
 	}
 	switch {
 	case family != "" && !byAlias:
-		c.customImageFamily(family)
+		return out, c.customImageFamily(family), true
 	case family == "Custom" && in.UserData != nil:
 		c.rec.changed("spec.amiFamily", "Custom with an alias: Karpenter boots the alias's image with spec.userData alone, while Stratos merges spec.userData with what the image family needs to join; check that it does not join twice")
 	}
-	return out, true
+	return out, "", true
 }
 
 // alias converts an image alias. AL2 has no Stratos support and Windows no Stratos nodes.
@@ -212,19 +212,19 @@ func (c *classConversion) alias(field, alias string) (v1beta1.AMISelectorTerm, b
 	return v1beta1.AMISelectorTerm{}, false
 }
 
-// customImageFamily reports what becomes of amiFamily for images selected by ID, name or
-// tags: this Stratos version boots them as it boots AL2023 (nodeadm).
-func (c *classConversion) customImageFamily(family string) {
+// customImageFamily is the amiFamily of images selected by ID, name or tags: AL2023,
+// Bottlerocket and Custom are Stratos's too; the others are reported, and the images are
+// then booted as a class without amiFamily boots them (nodeadm user data).
+func (c *classConversion) customImageFamily(family string) string {
 	switch family {
-	case "AL2023", "Custom":
-		c.rec.changed("spec.amiFamily", "%s: this version of Stratos's EC2NodeClass has no amiFamily; images selected by id, name or tags are booted as AL2023 images (nodeadm user data)%s", family, map[bool]string{true: ", and spec.userData is merged with it rather than used alone as Karpenter's Custom family does", false: ""}[family == "Custom"])
-	case "Bottlerocket":
-		c.rec.unmapped("spec.amiFamily", "Bottlerocket: this version of Stratos's EC2NodeClass has no amiFamily, and boots images selected by id, name or tags as AL2023 images, which a Bottlerocket image is not; select it by alias (bottlerocket@vX.Y.Z) instead")
+	case v1beta1.AMIFamilyAL2023, v1beta1.AMIFamilyBottlerocket, v1beta1.AMIFamilyCustom:
+		return family
 	case "AL2":
 		c.rec.unmapped("spec.amiFamily", "AL2: Stratos does not run Amazon Linux 2; the images selected are booted as AL2023 images, which they are not: select AL2023 images")
 	default:
 		c.rec.unmapped("spec.amiFamily", "%s: Stratos launches Linux nodes only, booting images selected by id, name or tags as AL2023 images", family)
 	}
+	return ""
 }
 
 func (c *classConversion) selectorTagsOK(field string, tags map[string]string) bool {
