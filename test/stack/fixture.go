@@ -269,3 +269,18 @@ func (f *Fixture) EventReasons(name string) []string {
 	}
 	return reasons
 }
+
+// MarkUnschedulable writes the PodScheduled condition kube-scheduler writes when no node
+// fits, as a status patch as kube-scheduler does: provisioning writes the pods it places
+// too (their reservation tolerations), and an update of an older copy would conflict.
+func (f *Fixture) MarkUnschedulable(pod *corev1.Pod) {
+	f.T.Helper()
+	base := pod.DeepCopy()
+	pod.Status.Conditions = []corev1.PodCondition{{
+		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
+		Message: "0/0 nodes are available", LastTransitionTime: metav1.Now(),
+	}}
+	if err := f.Env.Client.Status().Patch(f.Ctx, pod, client.MergeFrom(base)); err != nil {
+		f.T.Fatal(err)
+	}
+}

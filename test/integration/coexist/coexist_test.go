@@ -112,14 +112,7 @@ func pendingPod(f *stack.Fixture, name string, tune func(*corev1.PodSpec)) *core
 		tune(&pod.Spec)
 	}
 	f.Create(pod)
-	base := pod.DeepCopy()
-	pod.Status.Conditions = []corev1.PodCondition{{
-		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
-		Message: "0/0 nodes are available", LastTransitionTime: metav1.Now(),
-	}}
-	if err := f.Env.Client.Status().Patch(f.Ctx, pod, client.MergeFrom(base)); err != nil {
-		f.T.Fatal(err)
-	}
+	f.MarkUnschedulable(pod)
 	return pod
 }
 

@@ -11,7 +11,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/stack"
@@ -29,7 +28,7 @@ func pendingPods(f *stack.Fixture, namespace, prefix string, n int, cpu, memory 
 			tune(pod)
 		}
 		f.Create(pod)
-		markUnschedulable(f, pod)
+		f.MarkUnschedulable(pod)
 		out[i] = pod
 	}
 	return out
@@ -42,21 +41,6 @@ func newPod(namespace, name, cpu, memory string) *corev1.Pod {
 		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1", Resources: corev1.ResourceRequirements{
 			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse(cpu), corev1.ResourceMemory: resource.MustParse(memory)},
 		}}}},
-	}
-}
-
-// markUnschedulable writes the condition kube-scheduler writes when no node fits.
-func markUnschedulable(f *stack.Fixture, pod *corev1.Pod) {
-	f.T.Helper()
-	// A status patch, as kube-scheduler writes it: provisioning writes the pods it places
-	// too (their reservation tolerations), and an update of an older copy would conflict.
-	base := pod.DeepCopy()
-	pod.Status.Conditions = []corev1.PodCondition{{
-		Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable,
-		Message: "0/0 nodes are available", LastTransitionTime: metav1.Now(),
-	}}
-	if err := f.Env.Client.Status().Patch(f.Ctx, pod, client.MergeFrom(base)); err != nil {
-		f.T.Fatal(err)
 	}
 }
 

@@ -41,7 +41,7 @@ func TestDecisionLatencyOfA500PodBurst(t *testing.T) {
 		before := decisions(t)
 		var lastMark time.Time
 		for _, pod := range pods {
-			markUnschedulable(f, pod)
+			f.MarkUnschedulable(pod)
 			if now := time.Now(); !lastMark.IsZero() {
 				widestGap = max(widestGap, now.Sub(lastMark))
 			}

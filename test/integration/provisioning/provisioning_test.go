@@ -30,7 +30,7 @@ func waitForADecision(f *stack.Fixture, pods []*corev1.Pod) {
 	f.T.Helper()
 	before := decisions(f.T)
 	for _, pod := range pods {
-		markUnschedulable(f, pod)
+		f.MarkUnschedulable(pod)
 	}
 	f.Eventually("provisioning decides again", func() bool { return decisions(f.T) > before })
 }

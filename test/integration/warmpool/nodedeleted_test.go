@@ -8,7 +8,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -121,11 +120,6 @@ func (f *fixture) pendingPod(name, cpu string) *corev1.Pod {
 		},
 	}
 	f.Create(pod)
-	base := pod.DeepCopy()
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse,
-		Reason: corev1.PodReasonUnschedulable, Message: "0/0 nodes are available", LastTransitionTime: metav1.Now()}}
-	if err := f.Env.Client.Status().Patch(f.Ctx, pod, client.MergeFrom(base)); err != nil {
-		f.T.Fatal(err)
-	}
+	f.MarkUnschedulable(pod)
 	return pod
 }
