@@ -58,6 +58,14 @@ const (
 	// one of its pods be evicted now (reason PodDisruptionBudget, the message naming the
 	// pod and the budget); False once it no longer does.
 	ConditionDisruptionBlocked = "DisruptionBlocked"
+	// ConditionInterrupted is True once the cloud gave notice that it takes the
+	// instance away (reason SpotInterruption or ScheduledChange) or recommends moving
+	// off it (reason RebalanceRecommendation); status.interruption holds the notice.
+	ConditionInterrupted = "Interrupted"
+	// ConditionUnhealthy is True while the claim's Node is unhealthy as its pool's
+	// repair defines it (reason NotReady, or the node condition's type), and says
+	// whether and when node repair replaces it.
+	ConditionUnhealthy = "Unhealthy"
 )
 
 // Reasons of the InstanceLost condition; a NodePool's Degraded condition repeats them

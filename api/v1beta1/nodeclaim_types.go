@@ -156,6 +156,11 @@ type NodeClaimStatus struct {
 	// +optional
 	CapacityType string `json:"capacityType,omitempty"`
 
+	// Interruption is the last notice the cloud gave that the instance will be, or may
+	// be, taken away; unset while none came.
+	// +optional
+	Interruption *Interruption `json:"interruption,omitempty"`
+
 	// NodeName of the registered Node.
 	// +optional
 	NodeName string `json:"nodeName,omitempty"`

@@ -11,8 +11,9 @@ const (
 	ConsolidationWhenEmptyOrUnderutilized ConsolidationPolicy = "WhenEmptyOrUnderutilized"
 )
 
-// DisruptionReason is why a node is voluntarily disrupted.
-// +kubebuilder:validation:Enum=Empty;Underutilized;Drifted;Expired
+// DisruptionReason is why a node is disrupted. The reasons a budget may name are the
+// voluntary ones: Empty, Underutilized, Drifted, Expired and Rebalance.
+// +kubebuilder:validation:Enum=Empty;Underutilized;Drifted;Expired;Rebalance
 type DisruptionReason string
 
 const (
@@ -20,6 +21,31 @@ const (
 	DisruptionUnderutilized DisruptionReason = "Underutilized"
 	DisruptionDrifted       DisruptionReason = "Drifted"
 	DisruptionExpired       DisruptionReason = "Expired"
+	// DisruptionRebalance replaces a node whose instance the cloud recommends to
+	// rebalance (an EC2 rebalance recommendation), in a pool whose
+	// rebalanceRecommendation is Replace; budgets apply.
+	DisruptionRebalance DisruptionReason = "Rebalance"
+	// DisruptionInterrupted replaces a node whose instance the cloud is taking away (a
+	// spot interruption warning, a scheduled change). It is involuntary: budgets do not
+	// apply and no budget may name it.
+	DisruptionInterrupted DisruptionReason = "Interrupted"
+	// DisruptionUnhealthy replaces a node that stopped being healthy (node repair). It
+	// is involuntary: the pool's repair limits apply, not its budgets, and no budget may
+	// name it.
+	DisruptionUnhealthy DisruptionReason = "Unhealthy"
+)
+
+// RebalancePolicy says what a rebalance recommendation does to a node.
+// +kubebuilder:validation:Enum=Ignore;Replace
+type RebalancePolicy string
+
+const (
+	// RebalanceIgnore leaves the node as it is; an interruption warning, if one follows,
+	// is handled then.
+	RebalanceIgnore RebalancePolicy = "Ignore"
+	// RebalanceReplace replaces the node ahead of an interruption, replacement first and
+	// within the pool's disruption budgets (reason Rebalance).
+	RebalanceReplace RebalancePolicy = "Replace"
 )
 
 // Disruption says when and how a pool's nodes are given back or replaced.
@@ -44,6 +70,14 @@ type Disruption struct {
 	// +kubebuilder:validation:MaxItems=50
 	// +kubebuilder:default={{nodes: "10%"}}
 	Budgets []Budget `json:"budgets,omitempty"`
+
+	// RebalanceRecommendation says what the cloud's recommendation to move off an
+	// instance at elevated risk of interruption (EC2's rebalance recommendation) does:
+	// Ignore, or Replace the node ahead of time, replacement first, within the budgets.
+	// Defaults to Ignore.
+	// +optional
+	// +kubebuilder:default=Ignore
+	RebalanceRecommendation RebalancePolicy `json:"rebalanceRecommendation,omitempty"`
 }
 
 // Budget caps voluntary disruption, always or during a cron schedule.
@@ -82,7 +116,7 @@ type Budget struct {
 	// Reasons the budget applies to. Unset means every reason.
 	// +optional
 	// +listType=set
-	// +kubebuilder:validation:MaxItems=4
+	// +kubebuilder:validation:MaxItems=5
 	Reasons []DisruptionReason `json:"reasons,omitempty"`
 }
 

@@ -59,6 +59,11 @@ type NodePoolSpec struct {
 	// +kubebuilder:default={}
 	Disruption Disruption `json:"disruption,omitempty"`
 
+	// Repair replaces nodes that stopped being healthy.
+	// +optional
+	// +kubebuilder:default={}
+	Repair Repair `json:"repair,omitempty"`
+
 	// Windows override the pool's targets at known times, such as office hours. Unset:
 	// the spec's targets hold at all times.
 	// +optional
