@@ -101,6 +101,9 @@ type Controller struct {
 	// every pod left on a draining node. Kept in memory: after a restart the wait starts
 	// over, which only delays an abandonment.
 	blockedDrains map[string]time.Time
+	// repairsHeld holds, by pool, what the pool was last told about repairs held because
+	// more than half of its nodes are unhealthy ("" for nothing), so that it is told once.
+	repairsHeld map[string]string
 }
 
 // NeedLeaderElection is true: only the leader disrupts.
