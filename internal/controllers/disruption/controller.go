@@ -9,7 +9,9 @@
 // go now. Like provisioning, it only writes intent on claims (desiredState, creation);
 // the NodeClaim lifecycle controller drains, honouring PodDisruptionBudgets, and stops or
 // terminates. A drain that a budget blocks for too long is taken back: the node runs
-// again.
+// again. A node the cloud is taking away (interrupted) or that stopped being healthy is
+// replaced the same way, replacement first, but outside the budgets (repairs within the
+// repair limits) and without waiting on PodDisruptionBudgets beforehand: it goes anyway.
 package disruption
 
 import (

@@ -12,6 +12,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
+	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -33,10 +34,23 @@ func setUnhealthy(f *stack.Fixture, name string, status metav1.ConditionStatus) 
 }
 
 // setPaused pauses or resumes the pool: while it is paused, disruption decides nothing
-// for it, so that a test can mark several claims at once.
+// for it, so that a test can mark several claims at once. A pause waits until the
+// operator's cache shows it (the pool controller reports it in the Degraded
+// condition, from the cache disruption reads pools from).
 func setPaused(f *stack.Fixture, pool string, paused bool) {
 	f.T.Helper()
 	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1beta1.NodePool) { p.Spec.Paused = paused })
+	if !paused {
+		return
+	}
+	f.Eventually("the operator sees the pause", func() bool {
+		p := &v1beta1.NodePool{}
+		if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: pool}, p); err != nil {
+			return false
+		}
+		c := meta.FindStatusCondition(p.Status.Conditions, v1beta1.ConditionDegraded)
+		return c != nil && c.Reason == nodepool.ReasonPaused && c.ObservedGeneration == p.Generation
+	})
 }
 
 // idleForAnHour keeps a pool's empty nodes running for an hour.
