@@ -66,6 +66,22 @@ func deletionGrace(claim *v1beta1.NodeClaim, pod *corev1.Pod, now time.Time) *in
 	return ptr.To(max(left, 1))
 }
 
+// hurriedGrace is the shorter grace period to delete a pod with that was already
+// terminating when the claim's deadline became known (evicted by a drain to standby,
+// say) and would end after it, or nil when its termination ends in time (a second's
+// leeway, so that a pod hurried once is not hurried again).
+func hurriedGrace(claim *v1beta1.NodeClaim, pod *corev1.Pod, now time.Time) *int64 {
+	deadline, ok := interruptionDeadline(claim)
+	if !ok || pod.DeletionTimestamp.IsZero() {
+		return nil
+	}
+	killBy := deadline.Add(-deadlineKillMargin)
+	if !pod.DeletionTimestamp.After(killBy.Add(time.Second)) {
+		return nil
+	}
+	return ptr.To(max(int64(killBy.Sub(now)/time.Second), 1))
+}
+
 // abandonsTerminating reports whether the drain of the claim's Node leaves the pods
 // already terminating on it behind: the claim is unhealthy and its Node not Ready, so
 // that its kubelet cannot finish them; the Node's deletion lets the pod garbage

@@ -47,6 +47,25 @@ func TestDeletionGraceEndsBeforeTheDeadline(t *testing.T) {
 	}
 }
 
+// A pod already terminating when the deadline became known is deleted again with a
+// grace period that ends 5 s before the deadline, once: not when it ends in time.
+func TestHurriedGrace(t *testing.T) {
+	now := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)
+	claim := claimWithDeadline(now.Add(30 * time.Second))
+	leaving := func(endsIn time.Duration) *corev1.Pod {
+		return &corev1.Pod{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &metav1.Time{Time: now.Add(endsIn)}}}
+	}
+	if got := hurriedGrace(claim, leaving(5*time.Minute), now); got == nil || *got != 25 {
+		t.Errorf("a pod ending in 5 minutes gets grace %v, want 25", ptr.Deref(got, -1))
+	}
+	if got := hurriedGrace(claim, leaving(25*time.Second), now); got != nil {
+		t.Errorf("a pod ending in time was hurried to %d", *got)
+	}
+	if got := hurriedGrace(claim, &corev1.Pod{}, now); got != nil {
+		t.Errorf("a pod not terminating was hurried to %d", *got)
+	}
+}
+
 // The drain is forced 15 s before the deadline; a claim without one never is by it.
 func TestUntilDeadlineForced(t *testing.T) {
 	now := time.Date(2026, 11, 27, 6, 0, 0, 0, time.UTC)

@@ -66,6 +66,11 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *c
 		}
 		remaining++
 		if !pod.DeletionTimestamp.IsZero() {
+			if grace := hurriedGrace(claim, pod, r.Clock.Now()); grace != nil {
+				if err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(*grace)); client.IgnoreNotFound(err) != nil {
+					return false, ctrl.Result{}, fmt.Errorf("shortening the termination of pod %s/%s to the deadline: %w", pod.Namespace, pod.Name, err)
+				}
+			}
 			continue // leaving already
 		}
 		err := r.evict(ctx, pod, force, deletionGrace(claim, pod, r.Clock.Now()))

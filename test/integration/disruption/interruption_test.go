@@ -211,6 +211,8 @@ func TestABlockingBudgetIsForcedBeforeTheDeadline(t *testing.T) {
 	if forced.Before(deadline.Add(-nodeclaim.DeadlineForceMargin - time.Second)) {
 		t.Fatalf("the drain was forced at %s, %s before the deadline; want at most %s", forced, deadline.Sub(forced), nodeclaim.DeadlineForceMargin)
 	}
+	t.Logf("before the deadline: drain forced %s, pod gone %s, node gone %s",
+		deadline.Sub(forced).Round(time.Millisecond), deadline.Sub(podWent).Round(time.Millisecond), deadline.Sub(nodeWent).Round(time.Millisecond))
 	f.CheckInvariants()
 }
 
