@@ -164,13 +164,18 @@ var (
 
 	DisruptionDecisions = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_disruption_decisions_total",
-		Help: "Decisions to disrupt a node, by pool, reason (Empty, Underutilized, Drifted, Expired) and outcome: standby (given back to the warm pool), terminate (asked to be terminated: it drains, then its claim and instance go), replace (replacements started before it drains), aborted (the node changed, or another writer won, before the write), blocked (a PodDisruptionBudget no longer let its pods go right before the write), error (the write failed).",
+		Help: "Decisions to disrupt a node, by pool, reason (Empty, Underutilized, Drifted, Expired, Rebalance, Interrupted, Unhealthy) and outcome: standby (given back to the warm pool), terminate (asked to be terminated: it drains, then its claim and instance go), replace (replacements started before it drains), aborted (the node changed, or another writer won, before the write), blocked (a PodDisruptionBudget no longer let its pods go right before the write), error (the write failed).",
 	}, []string{"nodepool", "reason", "outcome"})
 
 	DrainsAbandoned = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_disruption_drains_abandoned_total",
 		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a terminationGracePeriod: the node runs again.",
 	}, []string{"nodepool"})
+
+	NodeRepairs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_node_repairs_total",
+		Help: "Unhealthy nodes repaired: asked to be terminated after their replacements ran (or at once, when none was needed), by pool and the reason of the claim's Unhealthy condition (NotReady, or the node condition's type).",
+	}, []string{"nodepool", "reason"})
 
 	DisruptionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "stratos_disruption_duration_seconds",
@@ -192,7 +197,7 @@ var All = []prometheus.Collector{
 	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff, PoolDegraded,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
-	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,
+	DisruptionDecisions, DrainsAbandoned, NodeRepairs, DisruptionDuration, ControllerPanics,
 }
 
 func init() {

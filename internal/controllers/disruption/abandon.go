@@ -37,7 +37,7 @@ func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, cla
 	}
 	for _, claim := range claims {
 		var blocked *pdbs.Blocked
-		if drainingVoluntarily(claim) {
+		if drainingVoluntarily(claim) && involuntaryReason(pp.pool, claim) == "" {
 			blocked = drainBlocked(pp.pdbSet(), podsOf[claim.Name])
 		}
 		if blocked == nil {
@@ -61,7 +61,8 @@ func (c *Controller) abandonBlockedDrains(ctx context.Context, pp *poolPass, cla
 }
 
 // drainingVoluntarily reports whether a claim drains because it was asked to stand by or
-// to be terminated, not because it was deleted.
+// to be terminated, not because it was deleted. (An interrupted or unhealthy node's drain
+// is not taken back either: the node goes anyway.)
 func drainingVoluntarily(claim *v1beta1.NodeClaim) bool {
 	desired := claim.Spec.DesiredState
 	return claim.DeletionTimestamp.IsZero() && claim.Status.Phase == v1beta1.PhaseDraining &&

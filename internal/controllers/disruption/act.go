@@ -21,8 +21,11 @@ type decision struct {
 	// giveBack sends the node back to standby; otherwise it is asked to be terminated.
 	giveBack bool
 	// forceful disrupts the node whatever its pods' PodDisruptionBudgets say: expiry in
-	// a pool whose terminationGracePeriod bounds the drain.
+	// a pool whose terminationGracePeriod bounds the drain, and involuntary disruption.
 	forceful bool
+	// involuntary disrupts a node that goes anyway (Interrupted, Unhealthy): a change of
+	// its workload or do-not-disrupt does not hold it, and it takes none of the budgets.
+	involuntary bool
 	// why is the Event's note.
 	why string
 }
@@ -61,7 +64,8 @@ func (c *Controller) write(ctx context.Context, pp *poolPass, cand candidate, d 
 	for i := range pods.Items {
 		fresh.pods = append(fresh.pods, &pods.Items[i])
 	}
-	if !runningForPods(claim) || claim.Status.NodeName != cand.node.Name || fresh.workloadKey() != cand.workloadKey() || fresh.blocked() != "" {
+	changed := fresh.workloadKey() != cand.workloadKey() || fresh.blocked() != ""
+	if !runningForPods(claim) || claim.Status.NodeName != cand.node.Name || (changed && !d.involuntary) {
 		c.event(claim, ReasonDisruptionAborted, "The node changed since it was chosen to go (%s); not disrupting it", d.reason)
 		return false, outcomeAborted, nil
 	}
@@ -91,7 +95,9 @@ func (c *Controller) write(ctx context.Context, pp *poolPass, cand candidate, d 
 		pp.standbyIn[claim.Status.Zone]++
 	}
 	c.event(claim, string(d.reason), "%s", d.why)
-	pp.budget.take()
+	if !d.involuntary {
+		pp.budget.take()
+	}
 	pp.running--
 	delete(c.settle, claim.Name)
 	c.refresh(pp.pass)

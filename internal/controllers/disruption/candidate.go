@@ -21,7 +21,7 @@ type candidate struct {
 	pods  []*corev1.Pod
 	// awaited counts the pods provisioning placed on the claim that are not bound yet.
 	awaited int
-	// stale says why the claim should be replaced (Drifted, Expired), or is "".
+	// stale says why the claim should be replaced (Drifted, Expired, Rebalance), or is "".
 	stale v1beta1.DisruptionReason
 	// settled is set once the node's workload has not changed for consolidateAfter.
 	settled bool
@@ -41,6 +41,9 @@ func candidates(snap state.Snapshot, pool *v1beta1.NodePool, claims []*v1beta1.N
 			continue
 		}
 		cand := candidate{claim: claim, node: ns.Node, stale: claimtemplate.Stale(pool, claim, current, now)}
+		if cand.stale == "" && rebalanceRecommended(pool, claim) {
+			cand.stale = v1beta1.DisruptionRebalance
+		}
 		for _, pod := range ns.Pods {
 			if pod.Spec.NodeName == ns.Node.Name {
 				cand.pods = append(cand.pods, pod)

@@ -89,7 +89,7 @@ func TestCensusCountsWhatBudgetsAreOf(t *testing.T) {
 		}
 		return c
 	}
-	n := census([]*v1beta1.NodeClaim{
+	n := census(&v1beta1.NodePool{}, []*v1beta1.NodeClaim{
 		claim(v1beta1.DesiredRunning, v1beta1.PhaseRunning, false),
 		claim(v1beta1.DesiredRunning, v1beta1.PhaseRunning, false),
 		claim(v1beta1.DesiredStandby, v1beta1.PhaseRunning, false),    // just asked back, not draining yet

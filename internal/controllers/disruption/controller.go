@@ -9,7 +9,9 @@
 // go now. Like provisioning, it only writes intent on claims (desiredState, creation);
 // the NodeClaim lifecycle controller drains, honouring PodDisruptionBudgets, and stops or
 // terminates. A drain that a budget blocks for too long is taken back: the node runs
-// again.
+// again. A node the cloud is taking away (interrupted) or that stopped being healthy is
+// replaced the same way, replacement first, but outside the budgets (repairs within the
+// repair limits) and without waiting on PodDisruptionBudgets beforehand: it goes anyway.
 package disruption
 
 import (
@@ -101,6 +103,9 @@ type Controller struct {
 	// every pod left on a draining node. Kept in memory: after a restart the wait starts
 	// over, which only delays an abandonment.
 	blockedDrains map[string]time.Time
+	// repairsHeld holds, by pool, what the pool was last told about repairs held because
+	// more than half of its nodes are unhealthy ("" for nothing), so that it is told once.
+	repairsHeld map[string]string
 }
 
 // NeedLeaderElection is true: only the leader disrupts.

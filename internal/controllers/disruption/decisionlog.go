@@ -3,6 +3,7 @@ package disruption
 import (
 	"github.com/go-logr/logr"
 
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 )
 
@@ -16,7 +17,7 @@ const (
 	// outcomeTerminate: the node's claim was asked to be terminated; it drains, then its
 	// claim and instance go.
 	outcomeTerminate outcome = "terminate"
-	// outcomeReplace: a stale node's replacements were started or launched; the node
+	// outcomeReplace: a stale, interrupted or unhealthy node's replacements were started or launched; the node
 	// drains once they run (and that drain is a terminate decision of its own).
 	outcomeReplace outcome = "replace"
 	// outcomeAborted: the node changed since it was chosen (its pods, its state, a
@@ -41,9 +42,9 @@ func logDecision(log logr.Logger, pool string, cand candidate, d decision, done 
 		"reason", string(d.reason), "action", action, "why", d.why, "pods", len(workloads), "podNames", podutil.Names(workloads))
 }
 
-// logReplacement writes at INFO that a stale node's replacements were started.
-func logReplacement(log logr.Logger, pool string, cand candidate, by []string, why string) {
+// logReplacement writes at INFO that a node's replacements were started, for reason.
+func logReplacement(log logr.Logger, pool string, cand candidate, reason v1beta1.DisruptionReason, by []string, why string) {
 	workloads := cand.workloads()
 	log.Info("Replacing node", "nodepool", pool, "node", cand.node.Name, "nodeclaim", cand.claim.Name,
-		"reason", string(cand.stale), "action", "replace", "replacements", by, "why", why, "pods", len(workloads), "podNames", podutil.Names(workloads))
+		"reason", string(reason), "action", "replace", "replacements", by, "why", why, "pods", len(workloads), "podNames", podutil.Names(workloads))
 }

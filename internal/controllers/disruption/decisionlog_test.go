@@ -37,7 +37,7 @@ func TestAReplacementIsLoggedAtInfoWithTheClaimsReplacingIt(t *testing.T) {
 	cand := nodeWith(workload("a"))
 	cand.node, cand.stale = &corev1.Node{}, v1beta1.DisruptionDrifted
 	cand.node.Name = "node-2"
-	logReplacement(log, "web", cand, []string{"web-x", "web-y"}, "The node is drifted; replacing it with web-x, web-y before it drains")
+	logReplacement(log, "web", cand, cand.stale, []string{"web-x", "web-y"}, "The node is drifted; replacing it with web-x, web-y before it drains")
 	if len(*lines) != 1 {
 		t.Fatalf("%d lines, want 1", len(*lines))
 	}

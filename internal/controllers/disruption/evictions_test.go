@@ -112,7 +112,7 @@ func TestACensusCountsClaimsAskedToBeTerminatedAsGoing(t *testing.T) {
 	claim := func(desired v1beta1.DesiredState, phase v1beta1.NodeClaimPhase) *v1beta1.NodeClaim {
 		return &v1beta1.NodeClaim{Spec: v1beta1.NodeClaimSpec{DesiredState: desired}, Status: v1beta1.NodeClaimStatus{Phase: phase, NodeName: "n"}}
 	}
-	n := census([]*v1beta1.NodeClaim{
+	n := census(&v1beta1.NodePool{}, []*v1beta1.NodeClaim{
 		claim(v1beta1.DesiredRunning, v1beta1.PhaseRunning),
 		claim(v1beta1.DesiredTerminated, v1beta1.PhaseRunning),
 		claim(v1beta1.DesiredTerminated, v1beta1.PhaseDraining),

@@ -107,7 +107,7 @@ func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
 	}
 	if c.settle == nil {
 		c.Options = c.Options.WithDefaults()
-		c.settle, c.replacing, c.blockedDrains = settling{}, map[string]*replacement{}, map[string]time.Time{}
+		c.settle, c.replacing, c.blockedDrains, c.repairsHeld = settling{}, map[string]*replacement{}, map[string]time.Time{}, map[string]string{}
 	}
 	pools := &v1beta1.NodePoolList{}
 	if err := c.Client.List(ctx, pools); err != nil {
@@ -209,7 +209,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 		return err
 	}
 	claims := p.claimsOf(pool.Name)
-	n := census(claims)
+	n := census(pool, claims)
 	pp := &poolPass{pass: p, pool: pool, standby: n.standby, standbyIn: n.standbyIn, ceiling: int(targets.MaxStandby), running: n.running, minRunning: int(targets.MinRunning),
 		overCap: targets.MaxNodes != nil && n.live > int(*targets.MaxNodes),
 		budget:  &budget{budgets: pool.Spec.Disruption.Budgets, total: n.total, disrupting: n.disrupting + c.replacementsUnderWay(pool.Name), now: p.now}}
@@ -220,8 +220,9 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 	}
 	pp.consolidateAfter = after
 	protected := c.replacements()
+	cands, err := c.disruptInvoluntarily(ctx, pp, claims, candidates(p.snap, pool, claims, current, p.now))
 	var stale, empty, busy []candidate
-	for _, cand := range candidates(p.snap, pool, claims, current, p.now) {
+	for _, cand := range cands {
 		if expires := claimtemplate.ExpiresAt(pool, cand.claim); expires.After(p.now) {
 			p.wakeAt(expires)
 		}
@@ -249,7 +250,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 			busy = append(busy, cand)
 		}
 	}
-	err = c.abandonBlockedDrains(ctx, pp, claims)
+	err = errors.Join(err, c.abandonBlockedDrains(ctx, pp, claims))
 	c.replaceStale(ctx, pp, stale)
 	err = errors.Join(err, c.giveBackEmpty(ctx, pp, empty))
 	if pool.Spec.Disruption.ConsolidationPolicy == v1beta1.ConsolidationWhenEmptyOrUnderutilized {
@@ -287,14 +288,17 @@ type counts struct {
 }
 
 // census counts a pool's claims. A claim asked to be terminated counts as going, as a
-// deleted one does.
-func census(claims []*v1beta1.NodeClaim) counts {
+// deleted one does. An interrupted or unhealthy node goes whatever the budgets say, so
+// its going takes none of them.
+func census(pool *v1beta1.NodePool, claims []*v1beta1.NodeClaim) counts {
 	n := counts{standbyIn: map[string]int{}}
 	for _, claim := range claims {
 		desired := claim.Spec.DesiredState
 		deleting := !claim.DeletionTimestamp.IsZero()
 		asked := claim.Status.Phase == v1beta1.PhaseRunning && (desired == v1beta1.DesiredStandby || desired == v1beta1.DesiredTerminated)
 		switch {
+		case involuntaryReason(pool, claim) != "" && (claim.Status.Phase == v1beta1.PhaseRunning || claim.Status.Phase == v1beta1.PhaseDraining):
+			n.total++
 		case claim.Status.Phase == v1beta1.PhaseDraining, asked,
 			deleting && desired != v1beta1.DesiredStandby && claim.Status.NodeName != "":
 			n.total++

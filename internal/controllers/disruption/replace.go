@@ -77,11 +77,12 @@ func (c *Controller) replacements() map[string]bool {
 }
 
 // replacementsUnderWay counts the pool's stale claims whose replacements are not ready
-// yet: they count against the budget as if they were being disrupted already.
+// yet: they count against the budget as if they were being disrupted already. The
+// replacements of interrupted and unhealthy nodes do not.
 func (c *Controller) replacementsUnderWay(pool string) int {
 	n := 0
 	for _, r := range c.replacing {
-		if r.pool == pool && !r.done {
+		if r.pool == pool && !r.done && budgeted(r.reason) {
 			n++
 		}
 	}
@@ -111,7 +112,7 @@ func (c *Controller) replaceStale(ctx context.Context, pp *poolPass, stale []can
 }
 
 func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidate) error {
-	state := fmt.Sprintf("The node is %s", strings.ToLower(string(cand.stale)))
+	state := staleState(cand.stale)
 	forceful := cand.stale == v1beta1.DisruptionExpired && pp.pool.Spec.Template.Spec.TerminationGracePeriod != nil
 	decide := func(why string) decision { return decision{reason: cand.stale, forceful: forceful, why: why} }
 	if r, ok := c.replacing[cand.claim.Name]; ok {
@@ -176,7 +177,7 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 		pp.budget.take()
 		why := fmt.Sprintf("%s; replacing it with %s before it drains", state, strings.Join(by, ", "))
 		c.event(cand.claim, string(cand.stale), "%s", why)
-		logReplacement(log.FromContext(ctx), pp.pool.Name, cand, by, why)
+		logReplacement(log.FromContext(ctx), pp.pool.Name, cand, cand.stale, by, why)
 		metrics.DisruptionDecisions.WithLabelValues(pp.pool.Name, string(cand.stale), string(outcomeReplace)).Inc()
 		c.refresh(pp.pass)
 	} else if err != nil {

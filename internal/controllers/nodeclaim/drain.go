@@ -34,8 +34,11 @@ const drainRetry = 5 * time.Second
 // drain evicts the pods that must leave node through the Eviction API, so that
 // PodDisruptionBudgets are honoured; a budget that allows no disruption makes the
 // eviction answer 429 and the drain tries again later. Once the pool's terminationGracePeriod has
-// passed since started, the pods left are deleted instead. It reports whether the node
-// is free of such pods, counting pods still terminating as there.
+// passed since started, or DeadlineForceMargin before an interruption's deadline, the
+// pods left are deleted instead; an interrupted node's pods get a grace period that ends
+// before the deadline. It reports whether the node is free of such pods, counting pods
+// still terminating as there (but on an unhealthy Node that is not Ready, whose kubelet
+// cannot finish them).
 func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *corev1.Node, started time.Time) (bool, ctrl.Result, error) {
 	pods := &corev1.PodList{}
 	if err := r.Client.List(ctx, pods, client.MatchingFields{indexes.PodNodeName: node.Name}); err != nil {
@@ -43,27 +46,47 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *c
 	}
 	// untilForced is how long until the drain may delete what budgets protect.
 	untilForced := time.Duration(math.MaxInt64)
+	forcedBy := "the pool's terminationGracePeriod passed"
 	if pool := r.poolOf(ctx, claim); pool != nil && pool.Spec.Template.Spec.TerminationGracePeriod != nil {
 		untilForced = pool.Spec.Template.Spec.TerminationGracePeriod.Duration - r.since(started)
 	}
+	if untilDeadline := untilDeadlineForced(claim, r.Clock.Now()); untilDeadline < untilForced {
+		untilForced, forcedBy = untilDeadline, "the instance's interruption deadline is near"
+	}
 	force := untilForced <= 0
-	remaining, blocked := 0, 0
+	leaveTerminating := abandonsTerminating(claim, node)
+	remaining, blocked, forced := 0, 0, 0
 	for i := range pods.Items {
 		pod := &pods.Items[i]
 		if !state.Workload(pod) || podutil.PrePull(pod, r.Options.PrePullNamespace) {
 			continue
 		}
+		if !pod.DeletionTimestamp.IsZero() && leaveTerminating {
+			continue
+		}
 		remaining++
 		if !pod.DeletionTimestamp.IsZero() {
+			if grace := hurriedGrace(claim, pod, r.Clock.Now()); grace != nil {
+				if err := r.Client.Delete(ctx, pod, client.GracePeriodSeconds(*grace)); client.IgnoreNotFound(err) != nil {
+					return false, ctrl.Result{}, fmt.Errorf("shortening the termination of pod %s/%s to the deadline: %w", pod.Namespace, pod.Name, err)
+				}
+			}
 			continue // leaving already
 		}
-		err := r.evict(ctx, pod, force)
+		err := r.evict(ctx, pod, force, deletionGrace(claim, pod, r.Clock.Now()))
 		switch {
 		case apierrors.IsTooManyRequests(err):
 			blocked++
 		case err != nil && !apierrors.IsNotFound(err):
 			return false, ctrl.Result{}, fmt.Errorf("evicting pod %s/%s: %w", pod.Namespace, pod.Name, err)
+		case err == nil && force:
+			forced++
 		}
+	}
+	if forced > 0 {
+		log.FromContext(ctx).Info("Deleting the pods left on the node despite their PodDisruptionBudgets", "because", forcedBy, "pods", forced)
+		r.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonDrainForced, "Drain",
+			"%s; deleted %d pods despite their PodDisruptionBudgets", forcedBy, forced)
 	}
 	if remaining == 0 {
 		return true, ctrl.Result{}, nil
@@ -77,13 +100,17 @@ func (r *Lifecycle) drain(ctx context.Context, claim *v1beta1.NodeClaim, node *c
 	return false, r.requeueWithin(drainRetry), nil
 }
 
-// evict asks the Eviction API to remove pod, or deletes it outright when force is set.
-func (r *Lifecycle) evict(ctx context.Context, pod *corev1.Pod, force bool) error {
+// evict asks the Eviction API to remove pod, or deletes it outright when force is set,
+// with the grace period given (nil: the pod's own).
+func (r *Lifecycle) evict(ctx context.Context, pod *corev1.Pod, force bool, grace *int64) error {
 	if force {
-		log.FromContext(ctx).Info("The pool's terminationGracePeriod passed; deleting the pod despite its budget", "pod", client.ObjectKeyFromObject(pod))
-		return r.Client.Delete(ctx, pod)
+		log.FromContext(ctx).V(1).Info("Deleting the pod despite its budget", "pod", client.ObjectKeyFromObject(pod))
+		return r.Client.Delete(ctx, pod, &client.DeleteOptions{GracePeriodSeconds: grace})
 	}
 	eviction := &policyv1.Eviction{ObjectMeta: metav1.ObjectMeta{Name: pod.Name, Namespace: pod.Namespace}}
+	if grace != nil {
+		eviction.DeleteOptions = &metav1.DeleteOptions{GracePeriodSeconds: grace}
+	}
 	return r.Client.SubResource("eviction").Create(ctx, pod, eviction)
 }
 
