@@ -83,20 +83,20 @@ type Options struct {
 	AWSRegion                   string
 	AWSEndpoint                 string
 	AWSSSMParameterRoot         string
-	// InterruptionQueue is the SQS queue, by name or URL, that EventBridge fills with
-	// EC2's interruption warnings and other notices; empty reads none.
-	InterruptionQueue  string
-	KubernetesVersion  string
-	ClusterEndpoint    string
-	ClusterCAFile      string
-	ClusterServiceCIDR string
-	PrePullNamespace   string
+	KubernetesVersion           string
+	ClusterEndpoint             string
+	ClusterCAFile               string
+	ClusterServiceCIDR          string
+	PrePullNamespace            string
 	// PodScope is which pending pods provisioning serves: auto, all or opted-in
 	// (internal/podscope); ClusterAutoscalerStatusConfigMap is where auto looks for
 	// Cluster Autoscaler, as namespace/name.
 	PodScope                         string
 	ClusterAutoscalerStatusConfigMap string
-	ShowVersion                      bool
+	// InterruptionQueue is the SQS queue, by name or URL, that EventBridge fills with
+	// EC2's interruption warnings and other notices; empty reads none.
+	InterruptionQueue string
+	ShowVersion       bool
 }
 
 // NewFlagSet returns the operator's flags, bound to opts and filled with the defaults.
