@@ -48,7 +48,7 @@ var _ cloudprovider.NoticeQueue = (*InterruptionQueue)(nil)
 
 // QueueOptions tune the receives of an InterruptionQueue; zero fields take the defaults.
 type QueueOptions struct {
-	// WaitTime is the long poll of a receive, in whole seconds up to 20.
+	// WaitTime is the long poll of a receive, in whole seconds up to 20 (SQS's most).
 	WaitTime time.Duration
 	// VisibilityTimeout hides a received message until it is deleted or this passes.
 	VisibilityTimeout time.Duration
@@ -122,7 +122,8 @@ func OpenInterruptionQueue(ctx context.Context, client *sqs.Client, queue string
 	if q.url == "" {
 		q.url = aws.ToString(out.QueueUrl)
 	}
-	if q.wait <= 0 {
+	if q.wait <= 0 || q.wait > DefaultQueueWaitTime {
+		// SQS refuses a long poll longer than 20 seconds.
 		q.wait = DefaultQueueWaitTime
 	}
 	if q.visibility <= 0 {

@@ -239,8 +239,10 @@ func TestInterruptionQueueReceivesTheDocumentedNotices(t *testing.T) {
 	if again, err := q.Receive(context.Background()); err != nil || len(again) != 0 {
 		t.Fatalf("after the delete a receive gave %s (%v), want nothing", bodies(again), err)
 	}
-	// Deleting again, as a handler retrying after a failed delete would, is no error.
-	if err := q.Delete(context.Background(), msgs); err != nil {
+	// Deleting again, as a handler retrying after a failed delete would, is no error;
+	// nor is a list naming a message twice (moto, unlike AWS, refuses a batch that
+	// repeats a receipt handle, so this also shows Delete sends each once).
+	if err := q.Delete(context.Background(), append(slices.Clone(msgs), msgs...)); err != nil {
 		t.Errorf("deleting deleted messages: %v", err)
 	}
 }
@@ -313,6 +315,48 @@ func TestInterruptionQueueCallsAreCounted(t *testing.T) {
 	}
 	if got := [3]float64{calls("GetQueueUrl") - resolves, calls("ReceiveMessage") - receives, calls("DeleteMessageBatch") - deletes}; got != [3]float64{1, 1, 1} {
 		t.Errorf("counted GetQueueUrl, ReceiveMessage, DeleteMessageBatch %v; want one each", got)
+	}
+}
+
+// A queue is named or given by URL; anything else is refused before any call.
+func TestCheckQueue(t *testing.T) {
+	for queue, ok := range map[string]bool{
+		"stratos-prod":      true,
+		"stratos_prod.fifo": true,
+		"https://sqs.eu-west-1.amazonaws.com/111122223333/stratos-prod": true,
+		"":                      false,
+		"stratos prod":          false,
+		strings.Repeat("q", 81): false,
+		"arn:aws:sqs:eu-west-1:111122223333:stratos-prod":      false,
+		"https://sqs.eu-west-1.amazonaws.com/stratos-prod":     false,
+		"https://sqs.eu-west-1.amazonaws.com/111122223333/a/b": false,
+		"https:///111122223333/stratos-prod":                   false,
+	} {
+		if err := CheckQueue(queue); (err == nil) != ok {
+			t.Errorf("CheckQueue(%q) = %v, want ok %v", queue, err, ok)
+		}
+	}
+}
+
+// The cloud offers its queue as the operator looks for it, by the Notices method on
+// the cloudprovider.API value, and offers none until it has one.
+func TestCloudOffersItsInterruptionQueue(t *testing.T) {
+	e := newQueueEnv(t)
+	cloud := New(Options{ClusterName: testCluster}, e.clients)
+	var api cloudprovider.API = cloud
+	withNotices, ok := api.(interface {
+		Notices() cloudprovider.NoticeQueue
+	})
+	if !ok {
+		t.Fatal("the AWS cloud has no Notices method")
+	}
+	if n := withNotices.Notices(); n != nil {
+		t.Fatalf("without a queue Notices is %v, want nil", n)
+	}
+	q := e.open(t, e.name)
+	cloud.ReadNoticesFrom(q)
+	if n := withNotices.Notices(); n != q {
+		t.Fatalf("Notices is %v, want the queue opened", n)
 	}
 }
 
