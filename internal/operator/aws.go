@@ -15,7 +15,8 @@ import (
 )
 
 // newAWSCloud builds the EC2 provider: clients from the SDK's default credential chain,
-// the catalogue's background refresh run by the manager, and the EC2NodeClass controller.
+// the interruption queue when one is given, the catalogue's background refresh run by
+// the manager, and the EC2NodeClass controller.
 func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.Cloud, error) {
 	version := opts.KubernetesVersion
 	if version == "" {
@@ -45,6 +46,15 @@ func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.
 		return nil, err
 	}
 	cloud := aws.New(awsOpts, clients)
+	if opts.InterruptionQueue != "" {
+		// Opened here, before the manager starts, so that a queue that cannot be read
+		// stops the operator with the reason.
+		queue, err := aws.OpenInterruptionQueue(ctx, clients.SQS, opts.InterruptionQueue, aws.QueueOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("--interruption-queue: %w", err)
+		}
+		cloud.ReadNoticesFrom(queue)
+	}
 	if err := mgr.Add(manager.RunnableFunc(cloud.Start)); err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"k8s.io/apimachinery/pkg/util/validation"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -92,7 +93,10 @@ type Options struct {
 	// Cluster Autoscaler, as namespace/name.
 	PodScope                         string
 	ClusterAutoscalerStatusConfigMap string
-	ShowVersion                      bool
+	// InterruptionQueue is the SQS queue, by name or URL, that EventBridge fills with
+	// EC2's interruption warnings and other notices; empty reads none.
+	InterruptionQueue string
+	ShowVersion       bool
 }
 
 // NewFlagSet returns the operator's flags, bound to opts and filled with the defaults.
@@ -135,6 +139,7 @@ func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs.StringVar(&opts.AWSRegion, "aws-region", "", "With --cloud-provider=aws: the region to launch in. Unset: the SDK's default chain (AWS_REGION, the shared config, the instance metadata).")
 	fs.StringVar(&opts.AWSEndpoint, "aws-endpoint", "", "With --cloud-provider=aws: a URL every AWS service is called at instead of AWS's own, for tests and the simulator against an emulator (moto). Leave unset on AWS.")
 	fs.StringVar(&opts.AWSSSMParameterRoot, "aws-ssm-parameter-root", "/aws/service", "With --cloud-provider=aws: the SSM path under which the images behind AMI aliases are published. Change it only against an emulator that reserves /aws.")
+	fs.StringVar(&opts.InterruptionQueue, "interruption-queue", "", "With --cloud-provider=aws: the SQS queue, by name or URL, that EventBridge rules fill with EC2's spot interruption warnings, rebalance recommendations, scheduled changes and instance state changes (deploy/interruption sets it up). Unset: no queue is read and such notices reach Stratos only through its polling.")
 	fs.StringVar(&opts.ClusterEndpoint, "cluster-endpoint", "", "With --cloud-provider=aws: the URL nodes reach the API server at. Unset: eks:DescribeCluster of --cluster-name.")
 	fs.StringVar(&opts.ClusterCAFile, "cluster-ca-file", "", "With --cloud-provider=aws: a PEM file of the cluster's certificate authority, for nodes. Unset: eks:DescribeCluster of --cluster-name.")
 	fs.StringVar(&opts.ClusterServiceCIDR, "cluster-service-cidr", "", "With --cloud-provider=aws: the cluster's service IP range, from which nodes infer the DNS address. Unset: eks:DescribeCluster of --cluster-name.")
@@ -282,7 +287,7 @@ func (o *Options) Validate() error {
 		}
 	}
 	if o.CloudProvider != ProviderAWS {
-		for flagName, value := range map[string]string{"--aws-region": o.AWSRegion, "--aws-endpoint": o.AWSEndpoint} {
+		for flagName, value := range map[string]string{"--aws-region": o.AWSRegion, "--aws-endpoint": o.AWSEndpoint, "--interruption-queue": o.InterruptionQueue} {
 			if value != "" {
 				errs = append(errs, fmt.Errorf("%s needs --cloud-provider=aws, not %q", flagName, o.CloudProvider))
 			}
@@ -291,6 +296,11 @@ func (o *Options) Validate() error {
 	if o.AWSEndpoint != "" {
 		if u, err := url.Parse(o.AWSEndpoint); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			errs = append(errs, fmt.Errorf("--aws-endpoint %q must be an http or https URL", o.AWSEndpoint))
+		}
+	}
+	if o.InterruptionQueue != "" {
+		if err := aws.CheckQueue(o.InterruptionQueue); err != nil {
+			errs = append(errs, fmt.Errorf("--interruption-queue %w", err))
 		}
 	}
 	if !strings.HasPrefix(o.AWSSSMParameterRoot, "/") {

@@ -166,11 +166,30 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: append([]string{"--cluster-autoscaler-status-configmap=Kube/ca"}, required...), want: `names no namespace`},
 		{args: append([]string{"--cluster-autoscaler-status-configmap=kube-system/"}, required...), want: `names no ConfigMap`},
 		{args: []string{"--no-such-flag"}, want: "flag provided but not defined: -no-such-flag"},
+		// The fake cloud has a queue of its own; a queue name there is a mistake.
+		{args: append([]string{"--interruption-queue=stratos-test"}, required...), want: `--interruption-queue needs --cloud-provider=aws, not "fake"`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--interruption-queue=arn:aws:sqs:us-east-1:111122223333:q"}, want: `--interruption-queue "arn:aws:sqs:us-east-1:111122223333:q" is an ARN; give the queue's name or URL`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--interruption-queue=my queue"}, want: `--interruption-queue "my queue" is neither an SQS queue name`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--interruption-queue=https://sqs.us-east-1.amazonaws.com/q"}, want: `is not a queue URL`},
 	}
 	for _, tc := range cases {
 		_, err := Parse(tc.args, env(tc.env))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Parse(%v, %v) = %v, want an error saying %q", tc.args, tc.env, err, tc.want)
+		}
+	}
+}
+
+// A queue is given by name or by URL; both are taken as they are.
+func TestInterruptionQueueTakesANameOrAURL(t *testing.T) {
+	for _, queue := range []string{"stratos-prod", "Stratos_prod-1", "https://sqs.eu-west-1.amazonaws.com/111122223333/stratos-prod"} {
+		opts, err := Parse([]string{"--cluster-name=test", "--cloud-provider=aws", "--interruption-queue=" + queue}, env(nil))
+		if err != nil {
+			t.Errorf("--interruption-queue=%s: %v", queue, err)
+			continue
+		}
+		if opts.InterruptionQueue != queue {
+			t.Errorf("--interruption-queue=%s gave %q", queue, opts.InterruptionQueue)
 		}
 	}
 }

@@ -73,6 +73,7 @@ var flagValues = []flagValue{
 	{flag: "cluster-endpoint", path: "aws.clusterEndpoint", value: "https://api.example.test", cloud: "aws"},
 	{flag: "cluster-ca-file", path: "aws.clusterCAFile", value: "/etc/stratos/ca.pem", cloud: "aws"},
 	{flag: "cluster-service-cidr", path: "aws.clusterServiceCIDR", value: "10.100.0.0/16", cloud: "aws"},
+	{flag: "interruption-queue", path: "settings.interruptionQueue", value: "stratos-prod-eu-1", cloud: "aws"},
 	{flag: "fake-time-scale", path: "fake.timeScale", value: 5, cloud: "fake"},
 	{flag: "fake-seed", path: "fake.seed", value: 42, cloud: "fake"},
 	{flag: "fake-cloud-endpoint", path: "fake.endpoint", value: "http://stratos-sim:8090", cloud: "fake"},

@@ -203,6 +203,9 @@ func TestBadValuesFailWithTheSchemasMessage(t *testing.T) {
 		{"misspelt top-level key", map[string]any{"settings": map[string]any{"clusterName": "demo"}, "replica": 3}, "at '': additional properties 'replica' not allowed"},
 		{"duration without unit", map[string]any{"settings": map[string]any{"clusterName": "demo", "launchTimeout": "5"}}, "at '/settings/launchTimeout': '5' does not match pattern"},
 		{"duration as a number", map[string]any{"leaderElection": map[string]any{"leaseDuration": 15}, "settings": map[string]any{"clusterName": "demo"}}, "at '/leaderElection/leaseDuration': got number, want string"},
+		{"interruption queue as an ARN", map[string]any{"settings": map[string]any{"clusterName": "demo", "interruptionQueue": "arn:aws:sqs:eu-west-1:111122223333:stratos"}}, "at '/settings/interruptionQueue': 'arn:aws:sqs:eu-west-1:111122223333:stratos' does not match pattern"},
+		// Only EC2 has an SQS queue; the operator would refuse the flag with the fake cloud.
+		{"interruption queue with the fake cloud", map[string]any{"settings": map[string]any{"clusterName": "demo", "cloudProvider": "fake", "interruptionQueue": "stratos-demo"}}, "settings.interruptionQueue needs settings.cloudProvider aws"},
 		{"port out of range", map[string]any{"settings": map[string]any{"clusterName": "demo"}, "metrics": map[string]any{"port": 70000}}, "at '/metrics/port': maximum: got 70,000, want 65,535"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

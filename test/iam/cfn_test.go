@@ -13,12 +13,13 @@ import (
 // cfnNames are the template's parameters and pseudo parameters with the placeholders of
 // the JSON files that stand for the same values.
 var cfnNames = map[string]string{
-	"AWS::Partition": "AWS_PARTITION",
-	"AWS::Region":    "AWS_REGION",
-	"AWS::AccountId": "AWS_ACCOUNT_ID",
-	"ClusterName":    "CLUSTER_NAME",
-	"NodeRoleName":   "NODE_ROLE_NAME",
-	"KmsKeyArn":      "KMS_KEY_ARN",
+	"AWS::Partition":       "AWS_PARTITION",
+	"AWS::Region":          "AWS_REGION",
+	"AWS::AccountId":       "AWS_ACCOUNT_ID",
+	"ClusterName":          "CLUSTER_NAME",
+	"NodeRoleName":         "NODE_ROLE_NAME",
+	"KmsKeyArn":            "KMS_KEY_ARN",
+	"InterruptionQueueArn": "INTERRUPTION_QUEUE_ARN",
 }
 
 // cfnTemplate is the template decoded with its short-form intrinsic functions kept:
@@ -171,12 +172,13 @@ func TestCloudFormationTemplateParses(t *testing.T) {
 	}
 	checkShape(t, cfnTemplateFile+" ControllerPolicy", cfnPolicy(t, "ControllerPolicy"))
 	checkShape(t, cfnTemplateFile+" EncryptedVolumesPolicy", cfnPolicy(t, "EncryptedVolumesPolicy"))
+	checkShape(t, cfnTemplateFile+" InterruptionQueuePolicy", cfnPolicy(t, "InterruptionQueuePolicy"))
 }
 
 // The template's policies are the JSON files' statements, so that either way of
 // installing grants the same.
 func TestCloudFormationPoliciesAreTheJSONFiles(t *testing.T) {
-	for resource, rel := range map[string]string{"ControllerPolicy": controllerPolicyFile, "EncryptedVolumesPolicy": kmsPolicyFile} {
+	for resource, rel := range map[string]string{"ControllerPolicy": controllerPolicyFile, "EncryptedVolumesPolicy": kmsPolicyFile, "InterruptionQueuePolicy": interruptionPolicyFile} {
 		if diff := cmp.Diff(normalized(filledPolicy(t, rel)), normalized(cfnPolicy(t, resource))); diff != "" {
 			t.Errorf("%s's %s differs from %s (-json +cfn):\n%s", cfnTemplateFile, resource, rel, diff)
 		}

@@ -33,10 +33,19 @@ const providerPackage = "github.com/stratos-sh/stratos/internal/cloudprovider/aw
 var sdkService = regexp.MustCompile(`^github\.com/aws/aws-sdk-go-v2/service/([a-z0-9]+)$`)
 
 // actionPrefix is the IAM service prefix of each SDK service package the provider may
-// use. An SDK operation's name is its IAM action's name for these services. A service
+// use. An SDK operation's name is its IAM action's name for these services, but for
+// the batches of batchActions. A service
 // missing here fails the test, so that a new client is mapped deliberately.
 var actionPrefix = map[string]string{
 	"ec2": "ec2", "iam": "iam", "ssm": "ssm", "pricing": "pricing", "eks": "eks", "sqs": "sqs", "sts": "sts",
+}
+
+// batchActions are the SDK operations whose IAM action is another's: SQS authorises a
+// batch as the action it batches.
+var batchActions = map[string]string{
+	"sqs:DeleteMessageBatch":           "sqs:DeleteMessage",
+	"sqs:SendMessageBatch":             "sqs:SendMessage",
+	"sqs:ChangeMessageVisibilityBatch": "sqs:ChangeMessageVisibility",
 }
 
 // goPackage is what go list says of a package.
@@ -166,7 +175,11 @@ func findOperations(t *testing.T) (actions []string, clients []string, failure s
 			failure = fmt.Sprintf("the provider calls %s.%s of SDK service %q, which this test does not map to an IAM prefix: add it to actionPrefix", service, operation, service)
 			return
 		}
-		seen[prefix+":"+operation] = true
+		action := prefix + ":" + operation
+		if batched, ok := batchActions[action]; ok {
+			action = batched
+		}
+		seen[action] = true
 	}
 	for sel, selection := range info.Selections {
 		if selection.Kind() != types.MethodVal {

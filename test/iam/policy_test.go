@@ -16,7 +16,10 @@ import (
 const (
 	controllerPolicyFile = "deploy/iam/controller-policy.json"
 	kmsPolicyFile        = "deploy/iam/controller-policy-kms.json"
-	cfnTemplateFile      = "deploy/iam/controller-policy.cfn.yaml"
+	// interruptionPolicyFile grants the reads of the interruption queue, which only an
+	// operator given --interruption-queue makes.
+	interruptionPolicyFile = "deploy/iam/controller-policy-interruption.json"
+	cfnTemplateFile        = "deploy/iam/controller-policy.cfn.yaml"
 )
 
 // policyDocument is an IAM policy document, its statements kept generic so that what
@@ -34,7 +37,12 @@ var testValues = map[string]string{
 	"CLUSTER_NAME":   "prod",
 	"NODE_ROLE_NAME": "StratosNodeRole-prod",
 	"KMS_KEY_ARN":    "arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab",
+	// The queue deploy/interruption makes, named as its docs suggest.
+	"INTERRUPTION_QUEUE_ARN": "arn:aws:sqs:eu-west-1:111122223333:stratos-prod",
 }
+
+// policyFiles are the JSON policy files a controller's role may be given.
+var policyFiles = []string{controllerPolicyFile, kmsPolicyFile, interruptionPolicyFile}
 
 // placeholder is a ${NAME} the fill command replaces.
 var placeholder = regexp.MustCompile(`\$\{([A-Za-z0-9_:.]+)\}`)
@@ -202,7 +210,7 @@ func filledPolicy(t *testing.T, rel string) policyDocument {
 }
 
 func TestPolicyFilesParseAsIAMPolicyDocuments(t *testing.T) {
-	for _, rel := range []string{controllerPolicyFile, kmsPolicyFile} {
+	for _, rel := range policyFiles {
 		raw := readFile(t, rel)
 		if !json.Valid([]byte(raw)) {
 			t.Errorf("%s is not JSON before it is filled", rel)
@@ -211,11 +219,27 @@ func TestPolicyFilesParseAsIAMPolicyDocuments(t *testing.T) {
 	}
 }
 
+// joined is one document holding the statements of docs, as a role given them all has.
+func joined(docs ...policyDocument) policyDocument {
+	out := policyDocument{Version: docs[0].Version}
+	for _, d := range docs {
+		out.Statement = append(out.Statement, d.Statement...)
+	}
+	return out
+}
+
+// fullPolicy is what a role given the controller policy and the interruption queue's
+// holds: an operator with --interruption-queue calls every operation the provider has.
+func fullPolicy(t *testing.T) policyDocument {
+	t.Helper()
+	return joined(filledPolicy(t, controllerPolicyFile), filledPolicy(t, interruptionPolicyFile))
+}
+
 func TestPoliciesAllowEveryOperationTheProviderCalls(t *testing.T) {
 	called, _ := calledOperations(t)
 	for name, doc := range map[string]policyDocument{
-		controllerPolicyFile:                    filledPolicy(t, controllerPolicyFile),
-		cfnTemplateFile + " (ControllerPolicy)": cfnPolicy(t, "ControllerPolicy"),
+		controllerPolicyFile + " + " + interruptionPolicyFile:            fullPolicy(t),
+		cfnTemplateFile + " (ControllerPolicy, InterruptionQueuePolicy)": joined(cfnPolicy(t, "ControllerPolicy"), cfnPolicy(t, "InterruptionQueuePolicy")),
 	} {
 		if missing := notAllowed(doc, called); len(missing) > 0 {
 			t.Errorf("%s allows none of %v, which the provider calls", name, missing)
@@ -223,11 +247,47 @@ func TestPoliciesAllowEveryOperationTheProviderCalls(t *testing.T) {
 	}
 }
 
+// The queue's permissions are granted on the queue alone, in their own file that an
+// operator without a queue needs not have, and are exactly the SQS operations the
+// provider calls: the controller policy names no SQS action.
+func TestQueuePermissionsAreOnTheQueueOnly(t *testing.T) {
+	called, _ := calledOperations(t)
+	var calledSQS []string
+	for _, a := range called {
+		if strings.HasPrefix(a, "sqs:") {
+			calledSQS = append(calledSQS, a)
+		}
+	}
+	if len(calledSQS) == 0 {
+		t.Fatal("found no SQS operation the provider calls")
+	}
+	for _, s := range filledPolicy(t, controllerPolicyFile).Statement {
+		actions, _ := stringsOf(s["Action"])
+		for _, a := range actions {
+			if strings.HasPrefix(strings.ToLower(a), "sqs:") {
+				t.Errorf("%s: %v grants %s; the queue's permissions belong in %s", controllerPolicyFile, s["Sid"], a, interruptionPolicyFile)
+			}
+		}
+	}
+	var granted []string
+	for _, s := range filledPolicy(t, interruptionPolicyFile).Statement {
+		actions, _ := stringsOf(s["Action"])
+		granted = append(granted, actions...)
+		if resources, _ := stringsOf(s["Resource"]); !slices.Equal(resources, []string{testValues["INTERRUPTION_QUEUE_ARN"]}) {
+			t.Errorf("%s: %v is granted on %v, want the queue %s only", interruptionPolicyFile, s["Sid"], resources, testValues["INTERRUPTION_QUEUE_ARN"])
+		}
+	}
+	slices.Sort(granted)
+	if !slices.Equal(granted, calledSQS) {
+		t.Errorf("%s grants %v; the provider calls %v", interruptionPolicyFile, granted, calledSQS)
+	}
+}
+
 // The check catches a policy that lacks any one of the called operations: each taken
 // out of a copy of the file is reported, and only it.
 func TestCoverageCheckCatchesAMissingAction(t *testing.T) {
 	called, _ := calledOperations(t)
-	doc := filledPolicy(t, controllerPolicyFile)
+	doc := fullPolicy(t)
 	for _, action := range called {
 		if missing := notAllowed(withoutAction(t, doc, action), called); !slices.Equal(missing, []string{action}) {
 			t.Errorf("with %s taken out, the check reported %v; want exactly it", action, missing)
@@ -239,7 +299,7 @@ func TestCoverageCheckCatchesAMissingAction(t *testing.T) {
 // so that what they write has none left.
 func TestDocumentedFillCommandNamesEveryPlaceholder(t *testing.T) {
 	inFiles := map[string]bool{}
-	for _, rel := range []string{controllerPolicyFile, kmsPolicyFile} {
+	for _, rel := range policyFiles {
 		for _, m := range placeholder.FindAllStringSubmatch(readFile(t, rel), -1) {
 			inFiles[m[1]] = true
 		}
@@ -262,7 +322,7 @@ func TestDocumentedFillCommandNamesEveryPlaceholder(t *testing.T) {
 // fall behind them.
 func TestAWSDocsPointAtThePolicyFiles(t *testing.T) {
 	text := readFile(t, "docs/aws.md")
-	for _, rel := range []string{controllerPolicyFile, kmsPolicyFile, cfnTemplateFile} {
+	for _, rel := range append(slices.Clone(policyFiles), cfnTemplateFile) {
 		if !strings.Contains(text, "../"+rel) {
 			t.Errorf("docs/aws.md does not link %s", rel)
 		}

@@ -147,6 +147,9 @@ is empty are left out, so the binary's default (or its STRATOS_ variable) holds.
   (list "log-level" .Values.logging.level)
   (list "log-format" .Values.logging.format)
 }}
+{{- if and $s.interruptionQueue (ne $s.cloudProvider "aws") }}
+{{- fail "settings.interruptionQueue needs settings.cloudProvider aws: the fake cloud posts its notices to a queue of its own" }}
+{{- end }}
 {{- if eq $s.cloudProvider "aws" }}
 {{- $a := .Values.aws }}
 {{- $flags = concat $flags (list
@@ -156,6 +159,7 @@ is empty are left out, so the binary's default (or its STRATOS_ variable) holds.
   (list "cluster-endpoint" $a.clusterEndpoint)
   (list "cluster-ca-file" $a.clusterCAFile)
   (list "cluster-service-cidr" $a.clusterServiceCIDR)
+  (list "interruption-queue" $s.interruptionQueue)
 ) }}
 {{- end }}
 {{- if eq $s.cloudProvider "fake" }}

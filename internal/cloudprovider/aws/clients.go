@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/eks"
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/pricing"
+	"github.com/aws/aws-sdk-go-v2/service/sqs"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	"github.com/aws/smithy-go/middleware"
 
@@ -24,6 +25,8 @@ type Clients struct {
 	IAM     *iam.Client
 	Pricing *pricing.Client
 	EKS     *eks.Client
+	// SQS reads the interruption queue (--interruption-queue).
+	SQS *sqs.Client
 	// Region the clients call.
 	Region string
 }
@@ -68,6 +71,7 @@ func NewClients(ctx context.Context, opts Options) (*Clients, error) {
 		SSM:     ssm.NewFromConfig(cfg, func(o *ssm.Options) { endpoint(&o.BaseEndpoint) }),
 		IAM:     iam.NewFromConfig(cfg, func(o *iam.Options) { endpoint(&o.BaseEndpoint) }),
 		EKS:     eks.NewFromConfig(cfg, func(o *eks.Options) { endpoint(&o.BaseEndpoint) }),
+		SQS:     sqs.NewFromConfig(cfg, func(o *sqs.Options) { endpoint(&o.BaseEndpoint) }),
 		Pricing: pricing.NewFromConfig(cfg, func(o *pricing.Options) { endpoint(&o.BaseEndpoint); o.Region = pricingRegion }),
 		Region:  cfg.Region,
 	}, nil

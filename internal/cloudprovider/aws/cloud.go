@@ -18,6 +18,8 @@ type Cloud struct {
 	catalog *catalog
 	// templates are the launch templates of the node classes, made once per content.
 	templates *launchTemplates
+	// notices is the interruption queue; nil when none is configured.
+	notices *InterruptionQueue
 }
 
 var _ cloudprovider.API = (*Cloud)(nil)
@@ -29,6 +31,20 @@ func New(opts Options, clients *Clients) *Cloud {
 	c.catalog = newCatalog(opts, clients)
 	c.templates = newLaunchTemplates(opts, clients)
 	return c
+}
+
+// ReadNoticesFrom makes q the queue Notices returns. The operator opens it at start-up
+// (OpenInterruptionQueue) when --interruption-queue is set.
+func (c *Cloud) ReadNoticesFrom(q *InterruptionQueue) { c.notices = q }
+
+// Notices is the interruption queue, or nil when none is configured: EC2's notices then
+// reach Stratos only as the instance state changes its polling sees.
+func (c *Cloud) Notices() cloudprovider.NoticeQueue {
+	if c.notices == nil {
+		// A nil *InterruptionQueue in the interface would not compare equal to nil.
+		return nil
+	}
+	return c.notices
 }
 
 // Name is aws.
