@@ -23,15 +23,21 @@ type offer struct {
 // worthReplacing reports whether a node bought as current is worth replacing with one
 // bought as next. An on-demand node is replaced by any cheaper spot node: that is the
 // pool going back to the spot capacity it asked for once spot is offered again (its
-// on-demand nodes came from the warm pool, or from a launch while spot was refused).
-// Otherwise next must cost at least cheaperMargin less, so that a spot node is never
-// traded for a spot node of about the same price. Unknown prices (zero) never are.
+// on-demand nodes came from the warm pool, or from a launch while spot was refused). A
+// spot node is never replaced by another spot node, as Karpenter does not by default:
+// EC2 places spot by price and capacity, the cheapest spot pools are often the most
+// interrupted, and moving pods for a few cents between spot pools trades their
+// stability for little. Otherwise next must cost at least cheaperMargin less. Unknown
+// prices (zero) never are worth it.
 func worthReplacing(current, next offer) bool {
 	if current.price <= 0 || next.price <= 0 || next.price >= current.price {
 		return false
 	}
-	if current.capacityType == v1beta1.CapacityTypeOnDemand && next.capacityType == v1beta1.CapacityTypeSpot {
+	switch {
+	case current.capacityType == v1beta1.CapacityTypeOnDemand && next.capacityType == v1beta1.CapacityTypeSpot:
 		return true
+	case current.capacityType == v1beta1.CapacityTypeSpot && next.capacityType == v1beta1.CapacityTypeSpot:
+		return false
 	}
 	return next.price <= current.price*(1-cheaperMargin)
 }

@@ -18,8 +18,8 @@ const (
 
 // A node is replaced only for a saving worth a disruption: an on-demand node by any
 // cheaper spot node (the pool going back to spot), otherwise by a node at least 10%
-// cheaper; never by one that costs the same or more, never spot for spot at about the
-// same price, never on unknown prices.
+// cheaper; never by one that costs the same or more, never spot by spot whatever the
+// price, never on unknown prices.
 func TestWorthReplacing(t *testing.T) {
 	tests := []struct {
 		name          string
@@ -36,7 +36,7 @@ func TestWorthReplacing(t *testing.T) {
 		{"on-demand by the same on-demand", offer{0.096, onDemand}, offer{0.096, onDemand}, false},
 		{"spot by spot of about the same price", offer{0.0336, spot}, offer{0.0317, spot}, false},
 		{"spot by spot at the same price", offer{0.0336, spot}, offer{0.0336, spot}, false},
-		{"spot by spot at half the price", offer{0.0672, spot}, offer{0.0336, spot}, true},
+		{"spot by spot at half the price", offer{0.0672, spot}, offer{0.0336, spot}, false},
 		{"spot by dearer on-demand", offer{0.0336, spot}, offer{0.096, onDemand}, false},
 		{"spot by on-demand 5% cheaper", offer{0.1, spot}, offer{0.095, onDemand}, false},
 		{"spot by on-demand 20% cheaper", offer{0.1, spot}, offer{0.08, onDemand}, true},

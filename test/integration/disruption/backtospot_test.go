@@ -1,6 +1,7 @@
 package disruption_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -18,11 +19,17 @@ import (
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
+// capacityTypes holds a pool's nodes to these capacity types, in place of any the pool
+// held them to before.
+func capacityTypes(p *v1beta1.NodePool, types ...string) {
+	reqs := slices.DeleteFunc(p.Spec.Template.Spec.Requirements, func(r v1beta1.NodeSelectorRequirement) bool { return r.Key == v1beta1.LabelCapacityType })
+	p.Spec.Template.Spec.Requirements = append(reqs, v1beta1.NodeSelectorRequirement{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: types})
+}
+
 // spotOrOnDemand lets a pool's nodes be spot or on-demand (its standby nodes are
 // on-demand, as they all are).
 func spotOrOnDemand(p *v1beta1.NodePool) {
-	p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, v1beta1.NodeSelectorRequirement{
-		Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot, v1beta1.CapacityTypeOnDemand}})
+	capacityTypes(p, v1beta1.CapacityTypeSpot, v1beta1.CapacityTypeOnDemand)
 }
 
 // noSpot is the fake cloud out of spot capacity everywhere, on-demand still sold.
