@@ -170,8 +170,8 @@ type cheaperPlan struct {
 // exactly one new claim, for the candidate's pods alone, that is worth the replacement.
 func (r room) cheaperPlan(pools []scheduling.Pool, cand candidate) (cheaperPlan, bool) {
 	current, known := offerOf(typesOf(pools, cand.claim.Spec.NodePool), cand.claim)
-	if !known {
-		return cheaperPlan{}, false
+	if !known || !anyWorth(pools, current) {
+		return cheaperPlan{}, false // no simulation where no offering would do
 	}
 	moving := cand.workloads()
 	sim := r.in
@@ -206,6 +206,22 @@ func (r room) cheaperPlan(pools []scheduling.Pool, cand candidate) (cheaperPlan,
 		return cheaperPlan{}, false
 	}
 	return cheaperPlan{launch: narrowed, current: current, next: next, pools: pools}, true
+}
+
+// anyWorth reports whether any available offering of the pools is worth replacing a
+// node bought as current with, whatever it holds: most nodes, once the pool is back on
+// spot, have none, and a pass then runs no simulation for them.
+func anyWorth(pools []scheduling.Pool, current offer) bool {
+	for _, p := range pools {
+		for _, it := range p.InstanceTypes {
+			for _, o := range it.Offerings {
+				if o.Available && worthReplacing(current, offer{price: o.PricePerHour, capacityType: o.CapacityType}) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // typesOf are the instance types of the named pool in the simulation's pools.

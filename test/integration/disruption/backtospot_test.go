@@ -162,3 +162,27 @@ func TestABudgetOfZeroKeepsTheOnDemandNode(t *testing.T) {
 		return false
 	})
 }
+
+// When the warm pool is full (the pool refilled it when its standby node started), the
+// on-demand node a spot node replaced is terminated, not parked: the pool keeps no more
+// standby nodes than its ceiling.
+func TestTheOnDemandNodeIsTerminatedWhenTheWarmPoolIsFull(t *testing.T) {
+	f := stack.NewFixture(t, nil)
+	f.Pool("spot-full", 1, func(p *v1beta1.NodePool) {
+		underutilized(1)(p)
+		spotOrOnDemand(p)
+	})
+	standby := f.WaitForPhase("spot-full", 1, v1beta1.PhaseStandby)
+	loaded(f, "full-0", standby[0].Status.NodeName, 0.5, nil)
+	onDemand := start(f, standby)[0]
+
+	replacement := replacedBeforeDraining(f, onDemand, disruption.ReasonUnderutilized)
+	if got := f.Claim(replacement).Status.CapacityType; got != v1beta1.CapacityTypeSpot {
+		t.Fatalf("the replacement %s is %s, want spot", replacement, got)
+	}
+	if inst, ok := f.Instance(onDemand.Status.InstanceID); ok && inst.State != cloudprovider.StateTerminated && inst.State != cloudprovider.StateShuttingDown {
+		t.Fatalf("the replaced on-demand instance is %s, want it terminated", inst.State)
+	}
+	wantDecisions(t, "spot-full", disruption.ReasonUnderutilized, map[string]float64{"replace": 1, "standby": 0, "terminate": 1})
+	f.CheckInvariants()
+}
