@@ -151,12 +151,13 @@ func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bo
 // instance holds no capacity, and a start needs it again in the instance's zone. Starting
 // an instance that runs already needs nothing and is not refused. The caller holds the lock.
 func (c *Cloud) startCapacityFault(op string, inst *instance) error {
-	if op != cloudprovider.OpStart || inst.State != cloudprovider.StateStopped || !c.outOfCapacity(inst.faults, inst.Type, inst.Zone) {
+	key := cloudprovider.OfferingKey{InstanceType: inst.Type, Zone: inst.Zone, CapacityType: inst.CapacityType}
+	if op != cloudprovider.OpStart || inst.State != cloudprovider.StateStopped || !c.outOfCapacity(inst.faults, key) {
 		return nil
 	}
 	err := cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, op, inst.ID,
 		"insufficient capacity to start a %s in %s (injected)", inst.Type, inst.Zone)
-	err.Offerings = []cloudprovider.OfferingKey{{InstanceType: inst.Type, Zone: inst.Zone, CapacityType: inst.CapacityType}}
+	err.Offerings = []cloudprovider.OfferingKey{key}
 	return err
 }
 

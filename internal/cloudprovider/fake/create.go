@@ -119,7 +119,7 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 			case !o.Available:
 			case excluded[key]:
 				avoided++
-			case c.outOfCapacity(class.faults(), t.Name, o.Zone):
+			case c.outOfCapacity(class.faults(), key):
 				refused = append(refused, key)
 			default:
 				candidates = append(candidates, key)

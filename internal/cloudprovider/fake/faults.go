@@ -82,14 +82,19 @@ type RateLimit struct {
 	Burst     int
 }
 
-// Offering names an instance type in a zone; an empty field matches any.
+// Offering names an instance type in a zone, of a capacity type; an empty field matches
+// any.
 type Offering struct {
 	InstanceType string
 	Zone         string
+	// CapacityType (spot or on-demand) lets a fault take one capacity type away, as EC2
+	// runs out of spot capacity while it still sells on-demand.
+	CapacityType string
 }
 
-func (o Offering) matches(instanceType, zone string) bool {
-	return (o.InstanceType == "" || o.InstanceType == instanceType) && (o.Zone == "" || o.Zone == zone)
+func (o Offering) matches(key cloudprovider.OfferingKey) bool {
+	return (o.InstanceType == "" || o.InstanceType == key.InstanceType) && (o.Zone == "" || o.Zone == key.Zone) &&
+		(o.CapacityType == "" || o.CapacityType == key.CapacityType)
 }
 
 func (f Faults) clone() Faults {
@@ -154,9 +159,9 @@ func (c *Cloud) classFault(f *v1beta1.FakeFaults, op, instanceID string) error {
 }
 
 // outOfCapacity reports whether the cloud's or the node class's faults take the offering away.
-func (c *Cloud) outOfCapacity(f *v1beta1.FakeFaults, instanceType, zone string) bool {
+func (c *Cloud) outOfCapacity(f *v1beta1.FakeFaults, key cloudprovider.OfferingKey) bool {
 	for _, o := range c.faults.InsufficientCapacity {
-		if o.matches(instanceType, zone) {
+		if o.matches(key) {
 			return true
 		}
 	}
@@ -164,7 +169,7 @@ func (c *Cloud) outOfCapacity(f *v1beta1.FakeFaults, instanceType, zone string) 
 		return false
 	}
 	for _, o := range f.InsufficientCapacity {
-		if (Offering{InstanceType: o.InstanceType, Zone: o.Zone}).matches(instanceType, zone) {
+		if (Offering{InstanceType: o.InstanceType, Zone: o.Zone}).matches(key) {
 			return true
 		}
 	}

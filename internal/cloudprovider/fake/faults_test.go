@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
@@ -212,4 +214,38 @@ func TestStopsHangUntilForced(t *testing.T) {
 		t.Errorf("forcing the stop of a stopped instance: %v", err)
 	}
 	wantState(t, c, inst.ID, cloudprovider.StateStopped)
+}
+
+// A fault may take one capacity type away: with spot out of capacity everywhere, a launch
+// that may use either buys on demand, one that may only use spot fails naming the spot
+// offerings it tried, and once the fault is cleared spot (the cheaper) is bought again.
+func TestInsufficientCapacityOfOneCapacityType(t *testing.T) {
+	c, _ := newCloud(t, Options{})
+	c.SetFaults(Faults{InsufficientCapacity: []Offering{{CapacityType: v1beta1.CapacityTypeSpot}}})
+	either := create(t, c, request("either"))
+	if either.CapacityType != v1beta1.CapacityTypeOnDemand {
+		t.Fatalf("with spot out of capacity the launch bought %s, want on-demand", either.CapacityType)
+	}
+	spotOnly := request("spot-only")
+	spotOnly.Requirements = []corev1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
+	_, err := c.Create(context.Background(), spotOnly)
+	wantCode(t, err, cloudprovider.CodeInsufficientCapacity)
+	refused := offeringsOf(err)
+	if len(refused) == 0 {
+		t.Fatal("the refusal names no offering")
+	}
+	for _, key := range refused {
+		if key.CapacityType != v1beta1.CapacityTypeSpot {
+			t.Errorf("the refusal names %s, which is not spot", key)
+		}
+	}
+
+	c.SetFaults(Faults{})
+	spotOnly.ClientToken = "spot-again"
+	if again := create(t, c, spotOnly); again.CapacityType != v1beta1.CapacityTypeSpot {
+		t.Fatalf("with the fault cleared the launch bought %s, want spot", again.CapacityType)
+	}
+	if cheapest := create(t, c, request("cheapest")); cheapest.CapacityType != v1beta1.CapacityTypeSpot {
+		t.Fatalf("with the fault cleared the cheapest launch bought %s, want spot", cheapest.CapacityType)
+	}
 }

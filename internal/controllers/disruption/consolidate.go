@@ -26,8 +26,9 @@ import (
 // every node chosen has settled: which node goes is a matter of the cluster's state, not
 // of which node happened to settle first. (A node that started a moment after the
 // others, with a small pod, is the one to give back, not a busy node whose pod would
-// fit on it.) Only nodes that exist and stay count as room: consolidation never starts or
-// launches a node, so it cannot cause the start/stop churn it exists to avoid; nodes
+// fit on it.) Only nodes that exist and stay count as room: giving nodes back never starts
+// or launches a node, so it cannot cause the start/stop churn it exists to avoid (a
+// replacement with a cheaper node is cheaper.go's, for a saving worth it); nodes
 // being given back or replaced are no room. The pods waiting now and those on nodes
 // going away are placed in the same simulation, so a node they need is never freed. A
 // pool waits while pods it would serve are pending: its nodes may be what they wait for.

@@ -1,9 +1,11 @@
 // Package disruption gives capacity back and keeps nodes fresh. A Node that has run no
 // workload for the pool's consolidateAfter, or (under WhenEmptyOrUnderutilized) whose workload
 // fits on the other nodes, goes back to standby while the pool's warm pool is below its
-// ceiling, and is terminated otherwise. A Node launched from an older template (drifted)
-// or past the pool's expireAfter is replaced: a replacement runs before the old one
-// drains, when the pool's limits leave room for it. All of it stays within the pool's
+// ceiling (on-demand nodes only), and is terminated otherwise; one whose workload would
+// run for less on one new node (an on-demand node once spot is offered again) is
+// replaced by it first, then goes the same way (cheaper.go). A Node launched from an
+// older template (drifted) or past the pool's expireAfter is replaced: a replacement runs
+// before the old one drains, when the pool's limits leave room for it. All of it stays within the pool's
 // disruption budgets, never against stratos.sh/do-not-disrupt, never while pods waiting
 // now would need the node, and only for nodes whose pods their PodDisruptionBudgets let
 // go now. Like provisioning, it only writes intent on claims (desiredState, creation);

@@ -30,3 +30,28 @@ func TestNodesGoBackToTheZoneWithTheFewestStandbyNodes(t *testing.T) {
 		}
 	}
 }
+
+// Only a node that can stop and start again goes back to standby: an on-demand node while
+// the warm pool has room; a spot node never (it is terminated), nor a stale one, nor any
+// once the warm pool is full.
+func TestOnlyOnDemandNodesGoBackToStandby(t *testing.T) {
+	node := func(capacityType string) candidate {
+		return candidate{claim: &v1beta1.NodeClaim{ObjectMeta: metav1.ObjectMeta{Name: capacityType}, Status: v1beta1.NodeClaimStatus{CapacityType: capacityType}}}
+	}
+	room := &poolPass{standby: 1, ceiling: 2}
+	if !room.giveBack(node(v1beta1.CapacityTypeOnDemand)) {
+		t.Error("an on-demand node did not go back to a warm pool with room")
+	}
+	if room.giveBack(node(v1beta1.CapacityTypeSpot)) {
+		t.Error("a spot node went back to standby")
+	}
+	drifted := node(v1beta1.CapacityTypeOnDemand)
+	drifted.stale = v1beta1.DisruptionDrifted
+	if room.giveBack(drifted) {
+		t.Error("a drifted node went back to standby")
+	}
+	full := &poolPass{standby: 2, ceiling: 2}
+	if full.giveBack(node(v1beta1.CapacityTypeOnDemand)) {
+		t.Error("an on-demand node went back to a full warm pool")
+	}
+}

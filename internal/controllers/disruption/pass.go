@@ -11,6 +11,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/pdbs"
@@ -160,9 +161,11 @@ type poolPass struct {
 }
 
 // giveBack reports whether a node of the pool that is not stale goes back to standby
-// rather than away: while the warm pool is below its ceiling and the pool within its cap.
+// rather than away: while the warm pool is below its ceiling and the pool within its cap,
+// and only an instance that can stop and start again (on-demand): a spot node stopped
+// would not be the warm pool's insurance, and EC2 does not stop one-time spot instances.
 func (pp *poolPass) giveBack(cand candidate) bool {
-	return cand.stale == "" && pp.standby < pp.ceiling && !pp.overCap
+	return cand.stale == "" && pp.standby < pp.ceiling && !pp.overCap && cloudprovider.CanStandBy(cand.claim.Status.CapacityType)
 }
 
 // nextToGiveBack returns the index of the candidate to give back next: the first (in
@@ -221,7 +224,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 	pp.consolidateAfter = after
 	protected := c.replacements()
 	cands, err := c.disruptInvoluntarily(ctx, pp, claims, candidates(p.snap, pool, claims, current, p.now))
-	var stale, empty, busy []candidate
+	var stale, empty, busy, swapping []candidate
 	for _, cand := range cands {
 		if expires := claimtemplate.ExpiresAt(pool, cand.claim); expires.After(p.now) {
 			p.wakeAt(expires)
@@ -230,6 +233,10 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 			// Pods are on their way to the node: a replacement waits for the pods of the
 			// node it replaces, a node provisioning chose waits for its pods to bind.
 			delete(c.settle, cand.claim.Name)
+			continue
+		}
+		if c.replacingWithCheaper(cand.claim.Name) {
+			swapping = append(swapping, cand) // its cheaper replacement is under way (cheaper.go)
 			continue
 		}
 		since := c.settle.observe(cand, p.now)
@@ -256,6 +263,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 	if pool.Spec.Disruption.ConsolidationPolicy == v1beta1.ConsolidationWhenEmptyOrUnderutilized {
 		err = errors.Join(err, c.consolidate(ctx, pp, busy))
 	}
+	err = errors.Join(err, c.replaceWithCheaper(ctx, pp, swapping, busy))
 	if pp.budget.err != nil {
 		c.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, ReasonInvalidBudget, "Disrupt", "No node is disrupted while a budget cannot be read: %v", pp.budget.err)
 	}

@@ -26,6 +26,9 @@ type replacement struct {
 	by     []string
 	holds  map[string][]*corev1.Pod
 	done   bool
+	// cheaper marks a replacement with a cheaper node (cheaper.go): once it runs, the node
+	// goes back to standby when the warm pool has room, and is terminated otherwise.
+	cheaper bool
 	// blockedSince is when a PodDisruptionBudget first kept the node from draining once
 	// its replacements ran (zero while none does): past the pool's bound for blocked
 	// drains the replacement is given up, and the node's place in the budget with it.

@@ -37,7 +37,9 @@ func (c *Controller) replaceInvoluntarily(ctx context.Context, pp *poolPass, can
 		if r.done {
 			return nil
 		}
-		r.reason = reason // a rebalance replacement that an interruption overtook
+		// A rebalance or cheaper replacement that an interruption overtook: the node now
+		// goes for good once its replacements run.
+		r.reason, r.cheaper = reason, false
 		ready, lost := c.replacementsReady(ctx, r)
 		switch {
 		case ready:

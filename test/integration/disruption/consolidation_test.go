@@ -18,10 +18,14 @@ import (
 )
 
 // underutilized consolidates a pool's nodes a second after their pods last changed,
-// all at once if need be, with room for ceiling standby nodes.
+// all at once if need be, with room for ceiling standby nodes. Its nodes are on-demand,
+// as its standby nodes are: where spot is allowed, consolidation also replaces a busy
+// on-demand node by a cheaper spot one (backtospot_test.go), which the tests of giving
+// nodes back are not about.
 func underutilized(ceiling int32) func(*v1beta1.NodePool) {
 	return func(p *v1beta1.NodePool) {
 		quickly(ceiling)(p)
+		capacityTypes(p, v1beta1.CapacityTypeOnDemand)
 		p.Spec.Disruption.ConsolidationPolicy = v1beta1.ConsolidationWhenEmptyOrUnderutilized
 		p.Spec.Disruption.Budgets = []v1beta1.Budget{{Nodes: "100%"}}
 	}
