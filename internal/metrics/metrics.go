@@ -193,6 +193,7 @@ var All = []prometheus.Collector{
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
 	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,
+	InterruptionMessagesReceived, InterruptionMessagesHandled, InterruptionMessageErrors, InterruptionNoticeLatency,
 }
 
 func init() {
