@@ -145,6 +145,7 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 		return nil, err
 	}
 	controllerOpts := opts.ControllerOptions()
+	controllerOpts.Notices, controllerOpts.Unavailable = cloud.notices, cloud.unavailable
 	if opts.CalendarFile != "" {
 		cal, err := calendar.NewFile(opts.CalendarFile, clock.RealClock{})
 		if err != nil {
@@ -155,10 +156,10 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 		}
 		controllerOpts.Calendar, controllerOpts.CalendarChanged = cal, cal.Changed()
 	}
-	if err := SetupControllers(ctx, mgr, cloud, controllerOpts); err != nil {
+	if err := SetupControllers(ctx, mgr, cloud.provider, controllerOpts); err != nil {
 		return nil, fmt.Errorf("setting up the controllers: %w", err)
 	}
-	return &Operator{Manager: mgr, Cloud: cloud}, nil
+	return &Operator{Manager: mgr, Cloud: cloud.provider}, nil
 }
 
 // Start runs the operator until ctx is cancelled, then stops gracefully: controllers
