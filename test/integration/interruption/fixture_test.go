@@ -196,17 +196,6 @@ func (f *fixture) node(claim *v1beta1.NodeClaim) *corev1.Node {
 	return node
 }
 
-// countEvents counts the Events about an object with a reason.
-func (f *fixture) countEvents(name, reason string) int {
-	n := 0
-	for _, r := range f.EventReasons(name) {
-		if r == reason {
-			n++
-		}
-	}
-	return n
-}
-
 // counter reads an interruption counter's series.
 func counter(t *testing.T, name string, labels map[string]string) float64 {
 	return stack.Counter(t, "stratos_interruption_"+name, labels)

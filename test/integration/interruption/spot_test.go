@@ -24,12 +24,18 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 		t.Fatalf("offering %s is unavailable before the warning", offering)
 	}
 	spot := map[string]string{"kind": "SpotInterruption"}
-	received, marked, cordoned := counter(t, "messages_received_total", spot), counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": "marked"}), counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": "cordoned"})
+	handled := func(action string) float64 {
+		return counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": action})
+	}
+	received, marked, cordoned, ignored := counter(t, "messages_received_total", spot), handled("marked"), handled("cordoned"), handled("ignored")
 	latencies := latencyCount(t)
 
 	at := now()
 	warning := spotWarning("spot-1", claim.Status.InstanceID, at)
-	f.waitDeleted(f.queue.post(warning)...)
+	// EventBridge delivers at least once: the same event comes twice, in messages of its
+	// own. They come in one receive, so that the second is handled before disruption,
+	// woken by the first, may replace the node.
+	f.waitDeleted(f.queue.post(warning, warning)...)
 
 	got := f.Claim(claim.Name)
 	want := v1beta1.Interruption{Kind: v1beta1.InterruptionSpot, NoticeTime: metav1.NewTime(at), Deadline: &metav1.Time{Time: at.Add(2 * time.Minute)}}
@@ -56,35 +62,20 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 		return ok && strings.Contains(note, deadline)
 	})
 	f.Eventually("the Node has an Interrupted Event", func() bool { return f.EventSeen(claim.Status.NodeName, interruption.ReasonInterrupted) })
-	if n := counter(t, "messages_received_total", spot) - received; n != 1 {
-		t.Errorf("received{SpotInterruption} rose by %v, want 1", n)
+	if n := counter(t, "messages_received_total", spot) - received; n != 2 {
+		t.Errorf("received{SpotInterruption} rose by %v, want 2", n)
 	}
-	if n := counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": "marked"}) - marked; n != 1 {
-		t.Errorf("handled{SpotInterruption,marked} rose by %v, want 1", n)
-	}
-	if n := counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": "cordoned"}) - cordoned; n != 1 {
+	if n := handled("cordoned") - cordoned; n != 1 {
 		t.Errorf("handled{SpotInterruption,cordoned} rose by %v, want 1", n)
 	}
-	if n := latencyCount(t) - latencies; n != 1 {
-		t.Errorf("the notice latency histogram saw %d notices, want 1", n)
+	if n := latencyCount(t) - latencies; n != 2 {
+		t.Errorf("the notice latency histogram saw %d notices, want 2", n)
 	}
-
-	// EventBridge delivers at least once: the same event again, in a message of its own.
-	ignored := counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": "ignored"})
-	conditionSince := cond.LastTransitionTime
-	f.waitDeleted(f.queue.post(warning)...)
-	again := f.Claim(claim.Name)
-	if !again.Status.Interruption.NoticeTime.Equal(&want.NoticeTime) || !interruptedCondition(again).LastTransitionTime.Equal(&conditionSince) {
-		t.Errorf("the warning delivered again changed the claim: %+v, %+v", again.Status.Interruption, interruptedCondition(again))
-	}
-	if n := counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": "ignored"}) - ignored; n != 1 {
+	if n := handled("ignored") - ignored; n != 1 {
 		t.Errorf("handled{SpotInterruption,ignored} rose by %v for the warning delivered again, want 1", n)
 	}
-	if n := counter(t, "messages_handled_total", map[string]string{"kind": "SpotInterruption", "action": "marked"}) - marked; n != 1 {
-		t.Errorf("handled{SpotInterruption,marked} rose by %v after the warning came twice, want 1", n)
-	}
-	if n := f.countEvents(claim.Name, interruption.ReasonInterrupted); n != 1 {
-		t.Errorf("%d Interrupted Events on the claim after the warning came twice, want 1", n)
+	if n := handled("marked") - marked; n != 1 {
+		t.Errorf("handled{SpotInterruption,marked} rose by %v for the warning that came twice, want 1", n)
 	}
 }
 
