@@ -66,11 +66,7 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	}
 	recorder := mgr.GetEventRecorder("stratos")
 	clk := clock.RealClock{}
-	nodeClaimOpts := controllerOpts.NodeClaim
-	// State-change notices wake the claims waiting on their instance: the poll is only
-	// the net under a notice lost.
-	nodeClaimOpts.StateChangeNotices = nodeClaimOpts.StateChangeNotices || controllerOpts.Notices != nil
-	opts := nodeClaimOpts.WithDefaults()
+	opts := controllerOpts.NodeClaim.WithDefaults()
 	cluster := state.New(clk, opts.PrePullNamespace)
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		return fmt.Errorf("watching the cluster: %w", err)
