@@ -22,7 +22,6 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -261,8 +260,3 @@ func scheduledChange(eventID string, at, start time.Time, instanceIDs ...string)
 
 // now is the time of a notice: EventBridge writes times to the second.
 func now() time.Time { return time.Now().UTC().Truncate(time.Second) }
-
-// tuneNodeClaim adjusts the NodeClaim options of an operator's options.
-func tuneNodeClaim(tune func(*nodeclaim.Options)) func(*stack.OperatorOptions) {
-	return func(o *stack.OperatorOptions) { tune(&o.NodeClaim) }
-}
