@@ -165,31 +165,43 @@ func (c *Controller) record(ctx context.Context, claim *v1beta1.NodeClaim, notic
 }
 
 // cordon marks the claim's Node unschedulable, so that no pod lands on a node about to
-// go; node is nil when the claim has none yet. cordoned reports whether it wrote.
+// go; node is nil when the claim has none yet. cordoned reports whether it wrote. The
+// patch carries an optimistic lock so that a Node read from a cache that lags (a
+// notice delivered twice in a row) is read again rather than cordoned twice.
 func (c *Controller) cordon(ctx context.Context, claim *v1beta1.NodeClaim) (node *corev1.Node, cordoned bool, err error) {
 	if claim.Status.NodeName == "" {
 		return nil, false, nil
 	}
 	node = &corev1.Node{}
-	if err := c.Client.Get(ctx, client.ObjectKey{Name: claim.Status.NodeName}, node); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, false, nil
+	key := client.ObjectKey{Name: claim.Status.NodeName}
+	first := true
+	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
+		reader := client.Reader(c.Client)
+		if !first {
+			reader = c.APIReader
 		}
+		first = false
+		if err := reader.Get(ctx, key, node); err != nil {
+			return err
+		}
+		if node.Spec.Unschedulable {
+			return nil
+		}
+		base := node.DeepCopy()
+		node.Spec.Unschedulable = true
+		if err := c.Client.Patch(ctx, node, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
+			return err
+		}
+		cordoned = true
+		return nil
+	})
+	if apierrors.IsNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
 		return nil, false, err
 	}
-	if node.Spec.Unschedulable {
-		return node, false, nil
-	}
-	base := node.DeepCopy()
-	node.Spec.Unschedulable = true
-	// A merge patch of the one field: nothing else of the Node is written, so no lock.
-	if err := c.Client.Patch(ctx, node, client.MergeFrom(base)); err != nil {
-		if apierrors.IsNotFound(err) {
-			return nil, false, nil
-		}
-		return nil, false, err
-	}
-	return node, true, nil
+	return node, cordoned, nil
 }
 
 func (c *Controller) kick() {

@@ -22,6 +22,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -142,14 +143,14 @@ type fixture struct {
 // newFixture starts a cluster whose operator reads a queue of the test's; tune adjusts
 // the operator's options.
 func newFixture(t *testing.T, tune func(*stack.OperatorOptions)) *fixture {
-	f := &fixture{Fixture: stack.NewSerialFixture(t, nil), queue: newQueue()}
-	opts := f.Opts
-	opts.Notices = f.queue
-	if tune != nil {
-		tune(&opts)
-	}
-	f.RestartOperator(opts)
-	return f
+	q := newQueue()
+	f := stack.NewSerialFixtureWith(t, fake.Options{}, func(o *stack.OperatorOptions) {
+		o.Notices = q
+		if tune != nil {
+			tune(o)
+		}
+	})
+	return &fixture{Fixture: f, queue: q}
 }
 
 // runningClaim launches a claim in a new pool, as provisioning does for pending pods,

@@ -10,15 +10,27 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/interruption"
+	"github.com/stratos-sh/stratos/test/stack"
 )
+
+// disruptionPasses is how many disruption passes this process has made.
+func disruptionPasses(t *testing.T) uint64 {
+	return stack.Metric(t, "stratos_disruption_duration_seconds", nil).GetHistogram().GetSampleCount()
+}
 
 // A spot interruption warning for a running claim's instance records the notice on the
 // claim (status.interruption, the Interrupted condition, an Event naming the deadline),
-// cordons its Node, makes its spot offering unavailable, and deletes the message; the
-// same warning delivered again changes nothing.
+// cordons its Node, makes its spot offering unavailable, wakes disruption, and deletes
+// the message; the same warning delivered again changes nothing.
 func TestASpotWarningInterruptsTheClaim(t *testing.T) {
-	f := newFixture(t, nil)
-	claim := f.runningClaim("spot-warned", v1beta1.CapacityTypeSpot, nil)
+	// Disruption passes once as it starts and then not for an hour, unless woken.
+	passes := disruptionPasses(t)
+	f := newFixture(t, func(o *stack.OperatorOptions) { o.Disruption.PollInterval = time.Hour })
+	f.Eventually("disruption made its first pass", func() bool { return disruptionPasses(t) > passes })
+	claim := f.runningClaim("spot-warned", v1beta1.CapacityTypeSpot, func(p *v1beta1.NodePool) {
+		p.Spec.Disruption.ConsolidateAfter = v1beta1.NewDuration(time.Hour)
+	})
+	passes = disruptionPasses(t)
 	offering := cloudprovider.OfferingKey{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone, CapacityType: v1beta1.CapacityTypeSpot}
 	if f.Op.Unavailable.IsUnavailable(offering) {
 		t.Fatalf("offering %s is unavailable before the warning", offering)
@@ -62,6 +74,7 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 		return ok && strings.Contains(note, deadline)
 	})
 	f.Eventually("the Node has an Interrupted Event", func() bool { return f.EventSeen(claim.Status.NodeName, interruption.ReasonInterrupted) })
+	f.Eventually("disruption is woken for a pass", func() bool { return disruptionPasses(t) > passes })
 	if n := counter(t, "messages_received_total", spot) - received; n != 2 {
 		t.Errorf("received{SpotInterruption} rose by %v, want 2", n)
 	}
