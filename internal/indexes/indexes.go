@@ -23,6 +23,9 @@ const (
 	ClaimProviderID = "status.providerID"
 	// ClaimNodeName indexes NodeClaims by status.nodeName.
 	ClaimNodeName = "status.nodeName"
+	// ClaimInstanceID indexes NodeClaims by status.instanceID: the cloud's notices name
+	// instances.
+	ClaimInstanceID = "status.instanceID"
 	// PoolNodeClass indexes NodePools by their node class, as "Kind/name".
 	PoolNodeClass = "spec.template.spec.nodeClassRef"
 )
@@ -50,6 +53,7 @@ var all = []index{
 	{&v1beta1.NodeClaim{}, ClaimNodePool, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Spec.NodePool) }},
 	{&v1beta1.NodeClaim{}, ClaimProviderID, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.ProviderID) }},
 	{&v1beta1.NodeClaim{}, ClaimNodeName, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.NodeName) }},
+	{&v1beta1.NodeClaim{}, ClaimInstanceID, func(o client.Object) []string { return nonEmpty(o.(*v1beta1.NodeClaim).Status.InstanceID) }},
 	{&v1beta1.NodePool{}, PoolNodeClass, func(o client.Object) []string {
 		ref := o.(*v1beta1.NodePool).Spec.Template.Spec.NodeClassRef
 		return []string{NodeClassKey(ref.Kind, ref.Name)}

@@ -22,7 +22,7 @@ func extract(t *testing.T, field string, obj client.Object) []string {
 }
 
 func TestIndexValues(t *testing.T) {
-	claim := &v1beta1.NodeClaim{Spec: v1beta1.NodeClaimSpec{NodePool: "web"}, Status: v1beta1.NodeClaimStatus{ProviderID: "fake:///a/i-1", NodeName: "n1"}}
+	claim := &v1beta1.NodeClaim{Spec: v1beta1.NodeClaimSpec{NodePool: "web"}, Status: v1beta1.NodeClaimStatus{ProviderID: "fake:///a/i-1", InstanceID: "i-1", NodeName: "n1"}}
 	pool := &v1beta1.NodePool{Spec: v1beta1.NodePoolSpec{Template: v1beta1.NodeClaimTemplate{Spec: v1beta1.NodeClaimTemplateSpec{NodeClassRef: v1beta1.NodeClassReference{Kind: "FakeNodeClass", Name: "default"}}}}}
 	cases := []struct {
 		field string
@@ -37,6 +37,8 @@ func TestIndexValues(t *testing.T) {
 		{ClaimProviderID, claim, []string{"fake:///a/i-1"}},
 		{ClaimNodeName, claim, []string{"n1"}},
 		{ClaimNodeName, &v1beta1.NodeClaim{}, nil},
+		{ClaimInstanceID, claim, []string{"i-1"}},
+		{ClaimInstanceID, &v1beta1.NodeClaim{}, nil},
 		{PoolNodeClass, pool, []string{"FakeNodeClass/default"}},
 	}
 	for _, tc := range cases {

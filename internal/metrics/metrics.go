@@ -35,7 +35,7 @@ var (
 
 	UnavailableOfferings = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "stratos_cloudprovider_unavailable_offerings",
-		Help: "1 for each offering (instance type, zone, capacity type) that launches and starts avoid because the cloud refused it for lack of capacity within --unavailable-offering-ttl; the series goes when the mark expires.",
+		Help: "1 for each offering (instance type, zone, capacity type) that launches and starts avoid because the cloud refused it for lack of capacity, or interrupted a spot instance of it, within --unavailable-offering-ttl; the series goes when the mark expires.",
 	}, []string{"instance_type", "zone", "capacity_type"})
 
 	AWSAPICalls = prometheus.NewCounterVec(prometheus.CounterOpts{
@@ -45,7 +45,7 @@ var (
 
 	OfferingsMarkedUnavailable = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "stratos_cloudprovider_offerings_marked_unavailable_total",
-		Help: "Times an offering was marked unavailable after the cloud refused a launch or a start of it for lack of capacity.",
+		Help: "Times an offering was marked unavailable after the cloud refused a launch or a start of it for lack of capacity, or interrupted a spot instance of it.",
 	}, []string{"instance_type", "zone", "capacity_type"})
 )
 
@@ -198,6 +198,7 @@ var All = []prometheus.Collector{
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
 	DisruptionDecisions, DrainsAbandoned, NodeRepairs, DisruptionDuration, ControllerPanics,
+	InterruptionMessagesReceived, InterruptionMessagesHandled, InterruptionMessageErrors, InterruptionNoticeLatency,
 }
 
 func init() {

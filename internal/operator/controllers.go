@@ -2,6 +2,7 @@ package operator
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
+	"github.com/stratos-sh/stratos/internal/controllers/interruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
@@ -39,13 +41,26 @@ type ControllerOptions struct {
 	PodScopeInterval time.Duration
 	// CalendarChanged signals that the calendar was set anew: every pool is looked at.
 	CalendarChanged <-chan struct{}
+	// Notices is the cloud's notice queue (NoticesOf); the interruption controller reads
+	// it. Nil runs no interruption controller.
+	Notices cloudprovider.NoticeQueue
+	// Unavailable is the cache of unavailable offerings the cloud provider given to
+	// SetupControllers heeds; the interruption controller marks interrupted spot
+	// offerings in it. Required with Notices.
+	Unavailable *cloudprovider.UnavailableOfferings
+	// Interruption tunes the interruption controller.
+	Interruption interruption.Options
 }
 
 // SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
 // state they read, provisioning and the measure of its pods' startup, disruption, the
-// nodepool controller, the NodeClaim lifecycle controller and garbage collection. Tests
-// call it to run the same controllers as the operator.
+// nodepool controller, the NodeClaim lifecycle controller, garbage collection and, with
+// a notice queue, the interruption controller. Tests call it to run the same
+// controllers as the operator.
 func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider.CloudProvider, controllerOpts ControllerOptions) error {
+	if controllerOpts.Notices != nil && controllerOpts.Unavailable == nil {
+		return errors.New("the interruption controller needs the cloud provider's unavailable offerings (ControllerOptions.Unavailable)")
+	}
 	if err := indexes.Register(ctx, mgr.GetFieldIndexer()); err != nil {
 		return err
 	}
@@ -56,7 +71,8 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		return fmt.Errorf("watching the cluster: %w", err)
 	}
-	if err := mgr.Add(&disruption.Controller{Client: mgr.GetClient(), Cloud: cloud, APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Disruption}); err != nil {
+	disruptor := &disruption.Controller{Client: mgr.GetClient(), Cloud: cloud, APIReader: mgr.GetAPIReader(), State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Disruption}
+	if err := mgr.Add(disruptor); err != nil {
 		return err
 	}
 	startup := podstartup.NewTracker(0)
@@ -81,7 +97,16 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := (&nodeclaim.Lifecycle{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Cloud: cloud, Recorder: recorder, Clock: clk, Options: opts, Nominations: cluster, Recheck: recheck}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	return mgr.Add(&nodeclaim.GarbageCollector{Client: mgr.GetClient(), Cloud: cloud, Clock: clk, Options: opts, Recheck: recheck})
+	if err := mgr.Add(&nodeclaim.GarbageCollector{Client: mgr.GetClient(), Cloud: cloud, Clock: clk, Options: opts, Recheck: recheck}); err != nil {
+		return err
+	}
+	if controllerOpts.Notices == nil {
+		return nil
+	}
+	return mgr.Add(&interruption.Controller{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Queue: controllerOpts.Notices, Unavailable: controllerOpts.Unavailable,
+		Recorder: recorder, Clock: clk, Kick: disruptor.Trigger, Recheck: recheck, Options: controllerOpts.Interruption,
+	})
 }
 
 // podScope adds the Detector that keeps the pod scope, which calls changed when the scope

@@ -145,6 +145,12 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 		return nil, err
 	}
 	controllerOpts := opts.ControllerOptions()
+	controllerOpts.Notices, controllerOpts.Unavailable = cloud.notices, cloud.unavailable
+	// The EventBridge rules of an AWS interruption queue (docs/interruptions.md) include
+	// EC2's state-change notifications, which wake the claims waiting on their instance:
+	// the poll is only the net under a notice lost, and can be slower. Other clouds' queues
+	// are not known to carry every state change.
+	controllerOpts.NodeClaim.StateChangeNotices = cloud.notices != nil && opts.CloudProvider == ProviderAWS
 	if opts.CalendarFile != "" {
 		cal, err := calendar.NewFile(opts.CalendarFile, clock.RealClock{})
 		if err != nil {
@@ -155,10 +161,10 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 		}
 		controllerOpts.Calendar, controllerOpts.CalendarChanged = cal, cal.Changed()
 	}
-	if err := SetupControllers(ctx, mgr, cloud, controllerOpts); err != nil {
+	if err := SetupControllers(ctx, mgr, cloud.provider, controllerOpts); err != nil {
 		return nil, fmt.Errorf("setting up the controllers: %w", err)
 	}
-	return &Operator{Manager: mgr, Cloud: cloud}, nil
+	return &Operator{Manager: mgr, Cloud: cloud.provider}, nil
 }
 
 // Start runs the operator until ctx is cancelled, then stops gracefully: controllers

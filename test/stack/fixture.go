@@ -59,6 +59,16 @@ func NewSerialFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
 // NewSerialFixtureOn is NewSerialFixture on a fake cloud of those options (its time
 // scale and seed are the fixture's).
 func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.Options)) *Fixture {
+	return NewSerialFixtureWith(t, cloud, func(o *OperatorOptions) {
+		if tune != nil {
+			tune(&o.NodeClaim)
+		}
+	})
+}
+
+// NewSerialFixtureWith is NewSerialFixtureOn whose tune adjusts every option of the
+// operator, before it starts.
+func NewSerialFixtureWith(t *testing.T, cloud fake.Options, tune func(*OperatorOptions)) *Fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f := &Fixture{T: t, Ctx: ctx, Env: harness.StartT(t)}
@@ -83,7 +93,7 @@ func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.O
 		GCGracePeriod:     time.Second,
 	}}
 	if tune != nil {
-		tune(&f.Opts.NodeClaim)
+		tune(&f.Opts)
 	}
 	f.Op = StartOperator(t, f.Env, f.Cloud, f.Opts)
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "default"}})

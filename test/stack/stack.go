@@ -28,6 +28,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
+	"github.com/stratos-sh/stratos/internal/controllers/interruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
@@ -100,7 +101,9 @@ type Operator struct {
 	Manager manager.Manager
 	// Writes counts the API writes the controllers made.
 	Writes *WriteCounter
-	stop   func()
+	// Unavailable is the cloud provider's cache of unavailable offerings.
+	Unavailable *cloudprovider.UnavailableOfferings
+	stop        func()
 }
 
 // OperatorOptions tune an operator started by a test.
@@ -124,6 +127,11 @@ type OperatorOptions struct {
 	PodScope                podscope.Scope
 	PodScopeInterval        time.Duration
 	ClusterAutoscalerStatus types.NamespacedName
+	// Notices, when set, is the notice queue the interruption controller reads instead
+	// of the cloud's own (operator.NoticesOf); with neither it does not run.
+	Notices cloudprovider.NoticeQueue
+	// Interruption tunes the interruption controller.
+	Interruption interruption.Options
 }
 
 // StartOperator runs the operator's controllers against the API server and cloud, as
@@ -144,18 +152,24 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if err != nil {
 		t.Fatal(err)
 	}
+	unavailable := cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, nil)
+	notices := opts.Notices
+	if notices == nil {
+		notices = operator.NoticesOf(cloud)
+	}
 	controllers := operator.ControllerOptions{
 		NodeClaim: opts.NodeClaim, Provisioning: opts.Provisioning, Disruption: opts.Disruption, NodePool: opts.NodePool, Calendar: opts.Calendar,
 		PodScope: opts.PodScope, PodScopeInterval: opts.PodScopeInterval, ClusterAutoscalerStatus: opts.ClusterAutoscalerStatus,
+		Notices: notices, Unavailable: unavailable, Interruption: opts.Interruption,
 	}
 	batch := opts.CloudBatch
 	if batch == (cloudprovider.BatchOptions{}) {
 		batch = cloudprovider.DefaultBatchOptions
 	}
-	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, batch, cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, nil)), controllers); err != nil {
+	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, batch, unavailable), controllers); err != nil {
 		t.Fatal(err)
 	}
-	return &Operator{Manager: mgr, Writes: writes, stop: runManager(t, mgr)}
+	return &Operator{Manager: mgr, Writes: writes, Unavailable: unavailable, stop: runManager(t, mgr)}
 }
 
 // Stop stops the operator and waits until it has.

@@ -18,6 +18,7 @@ package disruption
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -108,6 +109,26 @@ type Controller struct {
 	// repairsHeld holds, by pool, what the pool was last told about repairs held because
 	// more than half of its nodes are unhealthy ("" for nothing), so that it is told once.
 	repairsHeld map[string]string
+
+	// kicks wakes the loop before its poll interval ends; made at first use, since both
+	// Trigger and Start may come first.
+	kicks     chan struct{}
+	kicksOnce sync.Once
+}
+
+// Trigger asks for a pass now, without waiting for the poll interval: an interruption
+// notice gives minutes, not a poll's worth of seconds to spare. It never blocks; kicks
+// that come while one is pending make one pass.
+func (c *Controller) Trigger() {
+	select {
+	case c.kickChannel() <- struct{}{}:
+	default:
+	}
+}
+
+func (c *Controller) kickChannel() chan struct{} {
+	c.kicksOnce.Do(func() { c.kicks = make(chan struct{}, 1) })
+	return c.kicks
 }
 
 // NeedLeaderElection is true: only the leader disrupts.
@@ -137,6 +158,8 @@ func (c *Controller) Start(ctx context.Context) error {
 			timer.Stop()
 			return nil
 		case <-timer.C:
+		case <-c.kickChannel():
+			timer.Stop()
 		}
 	}
 }

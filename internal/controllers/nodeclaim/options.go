@@ -2,6 +2,11 @@ package nodeclaim
 
 import "time"
 
+// PollIntervalWithNotices is the default PollInterval when state-change notices wake the
+// claims: five times fewer describes of waiting instances than the 2s poll, while a
+// notice lost still costs no more than 10s.
+const PollIntervalWithNotices = 10 * time.Second
+
 // Options tune the NodeClaim controllers. Zero fields take the defaults below.
 type Options struct {
 	// ClusterName goes into the ownership tags of every instance; garbage collection
@@ -50,8 +55,14 @@ type Options struct {
 	VanishConfirmation time.Duration
 	// PollInterval is how often a claim waiting on the cloud (a stop, a termination, a
 	// failed launch) checks it again. Node and pod changes wake claims at once.
-	// Defaults to 2s.
+	// Defaults to 2s, or to PollIntervalWithNotices when StateChangeNotices is set.
 	PollInterval time.Duration
+	// StateChangeNotices says that the cloud's instance state-change notices reach the
+	// claims (an interruption queue is read, which asks the lifecycle controller to look
+	// at a claim whose instance is stopping, stopped, shutting down or terminated): a
+	// claim waiting on its instance is woken by the notice, and the poll is only the net
+	// under a notice lost or late, so it defaults to the longer PollIntervalWithNotices.
+	StateChangeNotices bool
 	// ResyncInterval is how often a settled claim (standby or running) checks that its
 	// instance is still as it left it. Defaults to 5m.
 	ResyncInterval time.Duration
@@ -84,6 +95,9 @@ func (o Options) WithDefaults() Options {
 	set(&o.StopTimeout, 10*time.Minute)
 	set(&o.InstanceVisibilityGrace, 2*time.Minute)
 	set(&o.VanishConfirmation, 10*time.Minute)
+	if o.StateChangeNotices {
+		set(&o.PollInterval, PollIntervalWithNotices)
+	}
 	set(&o.PollInterval, 2*time.Second)
 	set(&o.ResyncInterval, 5*time.Minute)
 	set(&o.GCInterval, time.Minute)

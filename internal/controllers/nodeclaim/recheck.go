@@ -16,7 +16,8 @@ import (
 // collection asks again at its next pass.
 const recheckBuffer = 1024
 
-// Recheck carries garbage collection's word to the lifecycle controller: the claims
+// Recheck carries garbage collection's word to the lifecycle controller (and the
+// interruption controller's, see Ask): the claims
 // whose instance the cloud's list of the cluster's instances lacks. Garbage collection
 // does not judge them itself — a NotFound may be one instance gone or a whole pool's
 // answer gone wrong, and an instance without the cluster's tag is not gone — but asks
@@ -32,6 +33,11 @@ type Recheck struct {
 func NewRecheck() *Recheck {
 	return &Recheck{events: make(chan event.GenericEvent, recheckBuffer)}
 }
+
+// Ask asks the lifecycle controller to look at the claim's instance now, without
+// waiting: the interruption controller does so when the cloud says that the instance
+// is stopping, stopped or terminated.
+func (r *Recheck) Ask(claim *v1beta1.NodeClaim) { r.ask(claim) }
 
 // ask asks the lifecycle controller to look at the claim's instance, without waiting.
 func (r *Recheck) ask(claim *v1beta1.NodeClaim) {
