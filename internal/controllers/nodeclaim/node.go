@@ -63,7 +63,10 @@ func shapeNode(node *corev1.Node, claim *v1beta1.NodeClaim, phase v1beta1.NodeCl
 		node.Spec.Unschedulable = true
 		addTaint(node, v1beta1.StandbyTaint)
 	case phase == v1beta1.PhaseRunning:
-		node.Spec.Unschedulable = false
+		// A node the cloud is taking away stays cordoned: the interruption controller
+		// cordoned it on the notice, and a claim that reaches Running after that (one
+		// interrupted while starting) must not take new pods onto it.
+		node.Spec.Unschedulable = cloudTakesItAway(claim)
 		// The cloud controller manager's shutdown taint is lifted too: a claim runs once
 		// its Node reports Ready after the start, when that controller lifts it as well,
 		// but only at its next pass, up to its monitor period later, and pods wait on it.
@@ -105,4 +108,12 @@ func addTaint(node *corev1.Node, t corev1.Taint) {
 // hasTaint reports whether node carries a taint with t's key and effect.
 func hasTaint(node *corev1.Node, t corev1.Taint) bool {
 	return slices.ContainsFunc(node.Spec.Taints, func(existing corev1.Taint) bool { return existing.MatchTaint(&t) })
+}
+
+// cloudTakesItAway reports whether the cloud gave notice that it takes the claim's
+// instance away (a spot interruption or a scheduled change; a rebalance recommendation
+// takes nothing away).
+func cloudTakesItAway(claim *v1beta1.NodeClaim) bool {
+	in := claim.Status.Interruption
+	return in != nil && in.Kind != v1beta1.InterruptionRebalance
 }

@@ -95,6 +95,22 @@ func TestShapeNodeForTerminatingCordons(t *testing.T) {
 	}
 }
 
+func TestShapeNodeKeepsAnInterruptedRunningNodeCordoned(t *testing.T) {
+	for kind, cordoned := range map[v1beta1.InterruptionKind]bool{
+		v1beta1.InterruptionSpot:            true,
+		v1beta1.InterruptionScheduledChange: true,
+		v1beta1.InterruptionRebalance:       false,
+	} {
+		claim := testClaim(v1beta1.DesiredRunning)
+		claim.Status.Interruption = &v1beta1.Interruption{Kind: kind}
+		node := &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true}}
+		shapeNode(node, claim, v1beta1.PhaseRunning, false)
+		if node.Spec.Unschedulable != cordoned {
+			t.Errorf("%s: a running Node's unschedulable is %v, want %v", kind, node.Spec.Unschedulable, cordoned)
+		}
+	}
+}
+
 func readyNode(status corev1.ConditionStatus, transition, heartbeat time.Time) *corev1.Node {
 	return &corev1.Node{Status: corev1.NodeStatus{Conditions: []corev1.NodeCondition{
 		{Type: corev1.NodeReady, Status: status, LastTransitionTime: metav1.NewTime(transition), LastHeartbeatTime: metav1.NewTime(heartbeat)},
