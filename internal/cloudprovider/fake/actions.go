@@ -140,6 +140,7 @@ func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bo
 		}
 	}
 	err := do(inst, now, c.drawer(inst.physics))
+	c.publish(inst)
 	if errors.Is(err, errWrongState) {
 		return cloudprovider.NewError(cloudprovider.CodeInvalidState, op, id, "cannot %s an instance that is %s", strings.ToLower(op), inst.State)
 	}
@@ -151,7 +152,8 @@ func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bo
 // instance holds no capacity, and a start needs it again in the instance's zone. Starting
 // an instance that runs already needs nothing and is not refused. The caller holds the lock.
 func (c *Cloud) startCapacityFault(op string, inst *instance) error {
-	if op != cloudprovider.OpStart || inst.State != cloudprovider.StateStopped || !c.outOfCapacity(inst.faults, inst.Type, inst.Zone) {
+	if op != cloudprovider.OpStart || inst.State != cloudprovider.StateStopped ||
+		!c.outOfCapacity(inst.faults, cloudprovider.OfferingKey{InstanceType: inst.Type, Zone: inst.Zone, CapacityType: inst.CapacityType}) {
 		return nil
 	}
 	err := cloudprovider.NewError(cloudprovider.CodeInsufficientCapacity, op, inst.ID,

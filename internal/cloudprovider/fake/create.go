@@ -70,6 +70,7 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 		inst.taints = append(inst.taints, *t.DeepCopy())
 	}
 	inst.launch(now, c.drawer(inst.physics))
+	c.publish(inst)
 	c.instances[id] = inst
 	if req.ClientToken != "" {
 		c.tokens[req.ClientToken] = id
@@ -119,7 +120,7 @@ func (c *Cloud) choose(class *fakeNodeClass, req *cloudprovider.CreateRequest) (
 			case !o.Available:
 			case excluded[key]:
 				avoided++
-			case c.outOfCapacity(class.faults(), t.Name, o.Zone):
+			case c.outOfCapacity(class.faults(), key):
 				refused = append(refused, key)
 			default:
 				candidates = append(candidates, key)

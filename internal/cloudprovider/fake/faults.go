@@ -82,14 +82,18 @@ type RateLimit struct {
 	Burst     int
 }
 
-// Offering names an instance type in a zone; an empty field matches any.
+// Offering names an instance type in a zone of a capacity type (on-demand or spot); an
+// empty field matches any. {CapacityType: spot} takes spot away everywhere, as a shortage
+// of spot capacity does, while on-demand stays.
 type Offering struct {
 	InstanceType string
 	Zone         string
+	CapacityType string
 }
 
-func (o Offering) matches(instanceType, zone string) bool {
-	return (o.InstanceType == "" || o.InstanceType == instanceType) && (o.Zone == "" || o.Zone == zone)
+func (o Offering) matches(instanceType, zone, capacityType string) bool {
+	return (o.InstanceType == "" || o.InstanceType == instanceType) && (o.Zone == "" || o.Zone == zone) &&
+		(o.CapacityType == "" || o.CapacityType == capacityType)
 }
 
 func (f Faults) clone() Faults {
@@ -154,9 +158,10 @@ func (c *Cloud) classFault(f *v1beta1.FakeFaults, op, instanceID string) error {
 }
 
 // outOfCapacity reports whether the cloud's or the node class's faults take the offering away.
-func (c *Cloud) outOfCapacity(f *v1beta1.FakeFaults, instanceType, zone string) bool {
+func (c *Cloud) outOfCapacity(f *v1beta1.FakeFaults, key cloudprovider.OfferingKey) bool {
+	instanceType, zone := key.InstanceType, key.Zone
 	for _, o := range c.faults.InsufficientCapacity {
-		if o.matches(instanceType, zone) {
+		if o.matches(instanceType, zone, key.CapacityType) {
 			return true
 		}
 	}
@@ -164,7 +169,7 @@ func (c *Cloud) outOfCapacity(f *v1beta1.FakeFaults, instanceType, zone string) 
 		return false
 	}
 	for _, o := range f.InsufficientCapacity {
-		if (Offering{InstanceType: o.InstanceType, Zone: o.Zone}).matches(instanceType, zone) {
+		if (Offering{InstanceType: o.InstanceType, Zone: o.Zone}).matches(instanceType, zone, key.CapacityType) {
 			return true
 		}
 	}

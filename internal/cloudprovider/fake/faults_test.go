@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
+
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
@@ -212,4 +214,29 @@ func TestStopsHangUntilForced(t *testing.T) {
 		t.Errorf("forcing the stop of a stopped instance: %v", err)
 	}
 	wantState(t, c, inst.ID, cloudprovider.StateStopped)
+}
+
+func TestInsufficientCapacityOfACapacityType(t *testing.T) {
+	c, _ := newCloud(t, Options{})
+	// Spot is cheaper: without faults a launch is spot.
+	if inst := create(t, c, request("before")); inst.CapacityType != v1beta1.CapacityTypeSpot {
+		t.Fatalf("launched %s, want spot", inst.CapacityType)
+	}
+	c.SetFaults(Faults{InsufficientCapacity: []Offering{{CapacityType: v1beta1.CapacityTypeSpot}}})
+	if inst := create(t, c, request("during")); inst.CapacityType != v1beta1.CapacityTypeOnDemand {
+		t.Fatalf("with spot taken away, launched %s, want on-demand", inst.CapacityType)
+	}
+	spotOnly := request("spot-only")
+	spotOnly.Requirements = []corev1.NodeSelectorRequirement{{Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeSpot}}}
+	_, err := c.Create(context.Background(), spotOnly)
+	wantCode(t, err, cloudprovider.CodeInsufficientCapacity)
+	for _, key := range offeringsOf(err) {
+		if key.CapacityType != v1beta1.CapacityTypeSpot {
+			t.Errorf("the refusal names %s, which is not spot", key)
+		}
+	}
+	c.SetFaults(Faults{})
+	if inst := create(t, c, request("after")); inst.CapacityType != v1beta1.CapacityTypeSpot {
+		t.Fatalf("with spot back, launched %s, want spot", inst.CapacityType)
+	}
 }
