@@ -36,7 +36,9 @@ func (r *recordingCloud) StartInstances(ctx context.Context, ids []string) (map[
 // Notices forwards the fake cloud's notice queue, which the embedded interface hides, so
 // that the server offers it to the operator.
 func (r *recordingCloud) Notices() cloudprovider.NoticeQueue {
-	if offered, ok := r.API.(interface{ Notices() cloudprovider.NoticeQueue }); ok {
+	if offered, ok := r.API.(interface {
+		Notices() cloudprovider.NoticeQueue
+	}); ok {
 		return offered.Notices()
 	}
 	return nil
