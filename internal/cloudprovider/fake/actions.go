@@ -140,6 +140,7 @@ func (c *Cloud) apply(op, id string, do transition, now time.Time, withFaults bo
 		}
 	}
 	err := do(inst, now, c.drawer(inst.physics))
+	c.publish(inst)
 	if errors.Is(err, errWrongState) {
 		return cloudprovider.NewError(cloudprovider.CodeInvalidState, op, id, "cannot %s an instance that is %s", strings.ToLower(op), inst.State)
 	}

@@ -53,6 +53,8 @@ type Options struct {
 	// terminations refuse it with NotOwned, as the EC2 provider does. Empty means that
 	// every instance is the caller's.
 	ClusterName string
+	// Notices configure the notice queue (Notices); the zero value is SQS's defaults.
+	Notices NoticeOptions
 }
 
 // Cloud is the fake cloud. It implements cloudprovider.API and is safe for concurrent use.
@@ -81,6 +83,12 @@ type Cloud struct {
 	launched int
 	// clusterName is Options.ClusterName, changed by SetClusterName.
 	clusterName string
+
+	// notices is the notice queue; stateChanges says when transitions post to it.
+	notices      *noticeQueue
+	stateChanges StateChangeNotices
+	// events numbers the events posted, for their IDs.
+	events int
 }
 
 var _ cloudprovider.API = (*Cloud)(nil)
@@ -126,6 +134,8 @@ func New(opts Options) *Cloud {
 	if c.catalog == nil {
 		c.catalog = catalogFor(c.zones)
 	}
+	c.notices = newNoticeQueue(c, opts.Notices)
+	c.stateChanges = opts.Notices.StateChanges
 	return c
 }
 
@@ -221,11 +231,12 @@ func (c *Cloud) notify() {
 	}
 }
 
-// advance brings every instance up to now and forgets those terminated long enough ago.
-// The caller holds the lock.
+// advance brings every instance up to now, publishing its state changes, and forgets
+// those terminated long enough ago. The caller holds the lock.
 func (c *Cloud) advance(now time.Time) {
 	for id, inst := range c.instances {
 		inst.advance(now)
+		c.publish(inst)
 		if inst.State == cloudprovider.StateTerminated && !now.Before(inst.terminatedAt.Add(c.retention)) {
 			c.forget(id)
 		}

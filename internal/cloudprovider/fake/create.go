@@ -70,6 +70,7 @@ func (c *Cloud) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*
 		inst.taints = append(inst.taints, *t.DeepCopy())
 	}
 	inst.launch(now, c.drawer(inst.physics))
+	c.publish(inst)
 	c.instances[id] = inst
 	if req.ClientToken != "" {
 		c.tokens[req.ClientToken] = id

@@ -40,6 +40,31 @@ type instance struct {
 	boot Boot
 	// images are the container images on the instance's disk and its kubelet's pulls.
 	images *ImageStore
+
+	// reclaim is the cloud taking the instance back at a set time, after a notice (see
+	// notices_inject.go); nil when none is planned.
+	reclaim *reclaim
+	// sick is how the instance's kubelet misbehaves, from when, in which boot (see
+	// health.go); nil while it is healthy.
+	sick *sickness
+	// changes are the state transitions not yet published as state-change notices.
+	changes []stateChange
+}
+
+// stateChange is one transition of an instance's state, at the clock time it happened.
+type stateChange struct {
+	state cloudprovider.InstanceState
+	at    time.Time
+}
+
+// setState moves the instance to state at the time given and records the transition
+// for the state-change notices.
+func (i *instance) setState(state cloudprovider.InstanceState, at time.Time) {
+	if i.State == state {
+		return
+	}
+	i.State = state
+	i.changes = append(i.changes, stateChange{state: state, at: at})
 }
 
 // draw returns one jittered, time-scaled occurrence of a delay of the instance's physics.
@@ -52,16 +77,25 @@ func (i *instance) snapshot() *cloudprovider.Instance {
 	return &c
 }
 
-// advance applies the scheduled transition if it is due.
+// advance applies the scheduled transitions that are due, and the reclaim by the cloud
+// when its time came, in the order they happened.
 func (i *instance) advance(now time.Time) {
-	if i.nextAt.IsZero() || now.Before(i.nextAt) {
-		return
+	for {
+		if r := i.reclaim; r != nil && !now.Before(r.at) && (i.nextAt.IsZero() || r.at.Before(i.nextAt)) {
+			i.reclaim = nil
+			i.reclaimed(r)
+			continue
+		}
+		if i.nextAt.IsZero() || now.Before(i.nextAt) {
+			return
+		}
+		at := i.nextAt
+		i.nextAt = time.Time{}
+		i.setState(i.nextState, at)
+		if i.State == cloudprovider.StateTerminated {
+			i.terminatedAt = at
+		}
 	}
-	i.State = i.nextState
-	if i.State == cloudprovider.StateTerminated {
-		i.terminatedAt = i.nextAt
-	}
-	i.nextAt = time.Time{}
 }
 
 func (i *instance) schedule(state cloudprovider.InstanceState, at time.Time) {
@@ -70,7 +104,7 @@ func (i *instance) schedule(state cloudprovider.InstanceState, at time.Time) {
 
 // launch schedules the first boot: running, then the Node registered and Ready.
 func (i *instance) launch(now time.Time, d draw) {
-	i.State = cloudprovider.StatePending
+	i.setState(cloudprovider.StatePending, now)
 	runningAt := now.Add(d(i.physics.LaunchDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
 	registerAt := runningAt.Add(d(i.physics.BootDelay))
@@ -89,7 +123,7 @@ func (i *instance) start(now time.Time, d draw) bool {
 	default:
 		return false
 	}
-	i.State = cloudprovider.StatePending
+	i.setState(cloudprovider.StatePending, now)
 	runningAt := now.Add(d(i.physics.StartDelay))
 	i.schedule(cloudprovider.StateRunning, runningAt)
 	if i.boot.Hibernated {
@@ -116,7 +150,7 @@ func (i *instance) stopAfter(now time.Time, delay time.Duration, hibernate bool)
 	default:
 		return false
 	}
-	i.State = cloudprovider.StateStopping
+	i.setState(cloudprovider.StateStopping, now)
 	i.schedule(cloudprovider.StateStopped, now.Add(delay))
 	i.shutdown(now)
 	i.boot.Hibernated = hibernate
@@ -134,7 +168,7 @@ func (i *instance) forceStop(now time.Time, d draw) bool {
 	default:
 		return false
 	}
-	i.State = cloudprovider.StateStopping
+	i.setState(cloudprovider.StateStopping, now)
 	i.schedule(cloudprovider.StateStopped, now.Add(d(i.physics.StopDelay)))
 	i.shutdown(now)
 	i.boot.Hibernated = false
@@ -147,7 +181,7 @@ func (i *instance) terminate(now time.Time, d draw) bool {
 	case cloudprovider.StateShuttingDown, cloudprovider.StateTerminated:
 		return true
 	}
-	i.State = cloudprovider.StateShuttingDown
+	i.setState(cloudprovider.StateShuttingDown, now)
 	i.schedule(cloudprovider.StateTerminated, now.Add(d(i.physics.TerminateDelay)))
 	i.shutdown(now)
 	return true
@@ -169,6 +203,9 @@ func (i *instance) nextEvent(after time.Time) (time.Time, bool) {
 	next := i.nextAt
 	if !next.After(after) {
 		next = time.Time{}
+	}
+	if r := i.reclaim; r != nil && r.at.After(after) && (next.IsZero() || r.at.Before(next)) {
+		next = r.at
 	}
 	if i.neverRegister {
 		return next, !next.IsZero()

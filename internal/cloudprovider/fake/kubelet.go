@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"fmt"
 	"sync/atomic"
 	"time"
 
@@ -71,6 +72,17 @@ type reported struct {
 	nodeUID    types.UID
 	leased     bool
 	csiNode    bool
+	// sickness is what was reported of the kubelet failing (sicknessKey).
+	sickness string
+}
+
+// sicknessKey names how a view's kubelet fails, to post its status again when that
+// changes; empty while it is healthy.
+func sicknessKey(v NodeView) string {
+	if v.Unhealthy == nil {
+		return ""
+	}
+	return fmt.Sprintf("%t/%s", v.Unhealthy.Silent, v.Unhealthy.Condition)
 }
 
 // NewKubelet returns a kubelet simulator for the machines of a cloud, such as the fake
@@ -160,12 +172,17 @@ func (k *Kubelet) syncNode(ctx context.Context, v NodeView, r reported, now time
 		}
 		r.registered = true
 	}
-	if r.phase != v.Phase || r.images != len(v.Images) {
+	if v.Unhealthy != nil && v.Unhealthy.Silent {
+		// A hung kubelet posts nothing and renews nothing: what it reported last stays
+		// until kube-controller-manager marks the Node unknown.
+		return r, nil
+	}
+	if r.phase != v.Phase || r.images != len(v.Images) || r.sickness != sicknessKey(v) {
 		uid, err := k.updateStatus(ctx, v, now)
 		if err != nil {
 			return r, err
 		}
-		r.phase, r.images, r.nodeUID = v.Phase, len(v.Images), uid
+		r.phase, r.images, r.nodeUID, r.sickness = v.Phase, len(v.Images), uid, sicknessKey(v)
 	}
 	if v.Phase == NodeReady && !r.csiNode && r.nodeUID != "" {
 		if err := k.publishCSINode(ctx, v, r.nodeUID); err != nil {

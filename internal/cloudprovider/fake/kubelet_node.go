@@ -120,6 +120,16 @@ func (k *Kubelet) setStatus(s *corev1.NodeStatus, v NodeView, now time.Time) {
 		// Graceful node shutdown: the kubelet reports NotReady before it goes away.
 		set(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageShuttingDown, v.Since)
 	}
+	if sick := v.Unhealthy; sick != nil {
+		switch {
+		case sick.Condition != "":
+			// As node-problem-detector reports a problem: a condition of its own, True.
+			set(corev1.NodeConditionType(sick.Condition), corev1.ConditionTrue, sick.Condition+"Detected",
+				"the fake cloud reports "+sick.Condition, v.UnhealthySince)
+		case !sick.Silent:
+			set(corev1.NodeReady, corev1.ConditionFalse, "KubeletNotReady", messageRuntimeDown, v.UnhealthySince)
+		}
+	}
 }
 
 // setCondition replaces the condition of c's type, keeping its transition time when the

@@ -37,7 +37,7 @@ func (c *Cloud) PodHost(nodeName, podKey string) (time.Time, PodHost, bool) {
 		Boot:       v.Boot,
 		Running:    running,
 		Frozen:     v.Phase == NodeFrozen,
-		Ready:      running && v.Phase == NodeReady,
+		Ready:      running && v.ReportsReady(),
 		ReadyAt:    v.Since,
 		StartDelay: inst.physics.PodStartDelay(inst.ID, v.Boot, podKey, c.timeScale),
 	}, true

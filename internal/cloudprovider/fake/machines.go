@@ -84,6 +84,17 @@ type NodeView struct {
 	Since time.Time
 	// Images are the images on the machine's disk, in the order they were pulled.
 	Images []string
+	// Unhealthy is how the kubelet fails, since UnhealthySince, while its Node is
+	// registered and not shutting down; nil while it is healthy (see health.go).
+	Unhealthy      *Unhealthy
+	UnhealthySince time.Time
+}
+
+// ReportsReady reports whether the kubelet reports its Node Ready: Ready in its phase,
+// and not failing in a way that makes it report otherwise. A silent kubelet reports
+// nothing, and its pods carry on.
+func (v NodeView) ReportsReady() bool {
+	return v.Phase == NodeReady && (v.Unhealthy == nil || v.Unhealthy.Silent || v.Unhealthy.Condition != "")
 }
 
 // PodHost is what the pods bound to one Node see of the machine behind it.

@@ -49,6 +49,10 @@ func (i *instance) nodeView(now time.Time, region string) NodeView {
 	if !i.neverRegister {
 		v.Phase, v.Since = i.boot.Phase(now)
 	}
+	if sick, ok := i.sickNow(); ok && (v.Phase == NodeReady || v.Phase == NodeNotReady) {
+		how := sick.how
+		v.Unhealthy, v.UnhealthySince = &how, sick.since
+	}
 	v.Images = i.images.Present(now)
 	return v
 }

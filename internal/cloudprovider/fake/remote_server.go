@@ -168,6 +168,7 @@ func NewServer(cloud cloudprovider.API) http.Handler {
 		types, err := cloud.InstanceTypes(ctx, nodeClassObject(req.NodeClass))
 		return instanceTypesResponse{InstanceTypes: types}, err
 	}))
+	handleNotices(mux, cloud)
 	return mux
 }
 

@@ -39,8 +39,12 @@ type Report struct {
 	Invariants          Invariants     `json:"invariants"`
 	Operator            Operator       `json:"operator"`
 	Provisioning        Provisioning   `json:"provisioning"`
-	Steps               []Step         `json:"steps"`
-	Timeline            []Sample       `json:"timeline"`
+	// Interruptions and Repairs measure the interrupt and unhealthy steps; absent when
+	// the scenario has none.
+	Interruptions *Interruptions `json:"interruptions,omitempty"`
+	Repairs       *Repairs       `json:"repairs,omitempty"`
+	Steps         []Step         `json:"steps"`
+	Timeline      []Sample       `json:"timeline"`
 }
 
 // Pods summarises the workload pods the scenario created.

@@ -60,6 +60,17 @@ func WriteTable(w io.Writer, r *Report) error {
 		row("  "+pathLabel[path], "%s (%s)", formatLatency(served.LatencySeconds), podCount(served.Count))
 	}
 	row("Start-call latency p50/p90/p99/max", "%s", formatLatency(r.Provisioning.StartCallLatencySeconds))
+	if in := r.Interruptions; in != nil {
+		row("Interruptions: instances / pods displaced / replaced / killed", "%d / %d / %d / %d",
+			in.Instances, in.PodsDisplaced, in.PodsReplaced, in.PodsKilled)
+		row("  notice → running elsewhere p50/p90/p99/max", "%s", formatLatency(in.RecoverySeconds))
+		row("  replacements from standby / cold / existing", "%d / %d / %d",
+			in.Replacements.Standby, in.Replacements.Cold, in.Replacements.Existing)
+	}
+	if rep := r.Repairs; rep != nil {
+		row("Repairs: nodes / pods displaced / replaced", "%d / %d / %d", rep.Nodes, rep.PodsDisplaced, rep.PodsReplaced)
+		row("  unhealthy → running elsewhere p50/p90/p99/max", "%s", formatLatency(rep.RecoverySeconds))
+	}
 	row("Nodes from standby / warming / cold / peak", "%d / %d / %d / %d",
 		r.Nodes.StartedFromStandby, r.Nodes.TakenWhileWarming, r.Nodes.LaunchedCold, r.Nodes.Peak)
 	row("Cloud calls", "%s", formatCounts(r.CloudCalls, byName, 0))

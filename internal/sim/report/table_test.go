@@ -108,3 +108,26 @@ func TestWriteTableWriteError(t *testing.T) {
 		t.Error("expected the writer's error to be returned")
 	}
 }
+
+func TestTableShowsInterruptionsAndRepairs(t *testing.T) {
+	r := &Report{Scenario: "spot", OK: true,
+		Interruptions: &Interruptions{Instances: 3, PodsKilled: 1, Recovery: Recovery{PodsDisplaced: 12, PodsReplaced: 11,
+			RecoverySeconds: Latency{P50: 8, P90: 12, P99: 14, Max: 14}, Replacements: ReplacementPaths{Standby: 10, Cold: 1}}},
+		Repairs: &Repairs{Nodes: 1, Recovery: Recovery{PodsDisplaced: 4, PodsReplaced: 4}},
+	}
+	var out strings.Builder
+	if err := WriteTable(&out, r); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"Interruptions: instances / pods displaced / replaced / killed  3 / 12 / 11 / 1",
+		"replacements from standby / cold / existing",
+		"10 / 1 / 0",
+		"Repairs: nodes / pods displaced / replaced",
+		"1 / 4 / 4",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, out.String())
+		}
+	}
+}

@@ -33,6 +33,17 @@ func (r *recordingCloud) StartInstances(ctx context.Context, ids []string) (map[
 	return r.API.StartInstances(ctx, ids)
 }
 
+// Notices forwards the fake cloud's notice queue, which the embedded interface hides, so
+// that the server offers it to the operator.
+func (r *recordingCloud) Notices() cloudprovider.NoticeQueue {
+	if offered, ok := r.API.(interface {
+		Notices() cloudprovider.NoticeQueue
+	}); ok {
+		return offered.Notices()
+	}
+	return nil
+}
+
 func (r *recordingCloud) startCalls() []startCall {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -56,7 +67,7 @@ func faults(f *scenario.Faults) fake.Faults {
 		out.RateLimits[op] = fake.RateLimit{PerSecond: l.PerSecond, Burst: l.Burst}
 	}
 	for _, o := range f.InsufficientCapacity {
-		out.InsufficientCapacity = append(out.InsufficientCapacity, fake.Offering{InstanceType: o.InstanceType, Zone: o.Zone})
+		out.InsufficientCapacity = append(out.InsufficientCapacity, fake.Offering{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType})
 	}
 	return out
 }

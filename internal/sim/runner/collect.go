@@ -65,6 +65,7 @@ func (r *run) collect() {
 	rep.Pods.LatencySeconds = report.Percentiles(rep.Pods.Latencies)
 	rep.Pods.ByPath = report.ByPath(byPath)
 	rep.Provisioning.StartCallLatencySeconds = report.Percentiles(startCallLatencies(times, registrations, r.cloud.startCalls(), r.observer.startedFromStandby))
+	rep.Interruptions, rep.Repairs = r.recoveries(time.Now())
 	counts := r.observer.counters()
 	rep.Nodes.StartedFromStandby, rep.Nodes.TakenWhileWarming, rep.Nodes.LaunchedCold = counts.startedFromStandby, counts.takenWhileWarming, counts.launchedCold
 	r.cloud.record(rep)

@@ -41,18 +41,22 @@ type costlyCounts interface {
 	podLatency(q float64) int
 	// daemonSetPodsOnStandby counts the DaemonSet pods bound to the Nodes of standby claims.
 	daemonSetPodsOnStandby() int
+	// displaced answers the counts of displaced pods and their recovery, by the
+	// condition's name (podsDisplaced, podsAwaitingReplacement…).
+	displaced(name string) int
 }
 
-// claimKey is what claims are counted by: pool, zone of the instance ("" before the
-// launch) and phase.
-type claimKey struct{ pool, zone, phase string }
+// claimKey is what claims are counted by: pool, zone and capacity type of the instance
+// ("" before the launch) and phase.
+type claimKey struct{ pool, zone, capacityType, phase string }
 
-// claimsInPhase counts the claims in a phase (any phase when it is empty), of one pool
-// or of all when pool is empty, in one zone or all when zone is empty.
-func (v *view) claimsInPhase(pool, zone, phase string) int {
+// claimsInPhase counts the claims that match want (any phase, pool, zone or capacity
+// type for those it leaves empty).
+func (v *view) claimsInPhase(want *scenario.ClaimCount) int {
 	n := 0
 	for k, count := range v.claims {
-		if (pool == "" || k.pool == pool) && (zone == "" || k.zone == zone) && (phase == "" || k.phase == phase) {
+		if (want.Pool == "" || k.pool == want.Pool) && (want.Zone == "" || k.zone == want.Zone) &&
+			(want.CapacityType == "" || k.capacityType == want.CapacityType) && (want.Phase == "" || k.phase == want.Phase) {
 			n += count
 		}
 	}
@@ -103,7 +107,7 @@ func look(ctx context.Context, c client.Reader, obs *observer) (*view, error) {
 		if phase == "" {
 			phase = string(v1beta1.PhaseLaunching)
 		}
-		v.claims[claimKey{claim.Labels[v1beta1.LabelNodePool], claim.Status.Zone, phase}]++
+		v.claims[claimKey{claim.Labels[v1beta1.LabelNodePool], claim.Status.Zone, claim.Status.CapacityType, phase}]++
 	}
 	pools := &v1beta1.NodePoolList{}
 	if err := c.List(ctx, pools); err != nil {
@@ -138,7 +142,7 @@ func holds(c *scenario.Condition, v *view) (bool, string) {
 func (v *view) count(c scenario.NamedCount) int {
 	switch {
 	case c.Claims != nil:
-		return v.claimsInPhase(c.Claims.Pool, c.Claims.Zone, c.Claims.Phase)
+		return v.claimsInPhase(c.Claims)
 	case c.Event != nil:
 		return v.costly.podsWithEvent(c.Event.Reason)
 	case c.Nodes != nil:
@@ -153,12 +157,20 @@ func (v *view) count(c scenario.NamedCount) int {
 		return v.costly.podLatency(100)
 	case c.Name == "daemonSetPodsOnStandby":
 		return v.costly.daemonSetPodsOnStandby()
+	case displacedCounts[c.Name]:
+		return v.costly.displaced(c.Name)
 	}
 	return map[string]int{
 		"podsRunning": v.podsRunning, "podsPending": v.podsPending, "readyNodes": v.readyNodes,
 		"startedFromStandby": v.startedFromStandby, "takenWhileWarming": v.takenWhileWarming, "launchedCold": v.launchedCold,
 		"daemonSetPodsDeleted": v.daemonSetPodsDeleted,
 	}[c.Name]
+}
+
+// displacedCounts are the counts of a condition about displaced pods.
+var displacedCounts = map[string]bool{
+	"podsDisplaced": true, "podsAwaitingReplacement": true, "podsKilledByInterruption": true,
+	"interruptionRecoveryP99": true, "interruptionRecoveryMax": true, "repairRecoveryMax": true,
 }
 
 // nodesShowing counts the Nodes that show what want names: its pool, labels, taints,
@@ -168,6 +180,9 @@ func (v *view) nodesShowing(want *scenario.NodeCount) int {
 	for i := range v.nodes {
 		node := &v.nodes[i]
 		if want.Pool != "" && node.Labels[v1beta1.LabelNodePool] != want.Pool {
+			continue
+		}
+		if want.CapacityType != "" && node.Labels[v1beta1.LabelCapacityType] != want.CapacityType {
 			continue
 		}
 		if showsLabels(node, want.Labels) && showsTaints(node, want.Taints) &&

@@ -20,7 +20,10 @@ type fixedCounts struct {
 	events           map[string]int
 	evicted, p99, mx int
 	onStandby        int
+	displacedBy      map[string]int
 }
+
+func (f fixedCounts) displaced(name string) int { return f.displacedBy[name] }
 
 func (f fixedCounts) podsWithEvent(reason string) int { return f.events[reason] }
 func (f fixedCounts) evictions() int                  { return f.evicted }
@@ -36,9 +39,10 @@ func TestHolds(t *testing.T) {
 	v := &view{
 		podsRunning: 40, podsPending: 2, readyNodes: 7, capacityCounts: capacityCounts{startedFromStandby: 5, launchedCold: 2, daemonSetPodsDeleted: 1},
 		claims: map[claimKey]int{
-			{"a", "zone-1", "Standby"}: 2, {"a", "zone-2", "Standby"}: 1, {"a", "zone-1", "Running"}: 4, {"b", "zone-2", "Standby"}: 2,
+			{"a", "zone-1", "on-demand", "Standby"}: 2, {"a", "zone-2", "on-demand", "Standby"}: 1, {"a", "zone-1", "spot", "Running"}: 4, {"b", "zone-2", "on-demand", "Standby"}: 2,
 		},
-		costly: fixedCounts{events: map[string]int{"NoNodePoolFits": 6}, evicted: 1, p99: 48, mx: 61, onStandby: 3},
+		costly: fixedCounts{events: map[string]int{"NoNodePoolFits": 6}, evicted: 1, p99: 48, mx: 61, onStandby: 3,
+			displacedBy: map[string]int{"podsDisplaced": 12, "podsAwaitingReplacement": 1, "podsKilledByInterruption": 0, "interruptionRecoveryP99": 14, "interruptionRecoveryMax": 31, "repairRecoveryMax": 70}},
 	}
 	cases := []struct {
 		name string
@@ -60,6 +64,15 @@ func TestHolds(t *testing.T) {
 		{"latencies", scenario.Condition{PodLatencyP99: &scenario.Count{AtMost: ptr.To(50)}, PodLatencyMax: &scenario.Count{AtMost: ptr.To(60)}}, false, "podLatencyMax is 61, want ≤ 60"},
 		{"DaemonSet pods on standby", scenario.Condition{DaemonSetPodsOnStandby: &scenario.Count{Equals: ptr.To(3)}}, true, ""},
 		{"DaemonSet pods deleted", scenario.Condition{DaemonSetPodsDeleted: &scenario.Count{Equals: ptr.To(0)}}, false, "daemonSetPodsDeleted is 1, want = 0"},
+		{"claims of a capacity type", scenario.Condition{Claims: []scenario.ClaimCount{{Pool: "a", CapacityType: "spot", Count: scenario.Count{Equals: ptr.To(0)}}}}, false, "claims of pool a (spot) is 4, want = 0"},
+		{"displaced pods", scenario.Condition{
+			PodsDisplaced:            &scenario.Count{Equals: ptr.To(12)},
+			PodsKilledByInterruption: &scenario.Count{Equals: ptr.To(0)},
+			InterruptionRecoveryP99:  &scenario.Count{AtMost: ptr.To(30)},
+			RepairRecoveryMax:        &scenario.Count{AtMost: ptr.To(120)},
+		}, true, ""},
+		{"displaced pods waiting", scenario.Condition{PodsAwaitingReplacement: &scenario.Count{Equals: ptr.To(0)}, InterruptionRecoveryMax: &scenario.Count{AtMost: ptr.To(30)}}, false,
+			"podsAwaitingReplacement is 1, want = 0; interruptionRecoveryMax is 31, want ≤ 30"},
 		{"every count must hold", scenario.Condition{
 			StartedFromStandby: &scenario.Count{Equals: ptr.To(5)},
 			LaunchedCold:       &scenario.Count{Equals: ptr.To(0)},
@@ -89,7 +102,10 @@ func TestHoldsNodes(t *testing.T) {
 		}
 	}
 	dedicated := corev1.Taint{Key: "dedicated", Value: "a", Effect: corev1.TaintEffectNoSchedule}
+	spot := node("b", "20", "7068Mi")
+	spot.Labels[v1beta1.LabelCapacityType] = v1beta1.CapacityTypeSpot
 	v := &view{nodes: []corev1.Node{
+		spot,
 		node("a", "20", "7068Mi", dedicated, v1beta1.StandbyTaint),
 		node("a", "20", "7068Mi", dedicated),
 		node("a", "29", "7518Mi", dedicated),
@@ -108,8 +124,9 @@ func TestHoldsNodes(t *testing.T) {
 		{"quantities compare by value", count(scenario.NodeCount{Pool: "a", Allocatable: corev1.ResourceList{corev1.ResourceMemory: resource.MustParse("7237632Ki")}}), ""},
 		{"by taint", count(scenario.NodeCount{Taints: []corev1.Taint{v1beta1.StandbyTaint}}), "nodes as registered is 1, want = 2"},
 		{"a taint's value counts", count(scenario.NodeCount{Pool: "a", Taints: []corev1.Taint{{Key: "dedicated", Value: "b", Effect: corev1.TaintEffectNoSchedule}}}), "nodes of pool a as registered is 0, want = 2"},
-		{"by label", count(scenario.NodeCount{Labels: map[string]string{"team": "b"}}), "nodes as registered is 1, want = 2"},
-		{"every pool", count(scenario.NodeCount{Capacity: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("20")}}), "nodes as registered is 3, want = 2"},
+		{"by label", count(scenario.NodeCount{Labels: map[string]string{"team": "b"}}), ""},
+		{"by capacity type", count(scenario.NodeCount{Pool: "b", CapacityType: v1beta1.CapacityTypeSpot}), "nodes of pool b (spot) as registered is 1, want = 2"},
+		{"every pool", count(scenario.NodeCount{Capacity: corev1.ResourceList{corev1.ResourcePods: resource.MustParse("20")}}), "nodes as registered is 4, want = 2"},
 		{"a resource the Nodes do not report", count(scenario.NodeCount{Pool: "a", Capacity: corev1.ResourceList{"nvidia.com/gpu": resource.MustParse("0")}}), "nodes of pool a as registered is 0, want = 2"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -89,3 +89,6 @@ func (c costly) daemonSetPodsOnStandby() int {
 	}
 	return n
 }
+
+// displaced answers the counts of displaced pods and their recovery as of now.
+func (c costly) displaced(name string) int { return c.r.displacedCount(name) }

@@ -19,7 +19,12 @@ const WorkloadLabel = "sim.stratos.sh/workload"
 // podTimes is what the observer saw of one workload pod, in wall time.
 type podTimes struct {
 	created, unschedulable, running time.Time
-	nodeName                        string
+	// deleted is when the pod's deletion was first seen: its deletionTimestamp, or its
+	// removal.
+	deleted  time.Time
+	nodeName string
+	// owner is the pod's workload, namespace/name.
+	owner string
 }
 
 // capacityCounts counts, since the scenario began, how pods got capacity.
@@ -106,9 +111,20 @@ func (o *observer) podHandler() toolscache.ResourceEventHandler {
 			if tombstone, ok := obj.(toolscache.DeletedFinalStateUnknown); ok {
 				obj = tombstone.Obj
 			}
-			if pod, ok := obj.(*corev1.Pod); ok && podutil.OwnedByDaemonSet(pod) {
+			pod, ok := obj.(*corev1.Pod)
+			if !ok {
+				return
+			}
+			if podutil.OwnedByDaemonSet(pod) {
 				o.mu.Lock()
 				o.capacity.daemonSetPodsDeleted++
+				o.mu.Unlock()
+			}
+			if pod.Labels[WorkloadLabel] != "" {
+				o.mu.Lock()
+				if t, seen := o.pods[podKey(pod)]; seen && t.deleted.IsZero() {
+					t.deleted = time.Now()
+				}
 				o.mu.Unlock()
 			}
 		},
@@ -123,12 +139,15 @@ func (o *observer) observePod(obj any) {
 	now := time.Now()
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	key := pod.Namespace + "/" + pod.Name + "/" + string(pod.UID)
+	key := podKey(pod)
 	o.names[pod.Namespace+"/"+pod.Name] = true
 	t, seen := o.pods[key]
 	if !seen {
-		t = &podTimes{created: now}
+		t = &podTimes{created: now, owner: pod.Namespace + "/" + pod.Labels[WorkloadLabel]}
 		o.pods[key] = t
+	}
+	if t.deleted.IsZero() && pod.DeletionTimestamp != nil {
+		t.deleted = now
 	}
 	if t.unschedulable.IsZero() && isUnschedulable(pod) {
 		t.unschedulable = now
@@ -200,6 +219,23 @@ func (o *observer) seenPod(namespacedName string) bool {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	return o.names[namespacedName]
+}
+
+// podKey is how the observer keys a pod: namespace/name/uid, as a name comes back
+// with another pod.
+func podKey(pod *corev1.Pod) string {
+	return pod.Namespace + "/" + pod.Name + "/" + string(pod.UID)
+}
+
+// podTimesByKey returns a copy of what was seen of every workload pod, by podKey.
+func (o *observer) podTimesByKey() map[string]podTimes {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	all := make(map[string]podTimes, len(o.pods))
+	for key, t := range o.pods {
+		all[key] = *t
+	}
+	return all
 }
 
 // podTimes returns a copy of what was seen of every workload pod.

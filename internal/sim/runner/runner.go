@@ -71,13 +71,17 @@ type run struct {
 	operator *operatorproc.Process
 	report   *report.Report
 
-	// kills are the pending killOperator steps.
-	kills sync.WaitGroup
+	// kills are the pending killOperator steps; background the later batches of
+	// interrupt steps.
+	kills      sync.WaitGroup
+	background sync.WaitGroup
 	// failures collects what made the run fail, from any goroutine.
 	mu        sync.Mutex
 	failures  []string
 	timeline  []report.Sample
 	peakNodes int
+	// displacements are the Nodes interrupt and unhealthy steps displaced pods from.
+	displacements []displacement
 }
 
 // Run runs the scenario and returns its report. An error means the simulated cluster
@@ -145,6 +149,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	go func() { defer watchers.Done(); r.watch(background) }()
 	r.runSteps(ctx)
 	r.kills.Wait()
+	r.background.Wait()
 	stopBackground()
 	watchers.Wait()
 

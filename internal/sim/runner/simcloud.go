@@ -2,6 +2,7 @@ package runner
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -41,6 +42,11 @@ type simCloud interface {
 	setFaults(*scenario.Faults)
 	// problems are what the cloud found wrong with the instances the operator launched.
 	problems() []string
+	// interrupt gives notice of a kind (scenario.KindSpot…) about instances, taking them
+	// away after notice (scenario time); makeUnhealthy makes their kubelets fail. Only
+	// the fake cloud has them.
+	interrupt(kind string, ids []string, notice time.Duration) error
+	makeUnhealthy(ids []string, how fake.Unhealthy) error
 	stop()
 }
 
@@ -58,6 +64,7 @@ func serve(handler http.Handler) (*http.Server, string, error) {
 // fakeSimCloud is the fake cloud in this process, served to the operator over loopback.
 type fakeSimCloud struct {
 	cloud     *fake.Cloud
+	scale     float64
 	recording *recordingCloud
 	server    *http.Server
 	endpoint  string
@@ -68,7 +75,7 @@ func startFakeCloud(s *scenario.Scenario) (*fakeSimCloud, error) {
 	if s.CallLatency != nil {
 		opts.CallLatency = s.CallLatency.Duration
 	}
-	c := &fakeSimCloud{cloud: fake.New(opts)}
+	c := &fakeSimCloud{cloud: fake.New(opts), scale: s.TimeScale}
 	c.cloud.SetFaults(faults(s.Faults))
 	c.recording = &recordingCloud{API: c.cloud}
 	var err error
@@ -88,6 +95,22 @@ func (c *fakeSimCloud) startCalls() []startCall      { return c.recording.startC
 func (c *fakeSimCloud) setFaults(f *scenario.Faults) { c.cloud.SetFaults(faults(f)) }
 func (c *fakeSimCloud) problems() []string           { return nil }
 func (c *fakeSimCloud) stop()                        { _ = c.server.Close() }
+
+func (c *fakeSimCloud) interrupt(kind string, ids []string, notice time.Duration) error {
+	switch kind {
+	case scenario.KindRebalance:
+		return c.cloud.RecommendRebalance(ids)
+	case scenario.KindScheduledChange:
+		// The cloud's clock is the wall clock: the retirement is notice away at the scale.
+		return c.cloud.ScheduleChange(ids, c.cloud.Clock().Now().Add(time.Duration(float64(notice)/c.scale)))
+	default:
+		return c.cloud.Interrupt(ids, notice)
+	}
+}
+
+func (c *fakeSimCloud) makeUnhealthy(ids []string, how fake.Unhealthy) error {
+	return c.cloud.MakeUnhealthy(ids, how)
+}
 
 // awsSimCloud is moto, prepared as an AWS account for the cluster, with the operator's
 // calls counted by a proxy in front of it and the kubelets fed by its instances.
@@ -156,6 +179,16 @@ func (c *awsSimCloud) record(rep *report.Report) {
 func (c *awsSimCloud) startCalls() []startCall    { return c.proxy.startCalls() }
 func (c *awsSimCloud) setFaults(*scenario.Faults) {}
 func (c *awsSimCloud) problems() []string         { return c.kubelets.Problems() }
+
+// Validation refuses interrupt and unhealthy steps on aws; these answer a caller that
+// did not validate.
+func (c *awsSimCloud) interrupt(string, []string, time.Duration) error {
+	return errors.New("interrupt: only the fake cloud gives notices")
+}
+
+func (c *awsSimCloud) makeUnhealthy([]string, fake.Unhealthy) error {
+	return errors.New("unhealthy: only the fake cloud makes kubelets fail")
+}
 func (c *awsSimCloud) stop() {
 	_ = c.server.Close()
 	c.moto.Stop()

@@ -73,6 +73,10 @@ func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
 	case st.ClearFaults:
 		r.cloud.setFaults(nil)
 		return nil
+	case st.Interrupt != nil:
+		return r.interrupt(ctx, st.Interrupt)
+	case st.Unhealthy != nil:
+		return r.makeUnhealthy(ctx, st.Unhealthy)
 	}
 	return fmt.Errorf("the step has no action")
 }
@@ -181,6 +185,39 @@ func describeStep(st *scenario.Step) string {
 		return "inject faults"
 	case st.ClearFaults:
 		return "clear faults"
+	case st.Interrupt != nil:
+		return describeInterrupt(st.Interrupt)
+	case st.Unhealthy != nil:
+		return describeUnhealthy(st.Unhealthy)
 	}
 	return "?"
+}
+
+func describeInterrupt(in *scenario.Interrupt) string {
+	which := "every"
+	switch {
+	case in.Count != nil:
+		which = fmt.Sprint(*in.Count)
+	case in.Share != nil:
+		which = fmt.Sprintf("%g%% of the", *in.Share*100)
+	}
+	text := fmt.Sprintf("%s notice to %s %s instance(s) holding pods%s", in.KindOrDefault(), which, orAny(in.CapacityTypeOrDefault()), ofPool(in.NodePool))
+	if in.KindOrDefault() != scenario.KindRebalance {
+		text += ", taken away after " + in.NoticeOrDefault().String()
+	}
+	if in.Every != nil {
+		text += fmt.Sprintf(", %d batches %s apart", in.BatchesOrDefault(), in.Every.Duration)
+	}
+	return text
+}
+
+func describeUnhealthy(u *scenario.Unhealthy) string {
+	how := "report Ready False"
+	switch {
+	case u.Condition != "":
+		how = "report " + u.Condition + " True"
+	case u.Silent:
+		how = "go silent"
+	}
+	return fmt.Sprintf("the kubelets of %d Node(s) holding pods%s %s", u.CountOrDefault(), ofPool(u.NodePool), how)
 }

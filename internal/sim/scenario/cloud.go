@@ -63,6 +63,12 @@ func (s *Scenario) validateCloud() error {
 		if st.ClearFaults {
 			fakeOnly(fmt.Sprintf("steps[%d]: clearFaults", i))
 		}
+		if st.Interrupt != nil {
+			fakeOnly(fmt.Sprintf("steps[%d]: interrupt", i))
+		}
+		if st.Unhealthy != nil {
+			fakeOnly(fmt.Sprintf("steps[%d]: unhealthy", i))
+		}
 		for j, o := range st.Apply {
 			errs = append(errs, prefix(fmt.Sprintf("steps[%d]: apply[%d]", i, j), fakeClassOnAWS(o)))
 		}

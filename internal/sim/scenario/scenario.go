@@ -69,11 +69,12 @@ type RateLimit struct {
 	Burst     int     `json:"burst"`
 }
 
-// Offering names an instance type in a zone the cloud has no capacity for; empty
-// matches any.
+// Offering names an instance type in a zone, of a capacity type (on-demand or spot), the
+// cloud has no capacity for; empty matches any: {capacityType: spot} takes spot away.
 type Offering struct {
 	InstanceType string `json:"instanceType,omitempty"`
 	Zone         string `json:"zone,omitempty"`
+	CapacityType string `json:"capacityType,omitempty"`
 }
 
 // Load reads and validates a scenario file.

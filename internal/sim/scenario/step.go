@@ -40,6 +40,12 @@ type Step struct {
 	// Faults replaces the cloud's injected faults; ClearFaults removes them all.
 	Faults      *Faults `json:"faults,omitempty"`
 	ClearFaults bool    `json:"clearFaults,omitempty"`
+
+	// Interrupt has the cloud give notice about instances that hold workload pods: spot
+	// interruptions, rebalance recommendations or scheduled changes.
+	Interrupt *Interrupt `json:"interrupt,omitempty"`
+	// Unhealthy makes the kubelets of Nodes that hold workload pods fail.
+	Unhealthy *Unhealthy `json:"unhealthy,omitempty"`
 }
 
 // Wait is a condition with a timeout in scenario time.
@@ -84,6 +90,26 @@ type Condition struct {
 	// PoolConditions counts the NodePools whose condition of a type is True, with a
 	// reason when one is given, such as Degraded for WarmupFailing.
 	PoolConditions []PoolConditionCount `json:"poolConditions,omitempty"`
+
+	// PodsDisplaced counts, since the scenario began, the workload pods that were on
+	// the Nodes of instances given notice by interrupt steps, or made unhealthy by
+	// unhealthy steps, at that moment.
+	PodsDisplaced *Count `json:"podsDisplaced,omitempty"`
+	// PodsAwaitingReplacement counts the displaced pods whose owner has no replacement
+	// for them yet: a pod of the same workload Running and Ready on another Node since
+	// the notice (the k-th displaced pod of a workload is matched with the k-th
+	// replacement to turn Ready).
+	PodsAwaitingReplacement *Count `json:"podsAwaitingReplacement,omitempty"`
+	// PodsKilledByInterruption counts the displaced pods still bound to their Node, and
+	// not being deleted, when their instance was taken away.
+	PodsKilledByInterruption *Count `json:"podsKilledByInterruption,omitempty"`
+	// InterruptionRecoveryP99 and InterruptionRecoveryMax bound, in scenario seconds
+	// rounded up, the time from an interruption's notice to the displaced pod's
+	// replacement Running and Ready, over the pods replaced so far.
+	InterruptionRecoveryP99 *Count `json:"interruptionRecoveryP99,omitempty"`
+	InterruptionRecoveryMax *Count `json:"interruptionRecoveryMax,omitempty"`
+	// RepairRecoveryMax bounds the same from a Node turning unhealthy.
+	RepairRecoveryMax *Count `json:"repairRecoveryMax,omitempty"`
 }
 
 // PoolConditionCount counts the NodePools, one by name or all, whose condition Type is
@@ -99,12 +125,15 @@ type PoolConditionCount struct {
 // that carry every label and taint given (key, value and effect) and report every
 // capacity and allocatable quantity given, exactly.
 type NodeCount struct {
-	Pool        string              `json:"pool,omitempty"`
-	Labels      map[string]string   `json:"labels,omitempty"`
-	Taints      []corev1.Taint      `json:"taints,omitempty"`
-	Capacity    corev1.ResourceList `json:"capacity,omitempty"`
-	Allocatable corev1.ResourceList `json:"allocatable,omitempty"`
-	Count       `json:",inline"`
+	Pool string `json:"pool,omitempty"`
+	// CapacityType counts the Nodes of one capacity type (their
+	// stratos.sh/capacity-type label); empty: any.
+	CapacityType string              `json:"capacityType,omitempty"`
+	Labels       map[string]string   `json:"labels,omitempty"`
+	Taints       []corev1.Taint      `json:"taints,omitempty"`
+	Capacity     corev1.ResourceList `json:"capacity,omitempty"`
+	Allocatable  corev1.ResourceList `json:"allocatable,omitempty"`
+	Count        `json:",inline"`
 }
 
 // EventCount counts the scenario's pods that have at least one Event with Reason.
@@ -143,6 +172,12 @@ func (c *Condition) Counts() []NamedCount {
 		{Name: "podLatencyMax", Want: c.PodLatencyMax},
 		{Name: "daemonSetPodsOnStandby", Want: c.DaemonSetPodsOnStandby},
 		{Name: "daemonSetPodsDeleted", Want: c.DaemonSetPodsDeleted},
+		{Name: "podsDisplaced", Want: c.PodsDisplaced},
+		{Name: "podsAwaitingReplacement", Want: c.PodsAwaitingReplacement},
+		{Name: "podsKilledByInterruption", Want: c.PodsKilledByInterruption},
+		{Name: "interruptionRecoveryP99", Want: c.InterruptionRecoveryP99},
+		{Name: "interruptionRecoveryMax", Want: c.InterruptionRecoveryMax},
+		{Name: "repairRecoveryMax", Want: c.RepairRecoveryMax},
 	} {
 		if n.Want != nil {
 			counts = append(counts, n)
@@ -160,6 +195,9 @@ func (c *Condition) Counts() []NamedCount {
 		if claims.Zone != "" {
 			name += " in " + claims.Zone
 		}
+		if claims.CapacityType != "" {
+			name += " (" + claims.CapacityType + ")"
+		}
 		counts = append(counts, NamedCount{Name: name, Want: &claims.Count, Claims: claims})
 	}
 	for i := range c.PodEvents {
@@ -171,6 +209,9 @@ func (c *Condition) Counts() []NamedCount {
 		name := "nodes"
 		if nodes.Pool != "" {
 			name += " of pool " + nodes.Pool
+		}
+		if nodes.CapacityType != "" {
+			name += " (" + nodes.CapacityType + ")"
 		}
 		counts = append(counts, NamedCount{Name: name + " as registered", Want: &nodes.Count, Nodes: nodes})
 	}
@@ -198,12 +239,14 @@ type Count struct {
 // ClaimCount counts the NodeClaims in a phase (Launching, Registering, Initializing,
 // WarmingUp, Stopping, Standby, Starting, Running, Draining, Terminating), or in any
 // phase when it is unset, of one pool or all, in one zone (that of the claim's
-// instance) or all.
+// instance) or all, of one capacity type (that of the claim's instance: on-demand or
+// spot) or all.
 type ClaimCount struct {
-	Phase string `json:"phase,omitempty"`
-	Pool  string `json:"pool,omitempty"`
-	Zone  string `json:"zone,omitempty"`
-	Count `json:",inline"`
+	Phase        string `json:"phase,omitempty"`
+	Pool         string `json:"pool,omitempty"`
+	Zone         string `json:"zone,omitempty"`
+	CapacityType string `json:"capacityType,omitempty"`
+	Count        `json:",inline"`
 }
 
 // Workload is a Deployment of identical pods that request resources.

@@ -60,13 +60,14 @@ func (s *Scenario) Validate() error {
 func (st *Step) validate() error {
 	actions := 0
 	for _, set := range []bool{st.Wait != nil, st.Expect != nil, st.Sleep != nil, st.Burst != nil, st.Scale != nil,
-		st.Delete != nil, st.Apply != nil, st.RestartOperator != nil, st.KillOperator != nil, st.SetClock != nil, st.Faults != nil, st.ClearFaults} {
+		st.Delete != nil, st.Apply != nil, st.RestartOperator != nil, st.KillOperator != nil, st.SetClock != nil, st.Faults != nil, st.ClearFaults,
+		st.Interrupt != nil, st.Unhealthy != nil} {
 		if set {
 			actions++
 		}
 	}
 	if actions != 1 {
-		return fmt.Errorf("exactly one action is required (wait, expect, sleep, burst, scale, delete, apply, restartOperator, killOperator, setClock, faults, clearFaults), got %d", actions)
+		return fmt.Errorf("exactly one action is required (wait, expect, sleep, burst, scale, delete, apply, restartOperator, killOperator, setClock, faults, clearFaults, interrupt, unhealthy), got %d", actions)
 	}
 	switch {
 	case st.Wait != nil:
@@ -91,6 +92,10 @@ func (st *Step) validate() error {
 		return errors.New("killOperator: within must be positive")
 	case st.Faults != nil:
 		return prefix("faults", st.Faults.validate())
+	case st.Interrupt != nil:
+		return prefix("interrupt", st.Interrupt.validate())
+	case st.Unhealthy != nil:
+		return prefix("unhealthy", st.Unhealthy.validate())
 	}
 	return nil
 }
@@ -110,6 +115,12 @@ func (c *Condition) validate() error {
 		}
 		if count.Claims != nil && count.Claims.Phase != "" && !isClaimPhase(count.Claims.Phase) {
 			errs = append(errs, fmt.Errorf("%s: phase %q is not one of %v", count.Name, count.Claims.Phase, v1beta1.Phases))
+		}
+		if count.Claims != nil && count.Claims.CapacityType != "" && !slices.Contains(capacityTypes, count.Claims.CapacityType) {
+			errs = append(errs, fmt.Errorf("%s: capacityType %q is not one of %v", count.Name, count.Claims.CapacityType, capacityTypes))
+		}
+		if count.Nodes != nil && count.Nodes.CapacityType != "" && !slices.Contains(capacityTypes, count.Nodes.CapacityType) {
+			errs = append(errs, fmt.Errorf("%s: capacityType %q is not one of %v", count.Name, count.Nodes.CapacityType, capacityTypes))
 		}
 		errs = append(errs, prefix(count.Name, count.Want.validate()))
 	}
@@ -179,6 +190,11 @@ func (f *Faults) validate() error {
 	}
 	if f.NeverRegister < 0 || f.NeverRegister > 1 {
 		errs = append(errs, errors.New("neverRegister must be within [0, 1]"))
+	}
+	for i, o := range f.InsufficientCapacity {
+		if o.CapacityType != "" && !slices.Contains(capacityTypes, o.CapacityType) {
+			errs = append(errs, fmt.Errorf("insufficientCapacity[%d]: capacityType %q is not one of %v", i, o.CapacityType, capacityTypes))
+		}
 	}
 	return errors.Join(errs...)
 }
