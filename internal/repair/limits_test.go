@@ -11,9 +11,9 @@ import (
 
 func TestAllowed(t *testing.T) {
 	for _, tc := range []struct {
-		name                        string
+		name                       string
 		nodes, unhealthy, underway int
-		want                        int
+		want                       int
 	}{
 		{"no nodes", 0, 0, 0, 0},
 		// One node: 20% rounds down to none, at least one; but one unhealthy node of one
