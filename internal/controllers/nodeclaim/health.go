@@ -85,7 +85,7 @@ func (r *Lifecycle) setUnhealthy(claim *v1beta1.NodeClaim, status metav1.Conditi
 		return
 	}
 	if c == nil || c.Status != status {
-		r.Recorder.Eventf(claim, nil, eventType, eventReason, "Repair", message)
+		r.Recorder.Eventf(claim, nil, eventType, eventReason, "Repair", "%s", message)
 	}
 	r.setCondition(claim, v1beta1.ConditionUnhealthy, status, reason, message)
 }

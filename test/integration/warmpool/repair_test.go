@@ -16,6 +16,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -114,7 +115,10 @@ func unhealthyGauge(t *testing.T, pool string) float64 {
 // (Healthy) when the Node is Ready again. A standby claim's Node, NotReady by design, is
 // never judged.
 func TestNodeRepairMarksAnUnhealthyRunningNodeAndNotAStandbyOne(t *testing.T) {
-	const notReadyAfter = 2 * time.Second
+	// A claim that just began to run looks at its Node's reservation every 250 ms for
+	// state.BindGrace and a second more: the toleration ends after that, so that only the
+	// lifecycle controller's wake-up at the due moment can bring the claim back then.
+	const notReadyAfter = state.BindGrace + 3*time.Second
 	f := newRepairFixture(t)
 	const pool = "repair-notready"
 	claim := f.runningClaim(pool, repairTune(notReadyAfter, nil))
@@ -137,8 +141,11 @@ func TestNodeRepairMarksAnUnhealthyRunningNodeAndNotAStandbyOne(t *testing.T) {
 		}
 	}
 	f.waitEvent(claim.Name, nodeclaim.ReasonNodeUnhealthy)
+	if note, _ := f.EventNote(claim.Name, nodeclaim.ReasonNodeUnhealthy); note != turned.Message {
+		t.Errorf("the %s Event says %q; want the condition's message %q", nodeclaim.ReasonNodeUnhealthy, note, turned.Message)
+	}
 
-	f.consistently("the standby claim is not Unhealthy", 2*notReadyAfter, func() bool {
+	f.consistently("the standby claim is not Unhealthy", 3*time.Second, func() bool {
 		c := f.unhealthyOf(standby.Name)
 		return c == nil && f.Claim(standby.Name).Status.Phase == v1beta1.PhaseStandby
 	})
@@ -217,6 +224,9 @@ func TestNodeRepairReportsAnOutageWhenMoreThanHalfAreUnhealthy(t *testing.T) {
 		t.Errorf("the pool says %q; want it to begin %q", degraded.Message, want)
 	}
 	f.waitEvent(pool, nodepool.ReasonNodesUnhealthy)
+	if note, _ := f.EventNote(pool, nodepool.ReasonNodesUnhealthy); note != degraded.Message {
+		t.Errorf("the pool's %s Event says %q; want the condition's message %q", nodepool.ReasonNodesUnhealthy, note, degraded.Message)
+	}
 	if n := unhealthyGauge(t, pool); n != 2 {
 		t.Errorf("stratos_nodepool_unhealthy_nodes{nodepool=%q} = %v, want 2", pool, n)
 	}
