@@ -42,7 +42,10 @@ func (r *Lifecycle) judgeHealth(ctx context.Context, claim *v1beta1.NodeClaim) (
 		return 0, nil
 	}
 	pool := r.poolOf(ctx, claim)
-	if pool == nil || !pool.Spec.Repair.RepairEnabled() {
+	if pool == nil {
+		return 0, nil // its pool is gone, and its claims go with it: nothing to judge by
+	}
+	if !pool.Spec.Repair.RepairEnabled() {
 		r.clearUnhealthy(claim, ReasonRepairDisabled, fmt.Sprintf("Node repair is off for pool %s", claim.Spec.NodePool))
 		return 0, nil
 	}
