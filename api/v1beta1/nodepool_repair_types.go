@@ -28,7 +28,8 @@ type Repair struct {
 	// Conditions are further node conditions that make a node unhealthy once they have
 	// held for their toleration (counted from the condition's last transition), such as
 	// those node-problem-detector reports (KernelDeadlock True, ReadonlyFilesystem True);
-	// the claim's Unhealthy condition then gives the condition's type as its reason.
+	// the claim's Unhealthy condition then gives the condition's type as its reason (any
+	// character a condition reason may not hold, such as . / -, replaced by _).
 	// Unset: only Ready counts.
 	// +optional
 	// +listType=map

@@ -23,7 +23,7 @@ type Health struct {
 	// Unhealthy is true once a rule of the policy has held for its toleration.
 	Unhealthy bool
 	// Reason names the rule that made the Node unhealthy: ReasonNotReady, or the type of
-	// the configured condition. Empty while the Node is healthy.
+	// the configured condition (see ReasonFor). Empty while the Node is healthy.
 	Reason string
 	// Condition and Status are the Node condition that made it unhealthy and the status
 	// it has; Since is when it took that status, Tolerated how long the policy lets it.
@@ -91,10 +91,30 @@ func rules(policy v1beta1.Repair) []rule {
 	out := []rule{{reason: ReasonNotReady, condition: corev1.NodeReady,
 		statuses: []corev1.ConditionStatus{corev1.ConditionFalse, corev1.ConditionUnknown}, after: max(notReadyAfter, 0)}}
 	for _, c := range policy.Conditions {
-		out = append(out, rule{reason: c.Type, condition: corev1.NodeConditionType(c.Type),
+		out = append(out, rule{reason: ReasonFor(c.Type), condition: corev1.NodeConditionType(c.Type),
 			statuses: []corev1.ConditionStatus{corev1.ConditionStatus(c.Status)}, after: max(c.After.Duration, 0)})
 	}
 	return out
+}
+
+// ReasonFor is the reason of a claim's Unhealthy condition for a node condition of type
+// conditionType: the type itself when it is a valid condition reason, as node conditions
+// usually are (KernelDeadlock), else the type with each character a reason may not hold
+// replaced by _ (example.com/disk-full: example_com_disk_full), so that the API server
+// takes the claim's status; the condition's message names the type as it is.
+func ReasonFor(conditionType string) string {
+	out := []byte(conditionType)
+	for i, c := range out {
+		letter := c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
+		allowed := letter || c >= '0' && c <= '9' || c == '_' || (c == ',' || c == ':') && i < len(out)-1
+		if !allowed {
+			out[i] = '_'
+		}
+	}
+	if len(out) == 0 || !(out[0] >= 'a' && out[0] <= 'z' || out[0] >= 'A' && out[0] <= 'Z') {
+		return "Condition_" + string(out)
+	}
+	return string(out)
 }
 
 func find(node *corev1.Node, t corev1.NodeConditionType) *corev1.NodeCondition {

@@ -1,6 +1,7 @@
 package repair
 
 import (
+	"regexp"
 	"testing"
 	"time"
 
@@ -84,6 +85,11 @@ func TestAssess(t *testing.T) {
 			node:   nodeWith(cond(corev1.NodeReady, corev1.ConditionFalse, t0), cond(kernelDeadlock, corev1.ConditionTrue, t0)),
 			policy: withDeadlock, now: t0.Add(time.Hour),
 			want: Health{Unhealthy: true, Reason: string(kernelDeadlock), Condition: kernelDeadlock, Status: corev1.ConditionTrue, Since: t0, Tolerated: 5 * time.Minute}},
+		{name: "a condition whose type is no valid reason: the reason is made one, the condition named as it is",
+			node:   nodeWith(cond(corev1.NodeReady, corev1.ConditionTrue, t0), cond("example.com/disk-full", corev1.ConditionTrue, t0)),
+			policy: v1beta1.Repair{Conditions: []v1beta1.RepairCondition{{Type: "example.com/disk-full", Status: "True", After: v1beta1.Duration{Duration: time.Minute}}}},
+			now:    t0.Add(time.Hour),
+			want:   Health{Unhealthy: true, Reason: "example_com_disk_full", Condition: "example.com/disk-full", Status: corev1.ConditionTrue, Since: t0, Tolerated: time.Minute}},
 		{name: "a condition without a transition time cannot be timed",
 			node: nodeWith(corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionFalse}), policy: short, now: t0.Add(time.Hour),
 			want: Health{}},
@@ -96,5 +102,30 @@ func TestAssess(t *testing.T) {
 				t.Errorf("Assess = %+v\nwant %+v", got, tc.want)
 			}
 		})
+	}
+}
+
+// The reason of the claim's condition must be one the API server takes for a
+// metav1.Condition: a letter, then letters, digits, _ , and :, not ending in , or :.
+func TestReasonForIsAValidConditionReason(t *testing.T) {
+	valid := regexp.MustCompile(`^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$`)
+	for conditionType, want := range map[string]string{
+		"KernelDeadlock":            "KernelDeadlock",
+		"ReadonlyFilesystem":        "ReadonlyFilesystem",
+		"example.com/disk-full":     "example_com_disk_full",
+		"GPU:Xid":                   "GPU:Xid",
+		"ends:":                     "ends_",
+		"9lives":                    "Condition_9lives",
+		"-":                         "Condition__",
+		"Ünicode":                   "Condition___nicode",
+		"frequent-kubelet-restart,": "frequent_kubelet_restart_",
+	} {
+		got := ReasonFor(conditionType)
+		if got != want {
+			t.Errorf("ReasonFor(%q) = %q, want %q", conditionType, got, want)
+		}
+		if !valid.MatchString(got) {
+			t.Errorf("ReasonFor(%q) = %q is not a valid condition reason", conditionType, got)
+		}
 	}
 }

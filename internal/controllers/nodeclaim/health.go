@@ -66,7 +66,7 @@ func (r *Lifecycle) judgeHealth(ctx context.Context, claim *v1beta1.NodeClaim) (
 		}
 		return max(health.Due.Sub(now), time.Millisecond), nil
 	}
-	message := fmt.Sprintf("Node %s has had %s=%s since %s, longer than the %s pool %s tolerates: node repair replaces it, replacement first, within the pool's limits (at most 20%% of its nodes at once, at least one; none while more than half are unhealthy)",
+	message := fmt.Sprintf("Node %s has had %s=%s since %s, longer than the %s pool %s tolerates: node repair replaces it, replacement first, within the pool's limits (at most 20%% of its running nodes at once, at least one; none while more than half are unhealthy)",
 		node.Name, health.Condition, health.Status, health.Since.UTC().Format(time.RFC3339), health.Tolerated, claim.Spec.NodePool)
 	r.setUnhealthy(claim, metav1.ConditionTrue, health.Reason, message, corev1.EventTypeWarning, ReasonNodeUnhealthy)
 	return 0, nil
