@@ -131,12 +131,6 @@ var (
 	}, []string{"nodepool"})
 )
 
-// Node repair.
-var NodeRepairs = prometheus.NewCounterVec(prometheus.CounterOpts{
-	Name: "stratos_node_repairs_total",
-	Help: "Repairs of unhealthy nodes started (replacement first), by pool and reason: NotReady, or the type of the node condition the pool's repair names.",
-}, []string{"nodepool", "reason"})
-
 // Pod startup.
 var PodStartupDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 	Name:    "stratos_pod_startup_duration_seconds",
@@ -183,6 +177,11 @@ var (
 		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a terminationGracePeriod: the node runs again.",
 	}, []string{"nodepool"})
 
+	NodeRepairs = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "stratos_node_repairs_total",
+		Help: "Unhealthy nodes repaired: asked to be terminated after their replacements ran (or at once, when none was needed), by pool and the reason of the claim's Unhealthy condition (NotReady, or the node condition's type).",
+	}, []string{"nodepool", "reason"})
+
 	DisruptionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "stratos_disruption_duration_seconds",
 		Help:    "Duration of one disruption pass over every pool.",
@@ -201,10 +200,9 @@ var All = []prometheus.Collector{
 	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, ForcedStops, GarbageCollected,
 	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff, PoolDegraded, PoolUnhealthyNodes,
-	NodeRepairs,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
-	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,
+	DisruptionDecisions, DrainsAbandoned, NodeRepairs, DisruptionDuration, ControllerPanics,
 }
 
 func init() {
