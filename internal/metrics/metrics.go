@@ -177,11 +177,6 @@ var (
 		Help: "Drains given up because PodDisruptionBudgets blocked them for longer than --abandon-blocked-drain-after, in pools without a terminationGracePeriod: the node runs again.",
 	}, []string{"nodepool"})
 
-	NodeRepairs = prometheus.NewCounterVec(prometheus.CounterOpts{
-		Name: "stratos_node_repairs_total",
-		Help: "Unhealthy nodes repaired: asked to be terminated after their replacements ran (or at once, when none was needed), by pool and the reason of the claim's Unhealthy condition (NotReady, or the node condition's type).",
-	}, []string{"nodepool", "reason"})
-
 	DisruptionDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "stratos_disruption_duration_seconds",
 		Help:    "Duration of one disruption pass over every pool.",
@@ -202,7 +197,7 @@ var All = []prometheus.Collector{
 	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff, PoolDegraded, PoolUnhealthyNodes,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
-	DisruptionDecisions, DrainsAbandoned, NodeRepairs, DisruptionDuration, ControllerPanics,
+	DisruptionDecisions, DrainsAbandoned, DisruptionDuration, ControllerPanics,
 }
 
 func init() {
