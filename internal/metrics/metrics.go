@@ -124,6 +124,11 @@ var (
 		Name: "stratos_nodepool_usage",
 		Help: "What a pool's claims count against its limit on a resource, as the limits are enforced: cpu in cores, memory in bytes, nodes as a count.",
 	}, []string{"nodepool", "resource"})
+
+	PoolUnhealthyNodes = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "stratos_nodepool_unhealthy_nodes",
+		Help: "A pool's running nodes (claims Running or Draining) whose claim's Unhealthy condition is True, as the pool's repair defines health. While more than half of its running nodes are, repair is held back and the pool is Degraded with reason NodesUnhealthy.",
+	}, []string{"nodepool"})
 )
 
 // Pod startup.
@@ -194,7 +199,7 @@ var All = []prometheus.Collector{
 	BuildInfo, CloudCalls, CloudCallDuration, CloudBatchSize,
 	UnavailableOfferings, OfferingsMarkedUnavailable, AWSAPICalls,
 	PhaseTransitions, PhaseDuration, NodeClaimsTerminated, ForcedStops, GarbageCollected,
-	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff, PoolDegraded,
+	PoolNodes, PoolStandbyTarget, PoolStandbyNodes, PoolStandbyHourlyCost, PoolLimit, PoolUsage, PoolWarmupFailures, PoolWarmupBackoff, PoolDegraded, PoolUnhealthyNodes,
 	PodStartupDuration,
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
 	DisruptionDecisions, DrainsAbandoned, NodeRepairs, DisruptionDuration, ControllerPanics,

@@ -105,8 +105,8 @@ func (r *Lifecycle) SetupWithManager(mgr ctrl.Manager) error {
 // phase's handler can run in the same reconcile.
 type step func(ctx context.Context, claim *v1beta1.NodeClaim) (moved bool, result ctrl.Result, err error)
 
-// Reconcile moves one claim as far along its life as the cloud and its Node allow, then
-// writes its status once.
+// Reconcile moves one claim as far along its life as the cloud and its Node allow,
+// judges its Node's health for node repair (judgeHealth), then writes its status once.
 func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
 	claim := &v1beta1.NodeClaim{}
 	if err := r.APIReader.Get(ctx, req.NamespacedName, claim); err != nil {
@@ -134,6 +134,12 @@ func (r *Lifecycle) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resul
 	next, err := r.recheck(ctx, claim)
 	for steps := 0; next && err == nil && steps < maxStepsPerReconcile; steps++ {
 		next, result, err = r.stepFor(claim.Status.Phase)(ctx, claim)
+	}
+	if err == nil {
+		var due time.Duration
+		if due, err = r.judgeHealth(ctx, claim); due > 0 && (result.RequeueAfter == 0 || due < result.RequeueAfter) {
+			result.RequeueAfter = due
+		}
 	}
 	if !equality.Semantic.DeepEqual(before.Status, claim.Status) {
 		if patchErr := r.Client.Status().Patch(ctx, claim, client.MergeFrom(before)); patchErr != nil {

@@ -12,7 +12,8 @@ import (
 // times. Each reconcile of a claim describes its instance, and a kubelet posts its status
 // at least every nodeStatusReportFrequency (5 minutes) even when nothing changed: such a
 // post tells the claim nothing. What the lifecycle reads of a Node — labels, taints,
-// cordon, conditions' status and reasons, capacity — passes.
+// cordon, conditions' status, reasons and transition times (which node repair times),
+// capacity — passes.
 var nodeChanged = predicate.Funcs{
 	UpdateFunc: func(e event.UpdateEvent) bool {
 		before, okBefore := e.ObjectOld.(*corev1.Node)

@@ -25,9 +25,14 @@ func TestOnlyHeartbeatsDoNotReconcileTheClaim(t *testing.T) {
 	}
 	for name, change := range map[string]func(*corev1.Node){
 		"not ready": func(n *corev1.Node) { n.Status.Conditions[0].Status = corev1.ConditionUnknown },
-		"label":     func(n *corev1.Node) { n.Labels["a"] = "c" },
-		"cordon":    func(n *corev1.Node) { n.Spec.Unschedulable = true },
-		"taint":     func(n *corev1.Node) { n.Spec.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}} },
+		// Node repair judges conditions node-problem-detector adds, and when they turned.
+		"a condition added": func(n *corev1.Node) {
+			n.Status.Conditions = append(n.Status.Conditions, corev1.NodeCondition{Type: "KernelDeadlock", Status: corev1.ConditionTrue})
+		},
+		"a transition time": func(n *corev1.Node) { n.Status.Conditions[0].LastTransitionTime = metav1.NewTime(beat) },
+		"label":             func(n *corev1.Node) { n.Labels["a"] = "c" },
+		"cordon":            func(n *corev1.Node) { n.Spec.Unschedulable = true },
+		"taint":             func(n *corev1.Node) { n.Spec.Taints = []corev1.Taint{{Key: "k", Effect: corev1.TaintEffectNoSchedule}} },
 	} {
 		changed := heartbeat.DeepCopy()
 		change(changed)

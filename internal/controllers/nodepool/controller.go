@@ -148,9 +148,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	}
 	r.recordPool(pool, byPhase, standbyCensus(claims.Items, obs.types), limitSeries(pool.Spec.Limits, targets.MaxNodes, *obs.usage))
 	recordBackoff(pool, r.Clock.Now())
+	recordUnhealthy(pool.Name, claims.Items)
 	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
 		!degradedFor(before, degraded.Reason) {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", degraded.Message)
+		// The message is no format: it quotes claims' messages, which may hold a %.
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", "%s", degraded.Message)
 		if windowErr != nil {
 			log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
 		}

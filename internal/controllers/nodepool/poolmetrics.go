@@ -11,6 +11,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/repair"
 )
 
 // warmPool is what a pool's standby nodes add up to.
@@ -159,12 +160,19 @@ func (r *Reconciler) recordDegraded(pool *v1beta1.NodePool) {
 	r.series.degraded[pool.Name] = d.Reason
 }
 
+// recordUnhealthy publishes how many of the pool's running nodes are unhealthy, as node
+// repair counts them: the figure its outage rule reads.
+func recordUnhealthy(pool string, claims []v1beta1.NodeClaim) {
+	_, unhealthy := repair.Count(claims)
+	metrics.PoolUnhealthyNodes.WithLabelValues(pool).Set(float64(unhealthy))
+}
+
 // forgetPool drops every series of a pool that is gone.
 func (r *Reconciler) forgetPool(name string) {
 	labels := prometheus.Labels{"nodepool": name}
 	for _, vec := range []interface {
 		DeletePartialMatch(prometheus.Labels) int
-	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage, metrics.PoolWarmupFailures, metrics.PoolWarmupBackoff, metrics.PoolDegraded} {
+	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage, metrics.PoolWarmupFailures, metrics.PoolWarmupBackoff, metrics.PoolDegraded, metrics.PoolUnhealthyNodes} {
 		vec.DeletePartialMatch(labels)
 	}
 	r.series.mu.Lock()

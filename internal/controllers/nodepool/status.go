@@ -14,6 +14,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/limits"
+	"github.com/stratos-sh/stratos/internal/repair"
 	"github.com/stratos-sh/stratos/internal/windows"
 )
 
@@ -79,6 +80,9 @@ const (
 	ReasonInvalidBudget = "InvalidBudget"
 	// ReasonBudgetNeverActive: a budget's schedule never fires, and the budget never applies.
 	ReasonBudgetNeverActive = "BudgetNeverActive"
+	// ReasonNodesUnhealthy: more than half of the pool's running nodes are unhealthy, and
+	// node repair holds back: an outage to look into, not nodes to replace.
+	ReasonNodesUnhealthy = "NodesUnhealthy"
 )
 
 // writeStatus sets the pool's counts, resources and conditions from what was observed,
@@ -103,6 +107,7 @@ func writeStatus(pool *v1beta1.NodePool, obs observation) map[v1beta1.NodeClaimP
 			launchFailureReason = cond.Reason
 		}
 	}
+	running, unhealthy := repair.Count(obs.claims)
 	counts := nodeCounts(byPhase)
 	counts.Total = int32(len(obs.claims) + obs.created)
 	pool.Status.Nodes = counts
@@ -130,6 +135,8 @@ func writeStatus(pool *v1beta1.NodePool, obs observation) map[v1beta1.NodeClaimP
 	case len(lost[v1beta1.ReasonInstancesVanished]) > 0:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, v1beta1.ReasonInstancesVanished,
 			lostMessage(lost[v1beta1.ReasonInstancesVanished], "are not found by the cloud, too many at once to take its word: their claims and Nodes stay until it has kept saying so")
+	case pool.Spec.Repair.RepairEnabled() && repair.Outage(running, unhealthy):
+		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonNodesUnhealthy, outageMessage(obs.claims, running, unhealthy)
 	case obs.windowErr != nil:
 		degraded.Status, degraded.Reason, degraded.Message = metav1.ConditionTrue, ReasonInvalidWindow, fmt.Sprintf("the spec's targets hold, as %v", obs.windowErr)
 	case obs.classMissing:
@@ -170,6 +177,25 @@ func lostMessage(claims []v1beta1.NodeClaim, what string) string {
 	first := slices.MinFunc(claims, func(a, b v1beta1.NodeClaim) int { return strings.Compare(a.Name, b.Name) })
 	said := meta.FindStatusCondition(first.Status.Conditions, v1beta1.ConditionInstanceLost)
 	return fmt.Sprintf("%d of the pool's instances %s; claim %s: %s", len(claims), what, first.Name, said.Message)
+}
+
+// outageMessage says that node repair holds back because unhealthy of the pool's running
+// nodes are, and what the first unhealthy claim says.
+func outageMessage(claims []v1beta1.NodeClaim, running, unhealthy int) string {
+	var first *v1beta1.NodeClaim
+	for i := range claims {
+		c := &claims[i]
+		if c.DeletionTimestamp.IsZero() && repair.Judged(c.Status.Phase) && meta.IsStatusConditionTrue(c.Status.Conditions, v1beta1.ConditionUnhealthy) &&
+			(first == nil || c.Name < first.Name) {
+			first = c
+		}
+	}
+	message := fmt.Sprintf("%d of the pool's %d running nodes are unhealthy, more than half: node repair holds back and replaces none of them, as so many at once is an outage to look into (new nodes would likely fail alike), not nodes to repair",
+		unhealthy, running)
+	if first != nil {
+		message += fmt.Sprintf("; claim %s: %s", first.Name, meta.FindStatusCondition(first.Status.Conditions, v1beta1.ConditionUnhealthy).Message)
+	}
+	return message
 }
 
 // degradedFor reports whether the pool is Degraded for reason.

@@ -88,3 +88,48 @@ func TestStatusCountsTheLostInstances(t *testing.T) {
 		t.Fatalf("degraded %+v, want %q", degraded, want)
 	}
 }
+
+// unhealthyClaim is a claim in phase whose Unhealthy condition is True.
+func unhealthyClaim(name string, phase v1beta1.NodeClaimPhase) v1beta1.NodeClaim {
+	c := claimIn(phase)
+	c.Name = name
+	c.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionUnhealthy, Status: metav1.ConditionTrue, Reason: "NotReady", Message: "Node " + name + " is NotReady"}}
+	return c
+}
+
+// More than half of the running nodes unhealthy is an outage: the pool is Degraded with
+// NodesUnhealthy, naming how many and the first claim by name. Half is not; standby
+// nodes are not counted; a pool that does not repair reports nothing.
+func TestStatusReportsAnOutageOfUnhealthyNodes(t *testing.T) {
+	healthy := claimIn(v1beta1.PhaseRunning)
+	cases := map[string]struct {
+		claims   []v1beta1.NodeClaim
+		disabled bool
+		want     string // the Degraded message, "" when not Degraded
+	}{
+		"two of three": {claims: []v1beta1.NodeClaim{unhealthyClaim("web-b", v1beta1.PhaseRunning), unhealthyClaim("web-a", v1beta1.PhaseDraining), healthy},
+			want: "2 of the pool's 3 running nodes are unhealthy, more than half: node repair holds back and replaces none of them, as so many at once is an outage to look into (new nodes would likely fail alike), not nodes to repair; claim web-a: Node web-a is NotReady"},
+		"one of two": {claims: []v1beta1.NodeClaim{unhealthyClaim("web-a", v1beta1.PhaseRunning), healthy}},
+		// Counting the standby nodes, two of six would not be more than half.
+		"standby not counted": {claims: []v1beta1.NodeClaim{unhealthyClaim("web-a", v1beta1.PhaseRunning), unhealthyClaim("web-b", v1beta1.PhaseRunning), healthy,
+			claimIn(v1beta1.PhaseStandby), claimIn(v1beta1.PhaseStandby), claimIn(v1beta1.PhaseStandby)},
+			want: "2 of the pool's 3 running nodes are unhealthy, more than half: node repair holds back and replaces none of them, as so many at once is an outage to look into (new nodes would likely fail alike), not nodes to repair; claim web-a: Node web-a is NotReady"},
+		"repair disabled": {claims: []v1beta1.NodeClaim{unhealthyClaim("web-a", v1beta1.PhaseRunning)}, disabled: true},
+	}
+	for name, tc := range cases {
+		pool := &v1beta1.NodePool{}
+		if tc.disabled {
+			pool.Spec.Repair.Enabled = new(bool)
+		}
+		writeStatus(pool, observation{claims: tc.claims})
+		_, degraded := conditions(pool)
+		switch {
+		case tc.want == "":
+			if degraded.Status != metav1.ConditionFalse {
+				t.Errorf("%s: degraded %+v, want False", name, degraded)
+			}
+		case degraded.Status != metav1.ConditionTrue || degraded.Reason != ReasonNodesUnhealthy || degraded.Message != tc.want:
+			t.Errorf("%s: degraded %+v\nwant NodesUnhealthy %q", name, degraded, tc.want)
+		}
+	}
+}
