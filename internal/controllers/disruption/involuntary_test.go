@@ -9,27 +9,6 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
-// The repair limits: at most 20% of the pool's nodes at once (at least one), the
-// repairs under way included, and none while more than half are unhealthy.
-func TestRepairsAllowed(t *testing.T) {
-	for _, tc := range []struct {
-		nodes, unhealthy, underway, want int
-	}{
-		{nodes: 5, unhealthy: 3, want: 0},               // more than half: an outage
-		{nodes: 10, unhealthy: 3, want: 2},              // 20% of 10
-		{nodes: 10, unhealthy: 3, underway: 2, want: 0}, // both under way
-		{nodes: 10, unhealthy: 3, underway: 1, want: 1},
-		{nodes: 4, unhealthy: 1, want: 1},  // 20% of 4 rounds down to 0; at least one
-		{nodes: 4, unhealthy: 2, want: 1},  // exactly half is not more than half
-		{nodes: 20, unhealthy: 6, want: 4}, // 20% of 20
-		{nodes: 1, unhealthy: 1, want: 0},  // the only node: all of the pool
-	} {
-		if got := repairsAllowed(tc.nodes, tc.unhealthy, tc.underway); got != tc.want {
-			t.Errorf("repairsAllowed(%d nodes, %d unhealthy, %d under way) = %d, want %d", tc.nodes, tc.unhealthy, tc.underway, got, tc.want)
-		}
-	}
-}
-
 func interruptedClaim(kind v1beta1.InterruptionKind, notice time.Time, deadline *time.Time) *v1beta1.NodeClaim {
 	c := &v1beta1.NodeClaim{}
 	c.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionInterrupted, Status: metav1.ConditionTrue, Reason: string(kind)}}

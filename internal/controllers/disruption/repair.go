@@ -10,54 +10,39 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/repair"
 )
 
 // ReasonRepairsHeld: more than half of a pool's nodes are unhealthy, and none is
 // repaired — that is an outage to report, not nodes to replace.
 const ReasonRepairsHeld = "RepairsHeld"
 
-// repairsAllowed is how many more of a pool's unhealthy nodes may be repaired now: at
-// most 20% of the pool's nodes (at least one) at once, counting the repairs under way,
-// and none while more than half of them are unhealthy.
-//
-// TODO(issue 30): switch to i30-repair's pure repair-limits package if it lands one; this
-// is the hook disruption calls.
-func repairsAllowed(poolNodes, unhealthy, underway int) int {
-	if unhealthy*2 > poolNodes {
-		return 0
-	}
-	return max(0, max(1, poolNodes/5)-underway)
-}
-
-// repairsLeft counts the pool's nodes — the claims whose Node serves or served pods:
-// running, draining, or being terminated — those of them that are unhealthy, and the
+// repairsLeft counts the pool's nodes and those of them that are unhealthy as the
+// pool's status does (repair.Judged: running or draining, not being deleted), and the
 // repairs under way (unhealthy claims being replaced, draining or going), and returns
-// how many more may start. When more than half are unhealthy it says so on the pool,
-// once until the count changes.
+// how many more may start (repair.Allowed). When more than half are unhealthy it says
+// so on the pool, once until the count changes.
 func (c *Controller) repairsLeft(ctx context.Context, pp *poolPass, claims []*v1beta1.NodeClaim) int {
 	nodes, unhealthy, underway := 0, 0, 0
 	for _, claim := range claims {
-		switch claim.Status.Phase {
-		case v1beta1.PhaseRunning, v1beta1.PhaseDraining, v1beta1.PhaseTerminating:
-		default:
-			continue
-		}
-		if claim.Status.NodeName == "" {
-			continue
-		}
-		nodes++
 		if !meta.IsStatusConditionTrue(claim.Status.Conditions, v1beta1.ConditionUnhealthy) {
+			if repair.Judged(claim.Status.Phase) && claim.DeletionTimestamp.IsZero() {
+				nodes++
+			}
 			continue
 		}
-		unhealthy++
 		_, replacing := c.replacing[claim.Name]
 		if replacing || claim.Spec.DesiredState != v1beta1.DesiredRunning || !claim.DeletionTimestamp.IsZero() || claim.Status.Phase != v1beta1.PhaseRunning {
-			underway++
+			underway++ // a repair under way counts against the limit until its claim is gone
+		}
+		if repair.Judged(claim.Status.Phase) && claim.DeletionTimestamp.IsZero() {
+			nodes++
+			unhealthy++
 		}
 	}
-	left := repairsAllowed(nodes, unhealthy, underway)
+	left := repair.Allowed(nodes, unhealthy, underway)
 	note := ""
-	if unhealthy*2 > nodes {
+	if repair.Outage(nodes, unhealthy) {
 		note = fmt.Sprintf("%d of the pool's %d nodes are unhealthy: more than half, which is an outage to look into rather than nodes to replace; repairing none", unhealthy, nodes)
 	}
 	if c.repairsHeld[pp.pool.Name] != note {

@@ -5,9 +5,11 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/watch"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -16,21 +18,41 @@ import (
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
-// setUnhealthy writes the claim's Unhealthy condition as the lifecycle controller's
-// node repair does, in a status patch: True with reason NotReady, or False.
+// setUnhealthy makes the claim's Node unhealthy as node repair judges it — its Ready
+// condition Unknown for an hour, longer than the pool's notReadyAfter (30m by default),
+// as kube-controller-manager writes it for a kubelet that stopped posting — or Ready
+// again, through the Node's status subresource, and waits until the lifecycle
+// controller has marked the claim so (Unhealthy True, reason NotReady; or False, reason
+// Healthy). The fake kubelet posts a Node's status only when its machine's phase or
+// images change, so the Node keeps what the test wrote.
 func setUnhealthy(f *stack.Fixture, name string, status metav1.ConditionStatus) {
 	f.T.Helper()
 	claim := f.Claim(name)
-	base := claim.DeepCopy()
+	ready := corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionUnknown, Reason: "NodeStatusUnknown",
+		Message: "Kubelet stopped posting node status.", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.NewTime(time.Now().Add(-time.Hour))}
 	reason := "NotReady"
 	if status == metav1.ConditionFalse {
+		ready = corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
+			Message: "kubelet is posting ready status", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()}
 		reason = "Healthy"
 	}
-	meta.SetStatusCondition(&claim.Status.Conditions, metav1.Condition{Type: v1beta1.ConditionUnhealthy, Status: status,
-		Reason: reason, Message: "The test says so", LastTransitionTime: metav1.Now()})
-	if err := f.Env.Client.Status().Patch(f.Ctx, claim, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-		f.T.Fatal(err)
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		node := f.Node(claim.Status.NodeName)
+		base := node.DeepCopy()
+		for i := range node.Status.Conditions {
+			if node.Status.Conditions[i].Type == corev1.NodeReady {
+				node.Status.Conditions[i] = ready
+			}
+		}
+		return f.Env.Client.Status().Patch(f.Ctx, node, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{}))
+	})
+	if err != nil {
+		f.T.Fatalf("writing the Ready condition of Node %s: %v", claim.Status.NodeName, err)
 	}
+	f.Eventually(fmt.Sprintf("claim %s is Unhealthy=%s (%s)", name, status, reason), func() bool {
+		c := meta.FindStatusCondition(f.Claim(name).Status.Conditions, v1beta1.ConditionUnhealthy)
+		return c != nil && c.Status == status && c.Reason == reason
+	})
 }
 
 // setPaused pauses or resumes the pool: while it is paused, disruption decides nothing
