@@ -148,9 +148,9 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 	controllerOpts.Notices, controllerOpts.Unavailable = cloud.notices, cloud.unavailable
 	// The EventBridge rules of an AWS interruption queue (docs/interruptions.md) include
 	// EC2's state-change notifications, which wake the claims waiting on their instance:
-	// the poll is only the net under a notice lost, and can be slower. Other clouds' queues
-	// are not known to carry every state change.
-	controllerOpts.NodeClaim.StateChangeNotices = cloud.notices != nil && opts.CloudProvider == ProviderAWS
+	// the poll is only the net under a notice lost, and can be slower. The fake cloud's
+	// queue posts every state change once it is read, as those rules deliver them.
+	controllerOpts.NodeClaim.StateChangeNotices = cloud.notices != nil && (opts.CloudProvider == ProviderAWS || opts.CloudProvider == ProviderFake)
 	if opts.CalendarFile != "" {
 		cal, err := calendar.NewFile(opts.CalendarFile, clock.RealClock{})
 		if err != nil {
