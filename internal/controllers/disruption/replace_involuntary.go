@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -23,6 +24,10 @@ import (
 // dies. It goes at once when its pods fit on the nodes there are, when it has none, or
 // when the pool's limits leave no room for a replacement first (provisioning then gives
 // its pods capacity); and when its pods fit nowhere at all, since it goes anyway.
+// involuntaryRecheck is how soon a pass looks again at an involuntary replacement under
+// way, to drain the node as soon as its replacements run.
+const involuntaryRecheck = time.Second
+
 func (c *Controller) replaceInvoluntarily(ctx context.Context, pp *poolPass, cand candidate, reason v1beta1.DisruptionReason) error {
 	state := involuntaryState(cand.claim, reason)
 	decide := func(why string) decision {
@@ -47,6 +52,9 @@ func (c *Controller) replaceInvoluntarily(ctx context.Context, pp *poolPass, can
 		case late:
 			return c.actInvoluntarily(ctx, pp, cand, r, decide(fmt.Sprintf("%s; its replacement (%s) does not run yet, and the drain cannot wait longer", state, strings.Join(r.by, ", "))))
 		case !lost:
+			// Look again soon rather than at the next poll: every second the node keeps
+			// its pods after its replacements run is a second of the notice gone.
+			pp.wakeAt(pp.now.Add(involuntaryRecheck))
 			return nil
 		}
 		delete(c.replacing, cand.claim.Name) // planned again now
@@ -82,6 +90,7 @@ func (c *Controller) replaceInvoluntarily(ctx context.Context, pp *poolPass, can
 		return err
 	}
 	c.replacing[cand.claim.Name] = &replacement{pool: pp.pool.Name, node: cand.node.Name, reason: reason, by: by, holds: holds}
+	pp.wakeAt(pp.now.Add(involuntaryRecheck))
 	why := fmt.Sprintf("%s; replacing it with %s before it drains", state, strings.Join(by, ", "))
 	c.event(cand.claim, string(reason), "%s", why)
 	logReplacement(log.FromContext(ctx), pp.pool.Name, cand, reason, by, why)
