@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"go.yaml.in/yaml/v3"
+
+	"github.com/stratos-sh/stratos/test/cfn"
 )
 
 // cfnNames are the template's parameters and pseudo parameters with the placeholders of
@@ -22,93 +23,51 @@ var cfnNames = map[string]string{
 	"InterruptionQueueArn": "INTERRUPTION_QUEUE_ARN",
 }
 
-// cfnTemplate is the template decoded with its short-form intrinsic functions kept:
-// !Sub's string stays a string (its ${} references as they are), !Ref X becomes "${X}",
-// and any other (!Equals, !Not, !GetAtt) becomes {"Fn::Name": argument}. refs are the
-// names !Sub and !Ref refer to; conditions are those resources, outputs and !If use.
-type cfnTemplate struct {
-	doc        map[string]any
-	refs       []string
-	conditions []string
-}
-
-func decodeTemplate(t *testing.T) cfnTemplate {
+// decodeTemplate is the CloudFormation template, decoded by test/cfn.
+func decodeTemplate(t *testing.T) *cfn.Template {
 	t.Helper()
-	var root yaml.Node
-	if err := yaml.Unmarshal([]byte(readFile(t, cfnTemplateFile)), &root); err != nil {
+	tmpl, err := cfn.Decode([]byte(readFile(t, cfnTemplateFile)))
+	if err != nil {
 		t.Fatalf("%s: %v", cfnTemplateFile, err)
 	}
-	var tmpl cfnTemplate
-	doc, ok := tmpl.convert(t, &root).(map[string]any)
-	if !ok {
-		t.Fatalf("%s is not a mapping", cfnTemplateFile)
-	}
-	tmpl.doc = doc
 	return tmpl
 }
 
-func (c *cfnTemplate) convert(t *testing.T, n *yaml.Node) any {
+func section(t *testing.T, tmpl *cfn.Template, name string) map[string]any {
 	t.Helper()
-	switch n.Kind {
-	case yaml.DocumentNode:
-		return c.convert(t, n.Content[0])
-	case yaml.AliasNode:
-		return c.convert(t, n.Alias)
-	}
-	switch n.Tag {
-	case "!Sub":
-		if n.Kind != yaml.ScalarNode {
-			t.Fatalf("line %d: !Sub with a variable map; this test reads the string form only", n.Line)
-		}
-		for _, m := range placeholder.FindAllStringSubmatch(n.Value, -1) {
-			c.refs = append(c.refs, m[1])
-		}
-		return n.Value
-	case "!Ref":
-		c.refs = append(c.refs, n.Value)
-		return "${" + n.Value + "}"
-	case "!If":
-		if len(n.Content) > 0 {
-			c.conditions = append(c.conditions, n.Content[0].Value)
-		}
-	}
-	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		plain := *n
-		plain.Tag = ""
-		return map[string]any{"Fn::" + n.Tag[1:]: c.convert(t, &plain)}
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		out := map[string]any{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			key := n.Content[i].Value
-			if key == "Condition" && n.Content[i+1].Kind == yaml.ScalarNode {
-				c.conditions = append(c.conditions, n.Content[i+1].Value)
-			}
-			out[key] = c.convert(t, n.Content[i+1])
-		}
-		return out
-	case yaml.SequenceNode:
-		out := []any{}
-		for _, e := range n.Content {
-			out = append(out, c.convert(t, e))
-		}
-		return out
-	}
-	var v any
-	if err := n.Decode(&v); err != nil {
-		t.Fatalf("line %d: %v", n.Line, err)
-	}
-	return v
-}
-
-func section(t *testing.T, tmpl cfnTemplate, name string) map[string]any {
-	t.Helper()
-	s, ok := tmpl.doc[name].(map[string]any)
-	if !ok {
-		t.Fatalf("%s has no %s", cfnTemplateFile, name)
+	s, err := tmpl.Section(name)
+	if err != nil {
+		t.Fatalf("%s: %v", cfnTemplateFile, err)
 	}
 	return s
+}
+
+// asPlaceholders writes {"Ref": X} as "${X}" and {"Fn::Sub": s} as s, the form of the
+// JSON files, whose placeholders are ${} references too.
+func asPlaceholders(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		if len(v) == 1 {
+			if name, ok := v["Ref"].(string); ok {
+				return "${" + name + "}"
+			}
+			if s, ok := v["Fn::Sub"].(string); ok {
+				return s
+			}
+		}
+		out := map[string]any{}
+		for k, e := range v {
+			out[k] = asPlaceholders(e)
+		}
+		return out
+	case []any:
+		out := []any{}
+		for _, e := range v {
+			out = append(out, asPlaceholders(e))
+		}
+		return out
+	}
+	return v
 }
 
 // cfnPolicy is the policy document of the template's managed policy resource, its
@@ -116,12 +75,15 @@ func section(t *testing.T, tmpl cfnTemplate, name string) map[string]any {
 func cfnPolicy(t *testing.T, resource string) policyDocument {
 	t.Helper()
 	tmpl := decodeTemplate(t)
-	r, ok := section(t, tmpl, "Resources")[resource].(map[string]any)
-	if !ok || r["Type"] != "AWS::IAM::ManagedPolicy" {
+	policies, err := tmpl.Resources("AWS::IAM::ManagedPolicy")
+	if err != nil {
+		t.Fatalf("%s: %v", cfnTemplateFile, err)
+	}
+	props, ok := policies[resource]
+	if !ok {
 		t.Fatalf("%s: %s is not an AWS::IAM::ManagedPolicy", cfnTemplateFile, resource)
 	}
-	props, _ := r["Properties"].(map[string]any)
-	data, err := json.Marshal(props["PolicyDocument"])
+	data, err := json.Marshal(asPlaceholders(props["PolicyDocument"]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,13 +108,13 @@ func normalized(doc policyDocument) policyDocument {
 
 func TestCloudFormationTemplateParses(t *testing.T) {
 	tmpl := decodeTemplate(t)
-	if tmpl.doc["AWSTemplateFormatVersion"] != "2010-09-09" {
-		t.Errorf("AWSTemplateFormatVersion %v", tmpl.doc["AWSTemplateFormatVersion"])
+	if tmpl.Doc["AWSTemplateFormatVersion"] != "2010-09-09" {
+		t.Errorf("AWSTemplateFormatVersion %v", tmpl.Doc["AWSTemplateFormatVersion"])
 	}
 	params := section(t, tmpl, "Parameters")
 	resources := section(t, tmpl, "Resources")
 	conditions := section(t, tmpl, "Conditions")
-	for _, ref := range tmpl.refs {
+	for _, ref := range tmpl.Refs {
 		name, _, _ := strings.Cut(ref, ".") // Resource.Attribute
 		_, isParam := params[name]
 		_, isResource := resources[name]
@@ -160,13 +122,13 @@ func TestCloudFormationTemplateParses(t *testing.T) {
 			t.Errorf("the template refers to %q, which is no parameter, resource or pseudo parameter", ref)
 		}
 	}
-	for _, c := range tmpl.conditions {
+	for _, c := range tmpl.Conditions {
 		if _, ok := conditions[c]; !ok {
 			t.Errorf("the template uses condition %q, which Conditions does not define", c)
 		}
 	}
 	for name := range params {
-		if name != "CreateNodeRole" && !slices.Contains(tmpl.refs, name) {
+		if name != "CreateNodeRole" && !slices.Contains(tmpl.Refs, name) {
 			t.Errorf("parameter %s is never used", name)
 		}
 	}

@@ -17,8 +17,8 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"go.yaml.in/yaml/v3"
 
+	"github.com/stratos-sh/stratos/test/cfn"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -90,100 +90,43 @@ func TestPatternFilesAreTheFourKindsOfNotice(t *testing.T) {
 	}
 }
 
-// template is the CloudFormation template decoded with its short-form functions kept as
-// {"Fn::Name": argument} (!Ref as {"Ref": name}); refs are the names !Ref, !GetAtt and
-// !Sub refer to.
-type template struct {
-	doc  map[string]any
-	refs []string
-}
-
-var subRef = regexp.MustCompile(`\$\{([A-Za-z0-9:.]+)\}`)
-
-func decodeTemplate(t *testing.T) template {
+// decodeTemplate is the CloudFormation template, decoded by test/cfn: its short-form
+// functions are written {"Fn::Name": argument} ({"Ref": name} for !Ref).
+func decodeTemplate(t *testing.T) *cfn.Template {
 	t.Helper()
-	var root yaml.Node
-	if err := yaml.Unmarshal([]byte(read(t, templateFile)), &root); err != nil {
+	tmpl, err := cfn.Decode([]byte(read(t, templateFile)))
+	if err != nil {
 		t.Fatalf("%s: %v", templateFile, err)
 	}
-	var tmpl template
-	doc, ok := tmpl.convert(t, root.Content[0]).(map[string]any)
-	if !ok {
-		t.Fatalf("%s is not a mapping", templateFile)
-	}
-	tmpl.doc = doc
 	return tmpl
 }
 
-func (c *template) convert(t *testing.T, n *yaml.Node) any {
+func section(t *testing.T, tmpl *cfn.Template, name string) map[string]any {
 	t.Helper()
-	switch n.Tag {
-	case "!Ref":
-		c.refs = append(c.refs, n.Value)
-		return map[string]any{"Ref": n.Value}
-	case "!GetAtt":
-		c.refs = append(c.refs, n.Value)
-		return map[string]any{"Fn::GetAtt": n.Value}
-	case "!Sub":
-		for _, m := range subRef.FindAllStringSubmatch(n.Value, -1) {
-			c.refs = append(c.refs, m[1])
-		}
-		return map[string]any{"Fn::Sub": n.Value}
-	}
-	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
-		t.Fatalf("line %d: %s, which this test does not read", n.Line, n.Tag)
-	}
-	switch n.Kind {
-	case yaml.MappingNode:
-		out := map[string]any{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			out[n.Content[i].Value] = c.convert(t, n.Content[i+1])
-		}
-		return out
-	case yaml.SequenceNode:
-		out := []any{}
-		for _, e := range n.Content {
-			out = append(out, c.convert(t, e))
-		}
-		return out
-	}
-	var v any
-	if err := n.Decode(&v); err != nil {
-		t.Fatalf("line %d: %v", n.Line, err)
-	}
-	return v
-}
-
-func (c *template) section(t *testing.T, name string) map[string]any {
-	t.Helper()
-	s, ok := c.doc[name].(map[string]any)
-	if !ok {
-		t.Fatalf("%s has no %s", templateFile, name)
+	s, err := tmpl.Section(name)
+	if err != nil {
+		t.Fatalf("%s: %v", templateFile, err)
 	}
 	return s
 }
 
-// resources are the template's resources of a type, by logical name.
-func (c *template) resources(t *testing.T, typ string) map[string]map[string]any {
+// resourcesOfType are the template's resources of a type, their Properties by logical name.
+func resourcesOfType(t *testing.T, tmpl *cfn.Template, typ string) map[string]map[string]any {
 	t.Helper()
-	out := map[string]map[string]any{}
-	for name, r := range c.section(t, "Resources") {
-		r, _ := r.(map[string]any)
-		if r["Type"] == typ {
-			props, _ := r["Properties"].(map[string]any)
-			out[name] = props
-		}
+	out, err := tmpl.Resources(typ)
+	if err != nil {
+		t.Fatalf("%s: %v", templateFile, err)
 	}
 	return out
 }
 
 func TestTemplateParsesAndRefersToWhatItDefines(t *testing.T) {
 	tmpl := decodeTemplate(t)
-	if tmpl.doc["AWSTemplateFormatVersion"] != "2010-09-09" {
-		t.Errorf("AWSTemplateFormatVersion %v", tmpl.doc["AWSTemplateFormatVersion"])
+	if tmpl.Doc["AWSTemplateFormatVersion"] != "2010-09-09" {
+		t.Errorf("AWSTemplateFormatVersion %v", tmpl.Doc["AWSTemplateFormatVersion"])
 	}
-	params, resources := tmpl.section(t, "Parameters"), tmpl.section(t, "Resources")
-	for _, ref := range tmpl.refs {
+	params, resources := section(t, tmpl, "Parameters"), section(t, tmpl, "Resources")
+	for _, ref := range tmpl.Refs {
 		name, _, _ := strings.Cut(ref, ".") // Resource.Attribute
 		_, isParam := params[name]
 		_, isResource := resources[name]
@@ -192,11 +135,11 @@ func TestTemplateParsesAndRefersToWhatItDefines(t *testing.T) {
 		}
 	}
 	for name := range params {
-		if !slices.Contains(tmpl.refs, name) {
+		if !slices.Contains(tmpl.Refs, name) {
 			t.Errorf("parameter %s is never used", name)
 		}
 	}
-	outputs := tmpl.section(t, "Outputs")
+	outputs := section(t, tmpl, "Outputs")
 	for name, want := range map[string]any{
 		"QueueName": map[string]any{"Fn::GetAtt": "Queue.QueueName"},
 		"QueueArn":  map[string]any{"Fn::GetAtt": "Queue.Arn"},
@@ -213,7 +156,7 @@ func TestTemplateParsesAndRefersToWhatItDefines(t *testing.T) {
 // send to it, and nothing else.
 func TestTemplateQueueAndItsPolicy(t *testing.T) {
 	tmpl := decodeTemplate(t)
-	queues := tmpl.resources(t, "AWS::SQS::Queue")
+	queues := resourcesOfType(t, tmpl, "AWS::SQS::Queue")
 	queue, ok := queues["Queue"]
 	if len(queues) != 1 || !ok {
 		t.Fatalf("want one AWS::SQS::Queue named Queue, found %v", slices.Collect(maps.Keys(queues)))
@@ -221,7 +164,7 @@ func TestTemplateQueueAndItsPolicy(t *testing.T) {
 	if queue["SqsManagedSseEnabled"] != true || queue["MessageRetentionPeriod"] != 300 {
 		t.Errorf("the queue has SqsManagedSseEnabled %v and MessageRetentionPeriod %v; want true and 300", queue["SqsManagedSseEnabled"], queue["MessageRetentionPeriod"])
 	}
-	policies := tmpl.resources(t, "AWS::SQS::QueuePolicy")
+	policies := resourcesOfType(t, tmpl, "AWS::SQS::QueuePolicy")
 	if len(policies) != 1 {
 		t.Fatalf("want one AWS::SQS::QueuePolicy, found %d", len(policies))
 	}
@@ -253,7 +196,7 @@ func TestTemplateQueueAndItsPolicy(t *testing.T) {
 // The template's rules are the four of patterns/, each sending to the queue.
 func TestTemplateNamesTheFourRules(t *testing.T) {
 	tmpl := decodeTemplate(t)
-	rules := tmpl.resources(t, "AWS::Events::Rule")
+	rules := resourcesOfType(t, tmpl, "AWS::Events::Rule")
 	var got []map[string]any
 	for name, r := range rules {
 		got = append(got, r["EventPattern"].(map[string]any))
