@@ -8,6 +8,10 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
+	"k8s.io/apimachinery/pkg/api/meta"
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -81,6 +85,13 @@ func (c *Controller) finishCheaper(ctx context.Context, pp *poolPass, cand candi
 		delete(c.replacing, cand.claim.Name)
 		log.FromContext(ctx).Info("Giving up a cheaper replacement", "nodepool", pp.pool.Name, "nodeclaim", cand.claim.Name, "replacements", r.by, "because", why)
 		return nil
+	}
+	if refused, err := c.dropRefusedCheaper(ctx, r); err != nil || refused != "" {
+		if refused != "" {
+			delete(c.replacing, cand.claim.Name)
+			log.FromContext(ctx).Info("Giving up a cheaper replacement: the cloud has no capacity for it", "nodepool", pp.pool.Name, "nodeclaim", cand.claim.Name, "replacement", refused)
+		}
+		return err
 	}
 	ready, lost := c.replacementsReady(ctx, r)
 	switch {
@@ -255,4 +266,32 @@ func (c *Controller) startCheaperPlan(ctx context.Context, pp *poolPass, cand ca
 	metrics.DisruptionDecisions.WithLabelValues(pp.pool.Name, string(v1beta1.DisruptionUnderutilized), string(outcomeReplace)).Inc()
 	c.refresh(pp.pass)
 	return err
+}
+
+// dropRefusedCheaper deletes the replacement claims of r whose launch the cloud refused
+// for lack of capacity, and names one of them ("" when none was). No pod waits on a
+// cheaper replacement, as none waits on a standby claim: the node it would replace runs
+// on, and the offerings refused are marked unavailable, so that the next plan, if any,
+// looks elsewhere, instead of a claim waiting in Launching for capacity that may not
+// come back.
+func (c *Controller) dropRefusedCheaper(ctx context.Context, r *replacement) (string, error) {
+	refused := ""
+	for _, name := range r.by {
+		claim := &v1beta1.NodeClaim{}
+		if err := c.Client.Get(ctx, client.ObjectKey{Name: name}, claim); err != nil {
+			if apierrors.IsNotFound(err) {
+				continue
+			}
+			return "", err
+		}
+		launched := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionLaunched)
+		if claim.Status.InstanceID != "" || launched == nil || launched.Status != metav1.ConditionFalse || launched.Reason != string(cloudprovider.CodeInsufficientCapacity) {
+			continue
+		}
+		if err := c.Client.Delete(ctx, claim); client.IgnoreNotFound(err) != nil {
+			return "", fmt.Errorf("deleting cheaper replacement %s, which the cloud has no capacity for: %w", name, err)
+		}
+		refused = name
+	}
+	return refused, nil
 }

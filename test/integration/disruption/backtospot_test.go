@@ -7,9 +7,11 @@ import (
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	testingclock "k8s.io/utils/clock/testing"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -72,14 +74,20 @@ func TestThePoolGoesBackToSpotAndParksItsOnDemandNode(t *testing.T) {
 		t.Fatalf("the standby node is %s, want on-demand", onDemand.Status.CapacityType)
 	}
 
+	var refused string
 	f.Eventually("a spot replacement is refused for lack of spot capacity", func() bool {
 		for _, c := range replacementsOf(f, "back-to-spot", onDemand.Name) {
 			launched := meta.FindStatusCondition(c.Status.Conditions, v1beta1.ConditionLaunched)
 			if launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == string(cloudprovider.CodeInsufficientCapacity) {
+				refused = c.Name
 				return true
 			}
 		}
 		return false
+	})
+	// No pod waits on it: the refused replacement is given up, not left Launching.
+	f.Eventually("the refused replacement is given up", func() bool {
+		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: refused}, &v1beta1.NodeClaim{}))
 	})
 	if !running(f, onDemand.Name) || podGone(f, pod) {
 		t.Fatalf("the on-demand node went (%s, %s) before a replacement ran", f.Claim(onDemand.Name).Spec.DesiredState, f.Claim(onDemand.Name).Status.Phase)
