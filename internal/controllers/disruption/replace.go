@@ -150,20 +150,16 @@ func (c *Controller) replaceOne(ctx context.Context, pp *poolPass, cand candidat
 		log.FromContext(ctx).V(1).Info("The pool's disruption budget is used up", "nodepool", pp.pool.Name, "reason", cand.stale)
 		return nil
 	}
-	workloads := cand.workloads()
-	if len(workloads) == 0 {
+	if len(cand.workloads()) == 0 {
 		_, err := c.act(ctx, pp, cand, decide(state+" and runs no workload; terminating it"))
 		return err
 	}
-	in, err := c.simulationInput(ctx, pp.pass)
+	in, result, limitsOnly, err := c.simulateWithout(ctx, pp.pass, cand)
 	if err != nil {
 		return err
 	}
-	in = withoutNode(in, cand.node.Name)
-	in.Pods = workloads
-	result := scheduling.Solve(in)
 	switch {
-	case len(result.Unschedulable) > 0 && len(scheduling.Solve(withoutLimits(in)).Unschedulable) == 0:
+	case limitsOnly:
 		_, err := c.act(ctx, pp, cand, decide(state+"; the pool's limits leave no room for a replacement first, so it drains first and its pods get capacity then"))
 		return err
 	case len(result.Unschedulable) > 0:
@@ -269,6 +265,21 @@ func (c *Controller) replacementsReady(ctx context.Context, r *replacement) (rea
 		ready = ready && claim.Status.Phase == v1beta1.PhaseRunning
 	}
 	return ready, false
+}
+
+// simulateWithout places the candidate's workloads on the cluster without its node, and
+// reports whether they fit only with the pools' limits lifted: they need the room the
+// node holds, so it must go before its replacement can come.
+func (c *Controller) simulateWithout(ctx context.Context, p *pass, cand candidate) (scheduling.Input, scheduling.Result, bool, error) {
+	in, err := c.simulationInput(ctx, p)
+	if err != nil {
+		return in, scheduling.Result{}, false, err
+	}
+	in = withoutNode(in, cand.node.Name)
+	in.Pods = cand.workloads()
+	result := scheduling.Solve(in)
+	limitsOnly := len(result.Unschedulable) > 0 && len(scheduling.Solve(withoutLimits(in)).Unschedulable) == 0
+	return in, result, limitsOnly, nil
 }
 
 // withoutNode is in without the named Node, and without the stale standby claims that

@@ -10,7 +10,6 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
-	"github.com/stratos-sh/stratos/internal/scheduling"
 )
 
 // replaceInvoluntarily replaces a node that goes whatever the pool's budgets say, for
@@ -62,19 +61,15 @@ func (c *Controller) replaceInvoluntarily(ctx context.Context, pp *poolPass, can
 	if late {
 		return c.actInvoluntarily(ctx, pp, cand, nil, decide(state+"; the notice leaves no time for a replacement first, so it drains now"))
 	}
-	workloads := cand.workloads()
-	if len(workloads) == 0 {
+	if len(cand.workloads()) == 0 {
 		return c.actInvoluntarily(ctx, pp, cand, nil, decide(state+" and runs no workload; terminating it"))
 	}
-	in, err := c.simulationInput(ctx, pp.pass)
+	in, result, limitsOnly, err := c.simulateWithout(ctx, pp.pass, cand)
 	if err != nil {
 		return err
 	}
-	in = withoutNode(in, cand.node.Name)
-	in.Pods = workloads
-	result := scheduling.Solve(in)
 	switch {
-	case len(result.Unschedulable) > 0 && len(scheduling.Solve(withoutLimits(in)).Unschedulable) == 0:
+	case limitsOnly:
 		return c.actInvoluntarily(ctx, pp, cand, nil, decide(state+"; the pool's limits leave no room for a replacement first, so it drains now and its pods get capacity then"))
 	case len(result.Unschedulable) > 0:
 		p := result.Unschedulable[0].Pod
