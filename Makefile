@@ -153,9 +153,10 @@ FUZZTIME ?=
 FUZZ_WINDOWS_EXECS := 100000x
 FUZZ_SOLVE_EXECS := 150x
 .PHONY: fuzz
-fuzz: ## Fuzz the window grammar, its evaluation and the scheduling simulation, about 10 s each (FUZZTIME sets all three).
+fuzz: ## Fuzz the window grammar, its evaluation, the cloud's notices and the scheduling simulation, about 10 s each (FUZZTIME sets all four).
 	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_WINDOWS_EXECS)) ./internal/windows
 	go test -run '^$$' -fuzz '^FuzzNextChange$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_WINDOWS_EXECS)) ./internal/windows
+	go test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_WINDOWS_EXECS)) ./internal/interruption
 	go test -run '^$$' -fuzz '^FuzzSolve$$' -fuzztime $(or $(FUZZTIME),$(FUZZ_SOLVE_EXECS)) ./internal/scheduling
 
 .PHONY: apiserver
