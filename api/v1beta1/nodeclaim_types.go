@@ -185,14 +185,18 @@ type NodeClaimStatus struct {
 	LastPhaseChangeTime *metav1.Time `json:"lastPhaseChangeTime,omitempty"`
 
 	// Conditions: Launched, Registered, Initialized, WarmedUp, Started, Drifted, Empty,
-	// Consolidatable, InstanceLost, DisruptionBlocked. Started is False, with the cloud's
+	// Consolidatable, InstanceLost, DisruptionBlocked, Interrupted, Unhealthy. Started is False, with the cloud's
 	// error code as its reason, when the cloud refused the last start for lack of
 	// capacity or quota. InstanceLost is True while the cloud does not answer for the
 	// instance as the cluster's and Stratos waits instead of removing the claim:
 	// OwnershipLost (the instance lacks the cluster's tag) or InstancesVanished (not
 	// found, with many of its pool's instances at once). DisruptionBlocked is True while
 	// disruption keeps the node because a PodDisruptionBudget does not let its pods go
-	// now; its message names the pod and the budget.
+	// now; its message names the pod and the budget. Interrupted is True once the cloud
+	// gave notice that it takes the instance away or recommends moving off it (reason
+	// SpotInterruption, ScheduledChange or RebalanceRecommendation; see interruption).
+	// Unhealthy is True while the Node is unhealthy as the pool's repair defines it
+	// (reason NotReady or the node condition's type).
 	// +optional
 	// +listType=map
 	// +listMapKey=type
