@@ -180,7 +180,7 @@ func TestPrometheusRuleAlertsOnServedMetrics(t *testing.T) {
 				}
 			}
 			for _, want := range []string{"StratosOperatorDown", "StratosWarmPoolBelowTarget", "StratosNodePoolDegraded", "StratosCloudCallsFailing",
-				"StratosCloudUnauthorized", "StratosNodeClaimsTimingOut", "StratosDrainStuck", "StratosProvisioningFailing", "StratosReconcileErrors", "StratosControllerPanics"} {
+				"StratosCloudUnauthorized", "StratosInterruptionQueueFailing", "StratosNodeClaimsTimingOut", "StratosDrainStuck", "StratosProvisioningFailing", "StratosReconcileErrors", "StratosControllerPanics"} {
 				if !slices.Contains(alerts, want) {
 					t.Errorf("no alert %s among %v", want, alerts)
 				}
