@@ -47,7 +47,11 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 			ConsolidationPolicy: v1beta1.ConsolidationWhenEmpty,
 			ConsolidateAfter:    v1beta1.NewDuration(30 * time.Second),
 			Budgets:             []v1beta1.Budget{{Nodes: "10%"}},
+			// Ignore, as Karpenter does: a rebalance recommendation alone moves nothing.
+			RebalanceRecommendation: v1beta1.RebalanceIgnore,
 		},
+		// Node repair is on, with Karpenter's toleration for a NotReady node.
+		Repair:  v1beta1.Repair{Enabled: ptr.To(true), NotReadyAfter: v1beta1.NewDuration(30 * time.Minute)},
 		Windows: []v1beta1.Window{{Name: "w", Days: "mon-sun", Hours: "0-23", TimeZone: "UTC", PreWarm: v1beta1.NewDuration(10 * time.Minute), MinStandby: ptr.To[int32](2)}},
 	}
 	for _, name := range []string{"defaults-yaml", "defaults-go"} {
