@@ -171,6 +171,10 @@ func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
 		p.Spec.Standby.Max = ptr.To[int32](3)
 		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Second}
 		p.Spec.Windows = []v1beta1.Window{{Name: "always-one", MinRunning: ptr.To[int32](1)}}
+		// On-demand only: the empty node that goes must be able to go back to standby,
+		// which a spot node never does.
+		p.Spec.Template.Spec.Requirements = append(p.Spec.Template.Spec.Requirements, v1beta1.NodeSelectorRequirement{
+			Key: v1beta1.LabelCapacityType, Operator: corev1.NodeSelectorOpIn, Values: []string{v1beta1.CapacityTypeOnDemand}})
 	})
 	runningClaims := func() []string {
 		var names []string
