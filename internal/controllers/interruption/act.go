@@ -61,10 +61,10 @@ func (c *Controller) interrupted(ctx context.Context, notice interruption.Notice
 		c.Unavailable.Mark(cloudprovider.OfferingKey{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone, CapacityType: v1beta1.CapacityTypeSpot}, ReasonUnavailableOffering)
 	}
 	if node != nil {
-		c.Recorder.Eventf(claim, node, corev1.EventTypeWarning, ReasonInterrupted, "Interrupt", message)
-		c.Recorder.Eventf(node, claim, corev1.EventTypeWarning, ReasonInterrupted, "Interrupt", message)
+		c.Recorder.Eventf(claim, node, corev1.EventTypeWarning, ReasonInterrupted, "Interrupt", "%s", message)
+		c.Recorder.Eventf(node, claim, corev1.EventTypeWarning, ReasonInterrupted, "Interrupt", "%s", message)
 	} else {
-		c.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonInterrupted, "Interrupt", message)
+		c.Recorder.Eventf(claim, nil, corev1.EventTypeWarning, ReasonInterrupted, "Interrupt", "%s", message)
 	}
 	log.FromContext(ctx).Info("Claim interrupted", "nodeClaim", claim.Name, "deadline", record.Deadline)
 	c.kick()
@@ -96,7 +96,7 @@ func (c *Controller) rebalance(ctx context.Context, notice interruption.Notice, 
 		return nil
 	}
 	metrics.InterruptionMessagesHandled.WithLabelValues(kind, actionMarked).Inc()
-	c.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonRebalanceRecommendation, "Interrupt", message)
+	c.Recorder.Eventf(claim, nil, corev1.EventTypeNormal, ReasonRebalanceRecommendation, "Interrupt", "%s", message)
 	c.kick()
 	return nil
 }
