@@ -148,9 +148,12 @@ func TestUnhealthyKubelets(t *testing.T) {
 		before, err = renewedAt(ctx)
 		return err == nil, err
 	})
-	// Polled for a second, ten heartbeats: a renewal ends the poll early, a failure.
-	renewed := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, time.Second, false, func(ctx context.Context) (bool, error) {
-		after, err := renewedAt(ctx)
+	// Polled for a second, ten heartbeats: a renewal ends the poll early, a failure. Each
+	// read has a context of its own: under the poll's, a read near the end of the second
+	// fails in the client's rate limiter ("would exceed context deadline"), which is no
+	// renewal.
+	renewed := wait.PollUntilContextTimeout(context.Background(), 50*time.Millisecond, time.Second, false, func(context.Context) (bool, error) {
+		after, err := renewedAt(context.Background())
 		return after.After(before.Add(200 * time.Millisecond)), err
 	})
 	if !wait.Interrupted(renewed) {
