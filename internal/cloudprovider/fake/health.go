@@ -52,25 +52,14 @@ func (c *Cloud) MakeUnhealthy(ids []string, how Unhealthy) error {
 	if err := how.Validate(); err != nil {
 		return fmt.Errorf("fake cloud: %w", err)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := c.clock.Now()
-	c.advance(now)
-	for _, id := range ids {
-		inst, ok := c.instances[id]
-		switch {
-		case !ok:
-			return cloudprovider.NewError(cloudprovider.CodeNotFound, "MakeUnhealthy", id, "the cloud does not know the instance")
-		case inst.State != cloudprovider.StateRunning:
-			return cloudprovider.NewError(cloudprovider.CodeInvalidState, "MakeUnhealthy", id, "the instance is %s, not running", inst.State)
+	return c.applyToAll("MakeUnhealthy", ids, func(inst *instance) error {
+		if inst.State != cloudprovider.StateRunning {
+			return cloudprovider.NewError(cloudprovider.CodeInvalidState, "MakeUnhealthy", inst.ID, "the instance is %s, not running", inst.State)
 		}
-	}
-	for _, id := range ids {
-		inst := c.instances[id]
+		return nil
+	}, func(inst *instance, now time.Time) {
 		inst.sick = &sickness{how: how, since: now, boot: inst.boot.Number}
-	}
-	c.notify()
-	return nil
+	})
 }
 
 // sickNow returns how the instance's kubelet fails in its current boot, if it does.

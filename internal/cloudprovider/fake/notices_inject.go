@@ -72,23 +72,36 @@ func (c *Cloud) ScheduleChange(ids []string, at time.Time) error {
 // inject checks every instance, then applies notify to each. The instances must be
 // pending or running, and spot if spotOnly.
 func (c *Cloud) inject(op string, ids []string, spotOnly bool, notify func(*instance, time.Time)) error {
+	return c.applyToAll(op, ids, func(inst *instance) error {
+		switch {
+		case spotOnly && inst.CapacityType != v1beta1.CapacityTypeSpot:
+			return cloudprovider.NewError(cloudprovider.CodeUnsupported, op, inst.ID, "the instance is %s, not spot", inst.CapacityType)
+		case inst.State != cloudprovider.StatePending && inst.State != cloudprovider.StateRunning:
+			return cloudprovider.NewError(cloudprovider.CodeInvalidState, op, inst.ID, "the instance is %s, not pending or running", inst.State)
+		}
+		return nil
+	}, notify)
+}
+
+// applyToAll brings the cloud up to now, checks every instance (each must exist and
+// pass check), and only then applies apply to each, so that a call refused for one
+// instance changes none; the kubelets and queue waiters are told once.
+func (c *Cloud) applyToAll(op string, ids []string, check func(*instance) error, apply func(*instance, time.Time)) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.clock.Now()
 	c.advance(now)
 	for _, id := range ids {
 		inst, ok := c.instances[id]
-		switch {
-		case !ok:
+		if !ok {
 			return cloudprovider.NewError(cloudprovider.CodeNotFound, op, id, "the cloud does not know the instance")
-		case spotOnly && inst.CapacityType != v1beta1.CapacityTypeSpot:
-			return cloudprovider.NewError(cloudprovider.CodeUnsupported, op, id, "the instance is %s, not spot", inst.CapacityType)
-		case inst.State != cloudprovider.StatePending && inst.State != cloudprovider.StateRunning:
-			return cloudprovider.NewError(cloudprovider.CodeInvalidState, op, id, "the instance is %s, not pending or running", inst.State)
+		}
+		if err := check(inst); err != nil {
+			return err
 		}
 	}
 	for _, id := range ids {
-		notify(c.instances[id], now)
+		apply(c.instances[id], now)
 	}
 	c.notify()
 	return nil
