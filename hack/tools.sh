@@ -37,6 +37,7 @@ declare -A tools=(
   [controller-gen]="controller-gen|sigs.k8s.io/controller-tools/cmd/controller-gen"
   [staticcheck]="staticcheck|honnef.co/go/tools/cmd/staticcheck"
   [helm]="helm|helm.sh/helm/v4/cmd/helm"
+  [capi-manager]="capi|sigs.k8s.io/cluster-api/core"
 )
 
 # group -> "pinned-module|minutes": the module whose version names the cache folder, and
@@ -49,6 +50,7 @@ declare -A groups=(
   [controller-gen]="sigs.k8s.io/controller-tools|1"
   [staticcheck]="honnef.co/go/tools|1"
   [helm]="helm.sh/helm/v4|2"
+  [capi]="sigs.k8s.io/cluster-api|3-4"
 )
 
 # group_ldflags prints the linker flags of a group's build at its pinned version, which
@@ -62,6 +64,7 @@ group_ldflags() {
       echo "-s -w -X k8s.io/component-base/version.gitVersion=${version} -X k8s.io/component-base/version.gitMajor=1 -X k8s.io/component-base/version.gitMinor=${minor} -X k8s.io/component-base/version.gitTreeState=clean"
       ;;
     helm) echo "-s -w -X helm.sh/helm/v4/internal/version.version=${version}" ;;
+    capi) echo "-s -w -X sigs.k8s.io/cluster-api/version.gitVersion=${version}" ;;
     *) echo "-s -w" ;;
   esac
 }
@@ -119,6 +122,22 @@ group_dir() {
   echo "$cache/$group-$version-$hash"
 }
 
+# group_extras copies into a group's cache folder what its tools need besides the
+# binaries: for capi, the release's CRDs and webhook configuration (capi-config/), which
+# the harness installs before it starts the manager, from the module the build used.
+group_extras() {
+  local group=$1 moddir=$2 tmp=$3 dir
+  case $group in
+    capi)
+      dir=$(cd "$moddir" && go list -m -f '{{.Dir}}' sigs.k8s.io/cluster-api)
+      mkdir -p "$tmp/capi-config/crd" "$tmp/capi-config/webhook"
+      cp "$dir"/core/config/crd/bases/*.yaml "$tmp/capi-config/crd/"
+      cp "$dir/core/config/webhook/manifests.yaml" "$tmp/capi-config/webhook/"
+      chmod -R u+w "$tmp/capi-config"
+      ;;
+  esac
+}
+
 # group_built succeeds when every tool of a group is in its cache folder.
 group_built() {
   local dir=$1 name
@@ -157,6 +176,7 @@ build_group() {
       # With several packages, -o names a folder and each binary is named after its package.
       (cd "$moddir" && go build -trimpath -ldflags "$(group_ldflags "$group" "$version")" -o "$tmp/" "${packages[@]}")
     fi
+    group_extras "$group" "$moddir" "$tmp"
     group_built "$tmp" "${members[@]}" || {
       echo "hack/tools.sh: go build did not write every tool of $group (${members[*]}) into $tmp" >&2
       exit 1
@@ -175,6 +195,9 @@ link_tool() {
   mkdir -p "$root/bin"
   if [[ "$(readlink "$root/bin/$name" 2>/dev/null)" != "$target" ]]; then
     ln -sfn "$target" "$root/bin/$name"
+  fi
+  if [[ $name == capi-manager && "$(readlink "$root/bin/capi-config" 2>/dev/null)" != "${target%/*}/capi-config" ]]; then
+    ln -sfn "${target%/*}/capi-config" "$root/bin/capi-config"
   fi
 }
 

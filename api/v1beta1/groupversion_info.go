@@ -32,6 +32,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&NodeClaim{}, &NodeClaimList{},
 		&FakeNodeClass{}, &FakeNodeClassList{},
 		&EC2NodeClass{}, &EC2NodeClassList{},
+		&ClusterAPINodeClass{}, &ClusterAPINodeClassList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -98,9 +98,9 @@ type NodeClassReference struct {
 	// +kubebuilder:validation:Enum=stratos.sh
 	Group string `json:"group,omitempty"`
 
-	// Kind of the node class: FakeNodeClass or EC2NodeClass.
+	// Kind of the node class: FakeNodeClass, EC2NodeClass or ClusterAPINodeClass.
 	// +required
-	// +kubebuilder:validation:Enum=FakeNodeClass;EC2NodeClass
+	// +kubebuilder:validation:Enum=FakeNodeClass;EC2NodeClass;ClusterAPINodeClass
 	Kind string `json:"kind"`
 
 	// Name of the node class (node classes are cluster-scoped).
