@@ -127,7 +127,7 @@ test: ## The test command: generated files, lint, the release build, unit and in
 
 .PHONY: test-tools
 test-tools: # Every tool go test needs, in one call so that their groups build side by side.
-	hack/tools.sh $(sort $(HARNESS_TOOLS) $(SIM_TOOLS) helm)
+	hack/tools.sh $(sort $(HARNESS_TOOLS) $(SIM_TOOLS) helm capi-manager)
 
 .PHONY: test-checks
 test-checks: verify-generated # Then lint and build, once generation has put the tree back.
