@@ -20,6 +20,8 @@ type ClusterAPI struct {
 	Manager *capienv.Manager
 	// Log is the manager's log file.
 	Log string
+	// Kubeconfig is the administrator's kubeconfig the manager connects with.
+	Kubeconfig string
 	// InstallTime is how long installing the CRDs and webhooks took; StartTime how long
 	// the manager took to be healthy with its webhooks answering.
 	InstallTime, StartTime time.Duration
@@ -50,6 +52,7 @@ func (e *Env) StartClusterAPI(ctx context.Context, workDir string) (*ClusterAPI,
 	}
 	capi := &ClusterAPI{
 		Log:         filepath.Join(workDir, "capi-manager.log"),
+		Kubeconfig:  kubeconfig,
 		InstallTime: time.Since(started),
 		opts:        capienv.Options{ToolsDir: tools, Kubeconfig: kubeconfig, RestConfig: e.Config, Webhook: webhook},
 	}

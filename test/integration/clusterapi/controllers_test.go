@@ -9,18 +9,30 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/wait"
+	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 )
 
-// CAPI's Cluster controller runs: it puts its finalizer on a new Cluster and reports in
-// its conditions that the infrastructure cluster does not exist; once the
-// infrastructure cluster exists and says it is provisioned, as CAPI's InfraCluster
-// contract has it, the controller owns it and marks the Cluster's infrastructure
-// provisioned.
+// CAPI's Cluster controller runs: it puts its finalizer on a new Cluster and its
+// conditions, which say that the infrastructure cluster is not provisioned yet; once
+// the infrastructure cluster says it is, as CAPI's InfraCluster contract has it, the
+// controller (which watches the kind from its first read) marks the Cluster's
+// infrastructure provisioned, and owns the infrastructure cluster.
 func TestCAPIsClusterControllerReconcilesACluster(t *testing.T) {
 	ctx, ns := testContext(t), namespace(t)
+	// The infrastructure cluster goes first: CAPI looks for a missing one only every 30 s.
+	infra := &unstructured.Unstructured{Object: map[string]any{
+		"apiVersion": infraGroup + "/" + infraVersion,
+		"kind":       infraKind,
+		"metadata":   map[string]any{"namespace": ns, "name": "reconciled"},
+		"status":     map[string]any{"initialization": map[string]any{"provisioned": false}},
+	}}
+	if err := c.Create(ctx, infra); err != nil {
+		t.Fatal(err)
+	}
 	cluster := &clusterv1.Cluster{
 		ObjectMeta: metav1.ObjectMeta{Namespace: ns, Name: "reconciled"},
 		Spec: clusterv1.ClusterSpec{
@@ -37,25 +49,22 @@ func TestCAPIsClusterControllerReconcilesACluster(t *testing.T) {
 		}
 		return got
 	}
-	eventually(t, "the Cluster has CAPI's finalizer and says its infrastructure does not exist", func() bool {
+	eventually(t, "the Cluster has CAPI's finalizer and says its infrastructure is not ready", func() bool {
 		got := get()
-		infra := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ClusterInfrastructureReadyCondition)
+		infraReady := meta.FindStatusCondition(got.Status.Conditions, clusterv1.ClusterInfrastructureReadyCondition)
+		paused := meta.FindStatusCondition(got.Status.Conditions, clusterv1.PausedCondition)
 		return slices.Contains(got.Finalizers, clusterv1.ClusterFinalizer) &&
-			infra != nil && infra.Status == metav1.ConditionFalse && infra.Reason == clusterv1.ClusterInfrastructureDoesNotExistReason
+			infraReady != nil && infraReady.Status != metav1.ConditionTrue &&
+			paused != nil && paused.Status == metav1.ConditionFalse &&
+			!ptr.Deref(got.Status.Initialization.InfrastructureProvisioned, false)
 	})
 
-	infra := &unstructured.Unstructured{Object: map[string]any{
-		"apiVersion": infraGroup + "/" + infraVersion,
-		"kind":       infraKind,
-		"metadata":   map[string]any{"namespace": ns, "name": "reconciled"},
-		"status":     map[string]any{"initialization": map[string]any{"provisioned": true}},
-	}}
-	if err := c.Create(ctx, infra); err != nil {
+	provisioned := client.RawPatch(types.MergePatchType, []byte(`{"status":{"initialization":{"provisioned":true}}}`))
+	if err := c.Patch(ctx, infra, provisioned); err != nil {
 		t.Fatal(err)
 	}
 	eventually(t, "the Cluster's infrastructure is provisioned", func() bool {
-		got := get()
-		return got.Status.Initialization.InfrastructureProvisioned != nil && *got.Status.Initialization.InfrastructureProvisioned
+		return ptr.Deref(get().Status.Initialization.InfrastructureProvisioned, false)
 	})
 	if err := c.Get(ctx, client.ObjectKeyFromObject(infra), infra); err != nil {
 		t.Fatal(err)

@@ -79,6 +79,8 @@ func run(m *testing.M) int {
 	}
 	if code != 0 {
 		capi.PrintLog(os.Stderr)
+		fmt.Fprintf(os.Stderr, "kept %s for the logs\n", workDir)
+		return code
 	}
 	os.RemoveAll(workDir)
 	return code
