@@ -78,16 +78,23 @@ func (p *Provider) Create(ctx context.Context, req *cloudprovider.CreateRequest)
 
 // resume takes over the Machine an earlier launch with the same client token created,
 // creating the bootstrap config and infrastructure machine if that launch stopped before
-// it had. A Machine being deleted is left to go.
+// it had. The templates are read only then, so that a launch that finished is found
+// even if they have gone since. A Machine being deleted is left to go.
 func (p *Provider) resume(ctx context.Context, class *v1beta1.ClusterAPINodeClass, machine *clusterv1.Machine, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
 	id := InstanceID(machine.Namespace, machine.Name)
 	if token := machine.Annotations[AnnotationClientToken]; token != req.ClientToken {
 		return nil, cloudprovider.NewError(cloudprovider.CodeInvalidState, cloudprovider.OpCreate, id,
 			"Machine %s already exists and is another launch's (client token %q, not %q)", id, token, req.ClientToken)
 	}
-	if machine.DeletionTimestamp.IsZero() {
-		key := client.ObjectKeyFromObject(machine)
-		l, err := p.plan(ctx, class, key, machine.Labels[corev1.LabelInstanceTypeStable], machine.Spec.FailureDomain, req)
+	if !machine.DeletionTimestamp.IsZero() {
+		return p.instanceOf(ctx, machine)
+	}
+	complete, err := p.hasReferents(ctx, machine)
+	if err != nil {
+		return nil, classify(cloudprovider.OpCreate, id, err)
+	}
+	if !complete {
+		l, err := p.plan(ctx, class, client.ObjectKeyFromObject(machine), machine.Labels[corev1.LabelInstanceTypeStable], machine.Spec.FailureDomain, req)
 		if err != nil {
 			return nil, err
 		}
@@ -97,6 +104,26 @@ func (p *Provider) resume(ctx context.Context, class *v1beta1.ClusterAPINodeClas
 		}
 	}
 	return p.instanceOf(ctx, machine)
+}
+
+// hasReferents reports whether the bootstrap config and the infrastructure machine a
+// Machine refers to both exist.
+func (p *Provider) hasReferents(ctx context.Context, machine *clusterv1.Machine) (bool, error) {
+	for _, ref := range []clusterv1.ContractVersionedObjectReference{machine.Spec.Bootstrap.ConfigRef, machine.Spec.InfrastructureRef} {
+		v, err := p.contractVersion(ctx, cloudprovider.OpCreate, ref.GroupKind())
+		if err != nil {
+			return false, err
+		}
+		obj := &metav1.PartialObjectMetadata{}
+		obj.SetGroupVersionKind(ref.GroupKind().WithVersion(v))
+		if err := p.reader.Get(ctx, client.ObjectKey{Namespace: machine.Namespace, Name: ref.Name}, obj); err != nil {
+			if apierrors.IsNotFound(err) {
+				return false, nil
+			}
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 // plan reads the class's templates and makes the three objects of a launch of a type

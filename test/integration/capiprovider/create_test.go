@@ -213,3 +213,28 @@ func TestCreateMissingTemplate(t *testing.T) {
 		t.Errorf("template kind without CAPI's contract label: error %v, want InvalidParameter naming the label", err)
 	}
 }
+
+// A launch that finished is found again by the launch redone even when its template has
+// gone since: nothing is missing, so nothing is read from the template.
+func TestCreateRedoneAfterTemplateGone(t *testing.T) {
+	ctx := context.Background()
+	template := templateOf(machineTemplateKind, "short-lived", map[string]any{"spec": map[string]any{"image": "ubuntu-24.04"}})
+	if err := c.Create(ctx, template); err != nil {
+		t.Fatal(err)
+	}
+	class := classOver(ref(machineTemplateKind, "short-lived"))
+	first, err := provider.Create(ctx, launchOf(class, "gone-a", "default", "uid-gone-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Delete(ctx, template); err != nil {
+		t.Fatal(err)
+	}
+	second, err := provider.Create(ctx, launchOf(class, "gone-a", "default", "uid-gone-a"))
+	if err != nil {
+		t.Fatalf("launch redone after its template went: %v", err)
+	}
+	if second.ID != first.ID {
+		t.Errorf("redone launch gave %s, want %s", second.ID, first.ID)
+	}
+}
