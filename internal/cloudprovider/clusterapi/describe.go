@@ -2,14 +2,12 @@ package clusterapi
 
 import (
 	"context"
-	"fmt"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"sigs.k8s.io/controller-runtime/pkg/client"
-
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -127,21 +125,21 @@ func instanceOfMachine(machine *clusterv1.Machine, clusterName string, power Pow
 		NotOwned:     machine.Labels[v1beta1.TagCluster] != clusterName,
 	}
 	if instance.State == cloudprovider.StateTerminated {
-		instance.EndedAtLaunch = failureMessage(machine)
+		instance.EndedAtLaunch = failureOf(machine)
 	}
 	return instance
 }
 
 // machineState is the instance state of a Machine: shutting-down once it is being
-// deleted; terminated when CAPI gave up on it (phase Failed), which no relaunch of the
-// same Machine mends; with a power state, stopped when off, stopping when powering off,
+// deleted; terminated when CAPI reports that it failed for good (see failureOf), which
+// no relaunch of the same Machine mends; with a power state, stopped when off, stopping when powering off,
 // pending when powering on; otherwise pending until its Node registers (status.nodeRef),
 // then running.
 func machineState(machine *clusterv1.Machine, power PowerState) cloudprovider.InstanceState {
 	switch {
 	case !machine.DeletionTimestamp.IsZero():
 		return cloudprovider.StateShuttingDown
-	case machine.Status.Phase == string(clusterv1.MachinePhaseFailed):
+	case failureOf(machine) != "":
 		return cloudprovider.StateTerminated
 	case power == PoweredOff:
 		return cloudprovider.StateStopped
@@ -154,19 +152,4 @@ func machineState(machine *clusterv1.Machine, power PowerState) cloudprovider.In
 	default:
 		return cloudprovider.StatePending
 	}
-}
-
-// failureMessage says why CAPI failed a Machine, in its words when it gave them.
-func failureMessage(machine *clusterv1.Machine) string {
-	if d := machine.Status.Deprecated; d != nil && d.V1Beta1 != nil {
-		switch reason, message := d.V1Beta1.FailureReason, d.V1Beta1.FailureMessage; {
-		case reason != nil && message != nil:
-			return fmt.Sprintf("Machine failed: %s: %s", *reason, *message)
-		case message != nil:
-			return "Machine failed: " + *message
-		case reason != nil:
-			return "Machine failed: " + string(*reason)
-		}
-	}
-	return "Machine failed (phase Failed) without saying why"
 }

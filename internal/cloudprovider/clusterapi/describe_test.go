@@ -1,16 +1,13 @@
 package clusterapi
 
 import (
-	"strings"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
-	capierrors "sigs.k8s.io/cluster-api/api/deprecated/errors"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -34,7 +31,6 @@ func TestMachineState(t *testing.T) {
 		{name: "powered off", machine: clusterv1.Machine{Status: registered}, power: PoweredOff, want: cloudprovider.StateStopped},
 		{name: "powering on again", machine: clusterv1.Machine{Status: registered}, power: PoweringOn, want: cloudprovider.StatePending},
 		{name: "being deleted", machine: clusterv1.Machine{ObjectMeta: metav1.ObjectMeta{DeletionTimestamp: &now}, Status: registered}, power: PoweredOn, want: cloudprovider.StateShuttingDown},
-		{name: "failed", machine: clusterv1.Machine{Status: clusterv1.MachineStatus{Phase: string(clusterv1.MachinePhaseFailed)}}, want: cloudprovider.StateTerminated},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if got := machineState(&tt.machine, tt.power); got != tt.want {
@@ -46,8 +42,7 @@ func TestMachineState(t *testing.T) {
 
 // A Machine is an instance with its namespace/name as ID, the provider ID CAPI copied
 // onto it, its type and zone from its labels, on demand, launched when it was created;
-// one without the cluster's label is not owned; a failed one ended at its launch with
-// CAPI's words.
+// one without the cluster's label is not owned.
 func TestInstanceOfMachine(t *testing.T) {
 	created := metav1.NewTime(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
 	machine := &clusterv1.Machine{
@@ -67,14 +62,6 @@ func TestInstanceOfMachine(t *testing.T) {
 	}
 	if other := instanceOfMachine(machine, "another-cluster", ""); !other.NotOwned {
 		t.Errorf("a Machine of another cluster's label is owned")
-	}
-
-	machine.Status.Phase = string(clusterv1.MachinePhaseFailed)
-	machine.Status.Deprecated = &clusterv1.MachineDeprecatedStatus{V1Beta1: &clusterv1.MachineV1Beta1DeprecatedStatus{
-		FailureReason: ptr.To(capierrors.CreateMachineError), FailureMessage: ptr.To("no host matches the selector")}}
-	failed := instanceOfMachine(machine, "test", "")
-	if failed.State != cloudprovider.StateTerminated || !strings.Contains(failed.EndedAtLaunch, "no host matches the selector") {
-		t.Errorf("failed Machine: state %s, ended at launch %q", failed.State, failed.EndedAtLaunch)
 	}
 }
 

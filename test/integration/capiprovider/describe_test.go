@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -36,7 +35,7 @@ func setStatus(t *testing.T, claim string, change func(*clusterv1.MachineStatus)
 
 // Describe follows the Machine as CAPI moves it: pending while it provisions, running
 // with the provider ID CAPI copied once its Node registered, terminated with CAPI's
-// words when it failed, shutting-down while it is deleted, and absent once gone. A
+// words when its provider reported a terminal failure, shutting-down while it is deleted, and absent once gone. A
 // Machine whose cluster label was changed is not owned.
 func TestDescribeStates(t *testing.T) {
 	ctx := context.Background()
@@ -67,10 +66,7 @@ func TestDescribeStates(t *testing.T) {
 		t.Errorf("Machine with its Node: %+v, want running with provider ID test:///rack-a/m-1", got)
 	}
 
-	setStatus(t, "describe-a", func(s *clusterv1.MachineStatus) {
-		s.Phase = string(clusterv1.MachinePhaseFailed)
-		s.Deprecated = &clusterv1.MachineDeprecatedStatus{V1Beta1: &clusterv1.MachineV1Beta1DeprecatedStatus{FailureMessage: ptr.To("the rack is on fire")}}
-	})
+	setFailure(t, "describe-a", "the rack is on fire")
 	if got := describe(t, id); got.State != cloudprovider.StateTerminated || !strings.Contains(got.EndedAtLaunch, "the rack is on fire") {
 		t.Errorf("failed Machine: %s, ended at launch %q; want terminated with CAPI's message", got.State, got.EndedAtLaunch)
 	}
