@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
 
+	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
@@ -30,13 +31,14 @@ func hasKubeadmShape(config *unstructured.Unstructured) bool {
 }
 
 // withNodeRegistration makes a bootstrap config of kubeadm's shape register its Node
-// with the launch's labels and taints: spec.joinConfiguration.nodeRegistration's taints
-// get the taints, and its kubeletExtraArgs (a list of name and value, as in v1beta2)
-// the node-labels flag with the labels the kubelet may set itself. The template's own
-// taints and labels stay unless the launch sets the same. A config of another shape is
-// left as it is: the lifecycle controller sets the labels and taints on the Node once it
-// registers.
-func withNodeRegistration(config *unstructured.Unstructured, labels map[string]string, taints []corev1.Taint) error {
+// with the launch's labels and taints and run its kubelet with the launch's
+// configuration: spec.joinConfiguration.nodeRegistration's taints get the taints, and
+// its kubeletExtraArgs (a list of name and value, as in v1beta2) the node-labels flag
+// with the labels the kubelet may set itself and the flags of the kubelet
+// configuration (kubeletFlags). The template's own taints, labels and flags stay unless
+// the launch sets the same. A config of another shape is left as it is: the lifecycle
+// controller sets the labels and taints on the Node once it registers.
+func withNodeRegistration(config *unstructured.Unstructured, labels map[string]string, taints []corev1.Taint, kubelet *v1beta1.KubeletConfiguration) error {
 	if !hasKubeadmShape(config) {
 		return nil
 	}
@@ -55,7 +57,7 @@ func withNodeRegistration(config *unstructured.Unstructured, labels map[string]s
 	if len(merged) > 0 {
 		registration["taints"] = merged
 	}
-	registration["kubeletExtraArgs"] = withNodeLabels(registration["kubeletExtraArgs"], cloudprovider.RegistrationLabels(labels))
+	registration["kubeletExtraArgs"] = withKubeletArgs(registration["kubeletExtraArgs"], cloudprovider.RegistrationLabels(labels), kubeletFlags(kubelet))
 	return unstructured.SetNestedMap(config.Object, registration, path...)
 }
 
@@ -83,20 +85,27 @@ func mergedTaints(templateTaints any, taints []corev1.Taint) ([]any, error) {
 	return out, nil
 }
 
-// withNodeLabels is a kubeletExtraArgs list with the node-labels flag set to the
-// template's node labels and these over them.
-func withNodeLabels(templateArgs any, labels map[string]string) []any {
+// withKubeletArgs is a kubeletExtraArgs list with the flags set, each in place of the
+// template's flag of its name, and the node-labels flag set to the template's node
+// labels with these over them.
+func withKubeletArgs(templateArgs any, labels, flags map[string]string) []any {
 	existing, _ := templateArgs.([]any)
 	all := map[string]string{}
 	var out []any
 	for _, a := range existing {
 		arg, _ := a.(map[string]any)
-		if arg["name"] != nodeLabelsArg {
-			out = append(out, a)
+		name, _ := arg["name"].(string)
+		if name == nodeLabelsArg {
+			value, _ := arg["value"].(string)
+			maps.Copy(all, parseNodeLabels(value))
 			continue
 		}
-		value, _ := arg["value"].(string)
-		maps.Copy(all, parseNodeLabels(value))
+		if _, replaced := flags[name]; !replaced {
+			out = append(out, a)
+		}
+	}
+	for _, name := range slices.Sorted(maps.Keys(flags)) {
+		out = append(out, map[string]any{"name": name, "value": flags[name]})
 	}
 	maps.Copy(all, labels)
 	if len(all) == 0 {

@@ -6,6 +6,9 @@ import (
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/utils/ptr"
+
+	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
 // The node-labels value is sorted k=v pairs joined by commas, the same however the map
@@ -47,7 +50,7 @@ func TestWithNodeRegistrationKubeadm(t *testing.T) {
 		"team":                             "blue",
 	}
 	taints := []corev1.Taint{{Key: "stratos.sh/standby", Effect: corev1.TaintEffectNoSchedule}, {Key: "gpu", Value: "yes", Effect: corev1.TaintEffectNoExecute}}
-	if err := withNodeRegistration(config, labels, taints); err != nil {
+	if err := withNodeRegistration(config, labels, taints, nil); err != nil {
 		t.Fatal(err)
 	}
 	registration, _, _ := unstructured.NestedMap(config.Object, "spec", "joinConfiguration", "nodeRegistration")
@@ -68,7 +71,7 @@ func TestWithNodeRegistrationKubeadm(t *testing.T) {
 func TestWithNodeRegistrationOtherKinds(t *testing.T) {
 	labels := map[string]string{"stratos.sh/nodepool": "default"}
 	shaped := objectOf(t, `{"kind":"SimConfig","spec":{"joinConfiguration":{}}}`)
-	if err := withNodeRegistration(shaped, labels, nil); err != nil {
+	if err := withNodeRegistration(shaped, labels, nil, nil); err != nil {
 		t.Fatal(err)
 	}
 	args, _, _ := unstructured.NestedSlice(shaped.Object, "spec", "joinConfiguration", "nodeRegistration", "kubeletExtraArgs")
@@ -80,7 +83,7 @@ func TestWithNodeRegistrationOtherKinds(t *testing.T) {
 	}
 
 	other := objectOf(t, `{"kind":"TalosConfig","spec":{"generateType":"worker"}}`)
-	if err := withNodeRegistration(other, labels, []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoSchedule}}); err != nil {
+	if err := withNodeRegistration(other, labels, []corev1.Taint{{Key: "a", Effect: corev1.TaintEffectNoSchedule}}, &v1beta1.KubeletConfiguration{MaxPods: ptr.To[int32](20)}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := json.Marshal(other.Object); string(got) != `{"kind":"TalosConfig","spec":{"generateType":"worker"}}` {

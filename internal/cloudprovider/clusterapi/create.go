@@ -142,7 +142,7 @@ func (p *Provider) plan(ctx context.Context, class *v1beta1.ClusterAPINodeClass,
 	if err != nil {
 		return nil, err
 	}
-	if err := withNodeRegistration(bootstrap, req.Labels, req.Taints); err != nil {
+	if err := withNodeRegistration(bootstrap, req.Labels, req.Taints, req.Kubelet); err != nil {
 		return nil, err
 	}
 	infra, err := fromTemplate(infraTemplate, key.Namespace, key.Name, labels)

@@ -40,12 +40,14 @@ func objectOf(t *testing.T, gvk schema.GroupVersionKind, name string) *unstructu
 // A launch makes a Machine of the cheapest type and zone that refers to a bootstrap
 // config and an infrastructure machine made from the class's templates, all three
 // labelled with the launch's tags, the cluster, type and zone; the two are owned by the
-// Machine, and the bootstrap config registers the Node with the launch's taints and
-// kubelet labels in kubeadm's shape.
+// Machine, and the bootstrap config registers the Node with the launch's taints, kubelet
+// labels and kubelet configuration in kubeadm's shape.
 func TestCreate(t *testing.T) {
 	ctx := context.Background()
 	class := classOver(ref(machineTemplateKind, machineTemplate))
-	instance, err := provider.Create(ctx, launchOf(class, "create-a", "default", "uid-create-a"))
+	req := launchOf(class, "create-a", "default", "uid-create-a")
+	req.Kubelet = &v1beta1.KubeletConfiguration{EvictionHard: map[string]v1beta1.EvictionThreshold{"memory.available": "300Mi"}}
+	instance, err := provider.Create(ctx, req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,6 +113,9 @@ func TestCreate(t *testing.T) {
 	}
 	if args["max-pods"] != "50" {
 		t.Errorf("kubelet args %v lost the template's max-pods", args)
+	}
+	if args["eviction-hard"] != "memory.available<300Mi" {
+		t.Errorf("kubelet args %v lack the pool's eviction-hard", args)
 	}
 	if want := "stratos.sh/nodeclaim=create-a,stratos.sh/nodepool=default,team=blue"; args["node-labels"] != want {
 		t.Errorf("node-labels %q, want %q (no node-role label: the kubelet refuses it)", args["node-labels"], want)
