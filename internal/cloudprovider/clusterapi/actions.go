@@ -96,14 +96,20 @@ func (p *Provider) switchPower(ctx context.Context, op, id string, switchPower f
 }
 
 // ownMachine reads the Machine of an instance ID: NotFound when there is none, NotOwned
-// when it is not the cluster's.
+// when it is not the cluster's. A Machine the client's cache does not have is looked
+// for on the API server before it is called gone: a claim deleted right after its
+// launch must not take a Machine created a moment ago for terminated.
 func (p *Provider) ownMachine(ctx context.Context, op, id string) (*clusterv1.Machine, error) {
 	key, ok := machineKey(id)
 	if !ok {
 		return nil, cloudprovider.NewError(cloudprovider.CodeNotFound, op, id, "not the namespace/name of a Machine")
 	}
 	machine := &clusterv1.Machine{}
-	if err := p.client.Get(ctx, key, machine); err != nil {
+	err := p.client.Get(ctx, key, machine)
+	if apierrors.IsNotFound(err) && p.readsAround {
+		err = p.reader.Get(ctx, key, machine)
+	}
+	if err != nil {
 		return nil, classify(op, id, err)
 	}
 	if machine.Labels[v1beta1.TagCluster] != p.clusterName {

@@ -50,6 +50,8 @@ type Provider struct {
 	clusterName string
 	client      client.Client
 	reader      client.Reader
+	// readsAround: reader is not client, so it sees what client's cache may not yet.
+	readsAround bool
 	powers      Powers
 	versions    versionCache
 }
@@ -64,7 +66,7 @@ func New(opts Options) (*Provider, error) {
 	if opts.ClusterName == "" {
 		return nil, fmt.Errorf("clusterapi: the cluster name is required: it marks the cluster's Machines")
 	}
-	p := &Provider{clusterName: opts.ClusterName, client: opts.Client, reader: opts.Reader, powers: opts.Powers}
+	p := &Provider{clusterName: opts.ClusterName, client: opts.Client, reader: opts.Reader, readsAround: opts.Reader != nil, powers: opts.Powers}
 	if p.reader == nil {
 		p.reader = opts.Client
 	}

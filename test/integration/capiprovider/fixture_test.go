@@ -21,6 +21,7 @@ import (
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
+	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
@@ -63,6 +64,8 @@ const (
 )
 
 var (
+	// cfg reaches the API server as an administrator.
+	cfg *rest.Config
 	// c reaches the API server with the Kubernetes, Stratos, CAPI and CRD types.
 	c client.Client
 	// provider is the Cluster API provider of cluster clusterName.
@@ -106,6 +109,7 @@ func setUp(env *harness.Env) error {
 	}); err != nil {
 		return fmt.Errorf("installing CRDs: %w", err)
 	}
+	cfg = env.Config
 	s := runtime.NewScheme()
 	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1beta1.AddToScheme, apiextensionsv1.AddToScheme, clusterapi.AddToScheme} {
 		if err := add(s); err != nil {
