@@ -2,6 +2,7 @@ package clusterapi
 
 import (
 	"context"
+	"errors"
 
 	corev1 "k8s.io/api/core/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
@@ -70,7 +71,9 @@ func (p *Provider) instanceOf(ctx context.Context, machine *clusterv1.Machine) (
 
 // powerState is the power state of a Machine's infrastructure machine, or empty when
 // there is no power interface for its kind, the Machine is going, or its infrastructure
-// machine does not exist (yet).
+// machine does not exist (yet) or cannot be read for lack of a CRD that follows CAPI's
+// contract: the state then follows the Machine alone, rather than one Machine failing
+// the description of all.
 func (p *Provider) powerState(ctx context.Context, machine *clusterv1.Machine) (PowerState, error) {
 	power, ok := p.powers[machine.Spec.InfrastructureRef.GroupKind()]
 	if !ok || !machine.DeletionTimestamp.IsZero() {
@@ -78,7 +81,7 @@ func (p *Provider) powerState(ctx context.Context, machine *clusterv1.Machine) (
 	}
 	id := InstanceID(machine.Namespace, machine.Name)
 	infra, err := p.infrastructureMachine(ctx, cloudprovider.OpGet, machine)
-	if apierrors.IsNotFound(err) {
+	if apierrors.IsNotFound(err) || errors.Is(err, cloudprovider.ErrInvalidParameter) {
 		return "", nil
 	}
 	if err != nil {

@@ -25,6 +25,9 @@ func classify(op, id string, err error) error {
 		code = cloudprovider.CodeThrottled
 	case apierrors.IsInvalid(err), apierrors.IsBadRequest(err):
 		code = cloudprovider.CodeInvalidParameter
+	case apierrors.IsNotFound(err) && op == cloudprovider.OpCreate:
+		// What a launch writes into is missing: the class's namespace.
+		code = cloudprovider.CodeInvalidParameter
 	case apierrors.IsNotFound(err):
 		code = cloudprovider.CodeNotFound
 	default:
