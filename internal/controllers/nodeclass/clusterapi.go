@@ -41,6 +41,9 @@ const (
 	// ReasonTemplateNotFound: a template the class names does not exist in the cluster's
 	// namespace.
 	ReasonTemplateNotFound = "TemplateNotFound"
+	// ReasonNotPermitted: Stratos may not read the Cluster or a template (its role lacks
+	// the template's group: the chart's clusterAPI values).
+	ReasonNotPermitted = "NotPermitted"
 	// ReasonInvalid: the class's spec cannot be used (the provider's check says why).
 	ReasonInvalid = "Invalid"
 )

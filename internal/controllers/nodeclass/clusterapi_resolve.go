@@ -54,6 +54,8 @@ func (r *ClusterAPIReconciler) checkCluster(ctx context.Context, ref v1beta1.Clu
 		return &failure{ReasonClusterAPINotInstalled, fmt.Sprintf("the API server does not serve Cluster API's %s (is Cluster API installed?)", clusterv1.GroupVersion.WithKind("Cluster"))}, nil
 	case apierrors.IsNotFound(err):
 		return &failure{ReasonClusterNotFound, fmt.Sprintf("Cluster %s/%s does not exist", ref.Namespace, ref.Name)}, nil
+	case apierrors.IsForbidden(err):
+		return &failure{ReasonNotPermitted, fmt.Sprintf("Cluster %s/%s cannot be read: %v", ref.Namespace, ref.Name, err)}, nil
 	}
 	return nil, err
 }
@@ -68,14 +70,19 @@ func (r *ClusterAPIReconciler) checkTemplate(ctx context.Context, namespace stri
 		return &failure{ReasonTemplateKindUnknown, fmt.Sprintf("the %s %s.%s %s: the API server serves no such kind (is its provider installed?)", t.role, t.ref.Kind, t.ref.APIGroup, t.ref.Name)}, nil
 	case errors.Is(err, capicontract.ErrNoContractVersion):
 		return &failure{ReasonTemplateNotContractVersioned, fmt.Sprintf("the %s %s.%s %s: %v", t.role, t.ref.Kind, t.ref.APIGroup, t.ref.Name, err)}, nil
+	case apierrors.IsForbidden(err):
+		return &failure{ReasonNotPermitted, fmt.Sprintf("the %s %s.%s %s: %v", t.role, t.ref.Kind, t.ref.APIGroup, t.ref.Name, err)}, nil
 	case err != nil:
 		return nil, err
 	}
 	obj := &unstructured.Unstructured{}
 	obj.SetGroupVersionKind(gvk)
 	err = r.APIReader.Get(ctx, client.ObjectKey{Namespace: namespace, Name: t.ref.Name}, obj)
-	if apierrors.IsNotFound(err) {
+	switch {
+	case apierrors.IsNotFound(err):
 		return &failure{ReasonTemplateNotFound, fmt.Sprintf("the %s %s %s/%s does not exist", t.role, gvk.GroupKind(), namespace, t.ref.Name)}, nil
+	case apierrors.IsForbidden(err):
+		return &failure{ReasonNotPermitted, fmt.Sprintf("the %s %s %s/%s cannot be read (is its group in the chart's clusterAPI values?): %v", t.role, gvk.GroupKind(), namespace, t.ref.Name, err)}, nil
 	}
 	return nil, err
 }
