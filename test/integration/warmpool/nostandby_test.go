@@ -1,78 +1,19 @@
 package warmpool_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
-	corev1 "k8s.io/api/core/v1"
-
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/test/stack"
 )
-
-// capiOnFake launches the instances of a ClusterAPINodeClass in the fake cloud, from its
-// whole catalogue: the pool's side of a class that cannot stand by is what these tests
-// look at, not the Cluster API provider.
-type capiOnFake struct{ cloudprovider.API }
-
-func (c capiOnFake) InstanceTypes(ctx context.Context, class client.Object) ([]*cloudprovider.InstanceType, error) {
-	if _, ok := class.(*v1beta1.ClusterAPINodeClass); ok {
-		class = nil
-	}
-	return c.API.InstanceTypes(ctx, class)
-}
-
-func (c capiOnFake) Create(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error) {
-	if _, ok := req.NodeClass.(*v1beta1.ClusterAPINodeClass); ok {
-		copied := *req
-		copied.NodeClass = nil
-		req = &copied
-	}
-	return c.API.Create(ctx, req)
-}
-
-// capiClass creates a ClusterAPINodeClass and writes the status its controller would:
-// Ready for its generation, with standby as given.
-func capiClass(f *stack.Fixture, name, standby string) *v1beta1.ClusterAPINodeClass {
-	f.T.Helper()
-	template := v1beta1.ClusterAPITemplateReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "workers"}
-	class := &v1beta1.ClusterAPINodeClass{ObjectMeta: metav1.ObjectMeta{Name: name}, Spec: v1beta1.ClusterAPINodeClassSpec{
-		Cluster:                   v1beta1.ClusterAPIClusterReference{Namespace: "default", Name: "metal"},
-		BootstrapTemplateRef:      v1beta1.ClusterAPITemplateReference{APIGroup: "bootstrap.cluster.x-k8s.io", Kind: "KubeadmConfigTemplate", Name: "workers"},
-		InfrastructureTemplateRef: template,
-		Version:                   "v1.37.2",
-		InstanceTypes: []v1beta1.ClusterAPIInstanceType{{Name: "m5.large", Zones: []string{"zone-a"}, PricePerHour: "0.1",
-			Capacity: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("2"), corev1.ResourceMemory: resource.MustParse("8Gi")}}},
-	}}
-	f.Create(class)
-	setStandby(f, class, standby)
-	return class
-}
-
-// setStandby writes the class's status as its controller would.
-func setStandby(f *stack.Fixture, class *v1beta1.ClusterAPINodeClass, standby string) {
-	f.T.Helper()
-	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(class), class); err != nil {
-		f.T.Fatal(err)
-	}
-	base := class.DeepCopy()
-	class.Status.ObservedGeneration, class.Status.Standby = class.Generation, standby
-	meta.SetStatusCondition(&class.Status.Conditions, metav1.Condition{Type: v1beta1.ConditionReady, Status: metav1.ConditionTrue,
-		Reason: "Resolved", Message: "resolved", ObservedGeneration: class.Generation})
-	if err := f.Env.Client.Status().Patch(f.Ctx, class, client.MergeFrom(base)); err != nil {
-		f.T.Fatal(err)
-	}
-}
 
 // warmPoolCondition waits until the pool's status is written for its generation and
 // returns its WarmPoolSupported condition, nil when it has none.
@@ -96,9 +37,9 @@ func warmPoolCondition(f *stack.Fixture, pool *v1beta1.NodePool, when func(*meta
 func TestPoolOfAClassThatCannotStandByKeepsNoWarmPool(t *testing.T) {
 	t.Parallel()
 	f := stack.NewSerialFixtureWith(t, fake.Options{}, func(o *stack.OperatorOptions) {
-		o.WrapCloud = func(api cloudprovider.API) cloudprovider.API { return capiOnFake{api} }
+		o.WrapCloud = stack.CAPIOnFake
 	})
-	class := capiClass(f, "metal", v1beta1.ClusterAPIStandbyUnsupported)
+	class := f.CAPIClass("metal", v1beta1.ClusterAPIStandbyUnsupported)
 	pool := f.Pool("metal", 2, func(p *v1beta1.NodePool) {
 		p.Spec.Template.Spec.NodeClassRef = v1beta1.NodeClassReference{Kind: "ClusterAPINodeClass", Name: class.Name}
 	})
@@ -125,7 +66,7 @@ func TestPoolOfAClassThatCannotStandByKeepsNoWarmPool(t *testing.T) {
 	}
 
 	// The class's infrastructure can stand by after all: the warm pool is made.
-	setStandby(f, class, v1beta1.ClusterAPIStandbySupported)
+	f.SetCAPIStandby(class, v1beta1.ClusterAPIStandbySupported)
 	warmPoolCondition(f, pool, func(c *metav1.Condition) bool { return c == nil })
 	f.Eventually("the window's 3 standby claims are made", func() bool { return len(f.Claims("metal")) == 3 })
 }
