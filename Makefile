@@ -10,8 +10,9 @@ export GONOSUMDB := k8s.io,sigs.k8s.io
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 STATICCHECK := $(BIN)/staticcheck
-# Binaries the API-server test harness needs.
-HARNESS_TOOLS := etcd kube-apiserver kubectl
+# Binaries the API-server test harness needs; capi-manager (Cluster API's core manager,
+# with its CRDs and webhook configuration) for the Cluster API tests.
+HARNESS_TOOLS := etcd kube-apiserver kubectl capi-manager
 # Binaries the simulated cluster needs (stratos-sim and the end-to-end test).
 SIM_TOOLS := etcd kube-apiserver kube-scheduler kube-controller-manager
 SCENARIO ?= test/scenarios/quickstart.yaml
