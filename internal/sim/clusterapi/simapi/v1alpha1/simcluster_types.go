@@ -7,7 +7,7 @@ import (
 
 // SimCluster is the infrastructure of a simulated cluster (CAPI's InfraCluster
 // contract): there is nothing to build, so it is provisioned at once, with the fake
-// cloud's zones as its failure domains and the simulator's API server as its control
+// cloud's zones (or those of them spec.zones names) as its failure domains and the simulator's API server as its control
 // plane endpoint.
 //
 // +kubebuilder:object:root=true
@@ -32,6 +32,15 @@ type SimClusterSpec struct {
 	// Cluster once the SimCluster is provisioned.
 	// +optional
 	ControlPlaneEndpoint clusterv1.APIEndpoint `json:"controlPlaneEndpoint,omitempty,omitzero"`
+
+	// zones are the fake cloud's zones the cluster offers as failure domains; empty
+	// means all of them. A zone the cloud does not have keeps the cluster unprovisioned.
+	// +optional
+	// +listType=set
+	// +kubebuilder:validation:MaxItems=100
+	// +kubebuilder:validation:items:MinLength=1
+	// +kubebuilder:validation:items:MaxLength=256
+	Zones []string `json:"zones,omitempty"`
 }
 
 // SimClusterStatus is what the simulator reports of a cluster's infrastructure.
