@@ -307,3 +307,20 @@ func TestAnInvalidSimConfigSaysWhy(t *testing.T) {
 		t.Error("an invalid SimConfig got a data secret")
 	}
 }
+
+// A SimMachine without an instance type label launches nothing and says why, in its
+// Ready condition and an Event, once its Machine has bootstrap data.
+func TestASimMachineWithoutAnInstanceTypeSaysWhy(t *testing.T) {
+	e := start(t)
+	m := newMachine(e, "untyped", "worker-1", v1alpha1.NodeRegistrationOptions{}, nil)
+	m.giveBootstrapData(e)
+	e.eventually("the SimMachine reports the invalid spec", func() bool {
+		return e.get(m.infra) && readyReason(m.infra) == simprovider.ReasonInvalidSpec
+	})
+	e.eventually("an Event says so", func() bool {
+		return slices.Contains(e.eventReasons("worker-1"), simprovider.ReasonInvalidSpec)
+	})
+	if got := len(e.cloud.Instances()); got != 0 || m.infra.Spec.ProviderID != "" {
+		t.Errorf("%d instances, provider ID %q: want none", got, m.infra.Spec.ProviderID)
+	}
+}

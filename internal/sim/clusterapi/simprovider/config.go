@@ -13,6 +13,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
@@ -43,6 +44,7 @@ type configReconciler struct {
 
 func (r *configReconciler) setup(mgr manager.Manager) error {
 	return builder.ControllerManagedBy(mgr).Named("simconfig").
+		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		For(&v1alpha1.SimConfig{}).
 		Owns(&corev1.Secret{}).
 		Complete(r)

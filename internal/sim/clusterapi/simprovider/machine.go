@@ -15,6 +15,7 @@ import (
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/builder"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -59,6 +60,8 @@ type machineReconciler struct {
 
 func (r *machineReconciler) setup(mgr manager.Manager) error {
 	return builder.ControllerManagedBy(mgr).Named("simmachine").
+		// A scenario launches machines by the dozen; the fake cloud answers at once.
+		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		For(&v1alpha1.SimMachine{}).
 		// The Machine's bootstrap data secret name is what a launch waits for.
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(infraMachineOf)).

@@ -11,6 +11,7 @@ import (
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/clientcmd"
+	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
@@ -122,7 +123,7 @@ type Templates struct {
 func CreateTemplates(ctx context.Context, c client.Client, o TemplateOptions) (Templates, error) {
 	machine := &v1alpha1.SimMachineTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name},
-		Spec:       v1alpha1.SimMachineTemplateSpec{Template: v1alpha1.SimMachineTemplateResource{}},
+		Spec:       v1alpha1.SimMachineTemplateSpec{Template: v1alpha1.SimMachineTemplateResource{Spec: v1alpha1.SimMachineSpec{Online: ptr.To(true)}}},
 	}
 	config := &v1alpha1.SimConfigTemplate{
 		ObjectMeta: metav1.ObjectMeta{Namespace: o.Namespace, Name: o.Name},

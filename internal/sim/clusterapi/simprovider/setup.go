@@ -54,6 +54,9 @@ type Options struct {
 	ResyncInterval time.Duration
 }
 
+// concurrency is how many SimMachines and SimConfigs are reconciled at once.
+const concurrency = 8
+
 // minPoll keeps a high time scale from turning polls into a hot loop.
 const minPoll = 50 * time.Millisecond
 
