@@ -51,8 +51,3 @@ func paused(ctx context.Context, c client.Client, obj client.Object, clusterName
 	}
 	return cluster.Spec.Paused != nil && *cluster.Spec.Paused, nil
 }
-
-// clusterNameOf is the CAPI cluster obj belongs to, by CAPI's label.
-func clusterNameOf(obj client.Object) string {
-	return obj.GetLabels()[clusterv1.ClusterNameLabel]
-}
