@@ -9,6 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/utils/ptr"
+	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
@@ -31,7 +32,9 @@ type machineSet struct {
 // a SimConfig with the given node registration, and a SimMachine with the given labels.
 func newMachine(e *simEnv, namespace, name string, reg v1alpha1.NodeRegistrationOptions, labels map[string]string) *machineSet {
 	e.t.Helper()
-	e.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}})
+	if err := e.c.Create(e.ctx, &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: namespace}}); client.IgnoreAlreadyExists(err) != nil {
+		e.t.Fatal(err)
+	}
 	clusterLabel := map[string]string{clusterv1.ClusterNameLabel: clusterName}
 	machine := &clusterv1.Machine{
 		ObjectMeta: metav1.ObjectMeta{Namespace: namespace, Name: name, Labels: clusterLabel},
@@ -323,4 +326,36 @@ func TestASimMachineWithoutAnInstanceTypeSaysWhy(t *testing.T) {
 	if got := len(e.cloud.Instances()); got != 0 || m.infra.Spec.ProviderID != "" {
 		t.Errorf("%d instances, provider ID %q: want none", got, m.infra.Spec.ProviderID)
 	}
+}
+
+func conditionIs(conditions []metav1.Condition, conditionType string, status metav1.ConditionStatus) bool {
+	c := meta.FindStatusCondition(conditions, conditionType)
+	return c != nil && c.Status == status
+}
+
+// While their Cluster is paused, a SimConfig writes no data and a SimMachine launches
+// nothing, and both say so in their Paused condition; unpaused, they go on.
+func TestAPausedClusterHoldsItsMachines(t *testing.T) {
+	e := start(t)
+	e.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: "paused"}})
+	cluster := &clusterv1.Cluster{
+		ObjectMeta: metav1.ObjectMeta{Namespace: "paused", Name: clusterName},
+		Spec:       clusterv1.ClusterSpec{Paused: ptr.To(true)},
+	}
+	e.create(cluster)
+	m := newMachine(e, "paused", "worker-1", v1alpha1.NodeRegistrationOptions{},
+		map[string]string{corev1.LabelInstanceTypeStable: "m5.large"})
+	e.eventually("the SimConfig and the SimMachine report the pause", func() bool {
+		return e.get(m.config) && conditionIs(m.config.Status.Conditions, clusterv1.PausedCondition, metav1.ConditionTrue) &&
+			e.get(m.infra) && conditionIs(m.infra.Status.Conditions, clusterv1.PausedCondition, metav1.ConditionTrue)
+	})
+	if m.config.Status.DataSecretName != "" {
+		t.Errorf("a paused SimConfig wrote its data secret %s", m.config.Status.DataSecretName)
+	}
+
+	patch(e, cluster, func(c *clusterv1.Cluster) { c.Spec.Paused = ptr.To(false) })
+	m.giveBootstrapData(e)
+	e.eventually("the SimMachine is powered on and no longer paused", func() bool {
+		return e.get(m.infra) && m.infra.Status.PoweredOn && conditionIs(m.infra.Status.Conditions, clusterv1.PausedCondition, metav1.ConditionFalse)
+	})
 }

@@ -15,6 +15,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
@@ -28,7 +29,6 @@ const (
 	ReasonDataSecretCreated    = "DataSecretCreated"
 	ReasonWaitingForMachine    = "WaitingForMachine"
 	ReasonInvalidConfiguration = "InvalidConfiguration"
-	ReasonPaused               = "Paused"
 )
 
 // DataSecretKey is the key of a bootstrap data Secret that holds the data, as CAPI's
@@ -47,6 +47,7 @@ func (r *configReconciler) setup(mgr manager.Manager) error {
 		WithOptions(controller.Options{MaxConcurrentReconciles: concurrency}).
 		For(&v1alpha1.SimConfig{}).
 		Owns(&corev1.Secret{}).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(ofCluster(r.client, func() client.ObjectList { return &v1alpha1.SimConfigList{} }))).
 		Complete(r)
 }
 
@@ -66,7 +67,11 @@ func (r *configReconciler) Reconcile(ctx context.Context, req reconcile.Request)
 	if machine == nil {
 		return reconcile.Result{}, r.setReady(ctx, config, metav1.ConditionFalse, ReasonWaitingForMachine, "waiting for a Machine to own the config")
 	}
-	if isPaused, err := paused(ctx, r.client, config, machine.Spec.ClusterName); err != nil || isPaused {
+	isPaused, err := paused(ctx, r.client, config, machine.Spec.ClusterName)
+	if err == nil {
+		err = reportPaused(ctx, r.client, config, &config.Status.Conditions, isPaused)
+	}
+	if err != nil || isPaused {
 		return reconcile.Result{}, err
 	}
 	if config.Status.DataSecretName != "" && ptr.Deref(config.Status.Initialization.DataSecretCreated, false) {

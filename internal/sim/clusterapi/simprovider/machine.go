@@ -65,6 +65,7 @@ func (r *machineReconciler) setup(mgr manager.Manager) error {
 		For(&v1alpha1.SimMachine{}).
 		// The Machine's bootstrap data secret name is what a launch waits for.
 		Watches(&clusterv1.Machine{}, handler.EnqueueRequestsFromMapFunc(infraMachineOf)).
+		Watches(&clusterv1.Cluster{}, handler.EnqueueRequestsFromMapFunc(ofCluster(r.client, func() client.ObjectList { return &v1alpha1.SimMachineList{} }))).
 		Complete(r)
 }
 
@@ -96,7 +97,11 @@ func (r *machineReconciler) Reconcile(ctx context.Context, req reconcile.Request
 	if machine == nil {
 		return reconcile.Result{}, r.patchStatus(ctx, m, m.DeepCopy(), metav1.ConditionFalse, ReasonWaitingForMachine, "waiting for a Machine to own the SimMachine")
 	}
-	if isPaused, err := paused(ctx, r.client, m, machine.Spec.ClusterName); err != nil || isPaused {
+	isPaused, err := paused(ctx, r.client, m, machine.Spec.ClusterName)
+	if err == nil {
+		err = reportPaused(ctx, r.client, m, &m.Status.Conditions, isPaused)
+	}
+	if err != nil || isPaused {
 		return reconcile.Result{}, err
 	}
 	if !controllerutil.ContainsFinalizer(m, Finalizer) {

@@ -3,9 +3,14 @@ package simprovider
 import (
 	"context"
 
+	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"sigs.k8s.io/controller-runtime/pkg/client"
+	"sigs.k8s.io/controller-runtime/pkg/handler"
+	logf "sigs.k8s.io/controller-runtime/pkg/log"
+	"sigs.k8s.io/controller-runtime/pkg/reconcile"
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 )
@@ -50,4 +55,41 @@ func paused(ctx context.Context, c client.Client, obj client.Object, clusterName
 		return false, client.IgnoreNotFound(err)
 	}
 	return cluster.Spec.Paused != nil && *cluster.Spec.Paused, nil
+}
+
+// reportPaused sets obj's Paused condition, as CAPI's contracts ask providers to
+// surface their pause, and writes it when it changed; conditions are obj's.
+func reportPaused(ctx context.Context, c client.Client, obj client.Object, conditions *[]metav1.Condition, isPaused bool) error {
+	base := obj.DeepCopyObject().(client.Object)
+	condition := metav1.Condition{
+		Type: clusterv1.PausedCondition, Status: metav1.ConditionFalse, Reason: clusterv1.NotPausedReason,
+		ObservedGeneration: obj.GetGeneration(),
+	}
+	if isPaused {
+		condition.Status, condition.Reason = metav1.ConditionTrue, clusterv1.PausedReason
+		condition.Message = "the object or its Cluster is paused"
+	}
+	if !meta.SetStatusCondition(conditions, condition) {
+		return nil
+	}
+	return c.Status().Patch(ctx, obj, client.MergeFrom(base))
+}
+
+// ofCluster maps a CAPI Cluster to the objects of a list kind that carry its cluster
+// label, so that a Cluster's pause and unpause reach them.
+func ofCluster(c client.Client, newList func() client.ObjectList) handler.MapFunc {
+	return func(ctx context.Context, obj client.Object) []reconcile.Request {
+		list := newList()
+		if err := c.List(ctx, list, client.InNamespace(obj.GetNamespace()), client.MatchingLabels{clusterv1.ClusterNameLabel: obj.GetName()}); err != nil {
+			logf.FromContext(ctx).Error(err, "Listing the objects of a Cluster failed", "cluster", obj.GetName())
+			return nil
+		}
+		var requests []reconcile.Request
+		_ = meta.EachListItem(list, func(item runtime.Object) error {
+			o := item.(client.Object)
+			requests = append(requests, reconcile.Request{NamespacedName: client.ObjectKeyFromObject(o)})
+			return nil
+		})
+		return requests
+	}
 }
