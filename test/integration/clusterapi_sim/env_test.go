@@ -69,6 +69,13 @@ func start(t *testing.T) *simEnv {
 	}); err != nil {
 		t.Fatalf("installing CAPI's CRDs: %v", err)
 	}
+	return run(t, env)
+}
+
+// run installs the simulator's CRDs in env's API server, which serves CAPI's, and runs
+// the providers and kubelets over a new fake cloud until the test ends.
+func run(t *testing.T, env *harness.Env) *simEnv {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	s := newScheme(t)
