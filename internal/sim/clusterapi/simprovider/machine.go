@@ -218,9 +218,9 @@ func (r *machineReconciler) follow(ctx context.Context, m *v1alpha1.SimMachine) 
 	}
 	s := &updated.Status
 	s.InstanceState = string(instance.State)
-	s.PoweredOn = instance.State == cloudprovider.StateRunning
+	s.PoweredOn = poweredOn(instance.State)
 	s.FailureDomain = instance.Zone
-	if s.PoweredOn {
+	if instance.State == cloudprovider.StateRunning {
 		// Provisioned stays true once reached: a machine switched off is still built.
 		s.Initialization.Provisioned = ptr.To(true)
 		s.Addresses = addressesOf(r.cloud, id)
@@ -262,6 +262,12 @@ func (r *machineReconciler) power(ctx context.Context, instance *cloudprovider.I
 		*instance = *found[instance.ID]
 	}
 	return err
+}
+
+// poweredOn is the fact of a machine's power, as a BareMetalHost reports it: on while
+// the instance runs and until a stop has ended; not yet on while it boots.
+func poweredOn(state cloudprovider.InstanceState) bool {
+	return state == cloudprovider.StateRunning || state == cloudprovider.StateStopping
 }
 
 // settled reports whether the instance rests in the state the wish asks for.

@@ -10,6 +10,7 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi/v1alpha1"
 )
 
@@ -81,5 +82,16 @@ func TestZoneComesFromTheLabelThenTheSpecThenTheMachine(t *testing.T) {
 	}
 	if got := zoneOf(simMachine(nil, ""), nil); got != "" {
 		t.Errorf("zone without any = %q, want none", got)
+	}
+}
+
+func TestPowerIsOnFromRunningUntilStopped(t *testing.T) {
+	for state, want := range map[cloudprovider.InstanceState]bool{
+		cloudprovider.StatePending: false, cloudprovider.StateRunning: true, cloudprovider.StateStopping: true,
+		cloudprovider.StateStopped: false, cloudprovider.StateShuttingDown: false, cloudprovider.StateTerminated: false,
+	} {
+		if got := poweredOn(state); got != want {
+			t.Errorf("poweredOn(%s) = %t, want %t", state, got, want)
+		}
 	}
 }

@@ -72,7 +72,8 @@ type SimMachineStatus struct {
 	// +kubebuilder:validation:MaxLength=32
 	InstanceState string `json:"instanceState,omitempty"`
 
-	// poweredOn is true while the instance runs.
+	// poweredOn is the fact of the machine's power: true while the instance runs and
+	// until a stop has ended (stopping), false while it boots (pending) and once stopped.
 	// +optional
 	PoweredOn bool `json:"poweredOn"`
 
