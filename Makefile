@@ -44,10 +44,12 @@ tools: ## Build every tool into the cache and link it into bin/.
 	hack/tools.sh $$(hack/tools.sh --list)
 
 .PHONY: generate
-generate: ## Regenerate deep-copy code, CRDs, RBAC (and the chart's copies) and docs/api.md from the API types and markers.
+generate: ## Regenerate deep-copy code, CRDs (Stratos's and the simulator's CAPI providers'), RBAC (and the chart's copies) and docs/api.md from the API types and markers.
 	hack/tools.sh controller-gen
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./internal/sim/clusterapi/simapi/...
+	$(CONTROLLER_GEN) crd paths=./internal/sim/clusterapi/simapi/... output:crd:artifacts:config=internal/sim/clusterapi/simapi/crds
 	$(CONTROLLER_GEN) rbac:roleName=stratos paths="./internal/operator/...;./internal/controllers/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=stratos-fake-kubelets paths=./internal/cloudprovider/fake/... output:rbac:artifacts:config=config/rbac/fake-kubelets
 	$(CONTROLLER_GEN) rbac:roleName=stratos-clusterapi paths=./internal/cloudprovider/clusterapi/... output:rbac:artifacts:config=config/rbac/clusterapi
