@@ -1,7 +1,11 @@
 // Package clusterapi_test runs Cluster API's real core controller manager against a real
-// kube-apiserver, as the CAPI integration tests and the simulator do: its webhooks
-// answer through the certificates the harness gives it, its conversion serves the
-// older API version, and its controllers reconcile.
+// kube-apiserver, one API server and one manager for the package. First CAPI itself: its
+// webhooks answer through the certificates the harness gives it, its conversion serves
+// the older API version, and its controllers reconcile. Then Stratos on it: the
+// operator's controllers in the test process with the Cluster API provider, and the
+// simulator's infrastructure and bootstrap providers over a fake cloud, whose kubelets
+// register the Machines' Nodes. Nothing runs kube-scheduler: the tests mark pods
+// Unschedulable and bind them, as it would.
 package clusterapi_test
 
 import (
@@ -24,13 +28,16 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
 var (
 	env  *harness.Env
 	capi *harness.ClusterAPI
-	// c knows the Kubernetes kinds, CAPI's v1beta2 kinds and CRDs.
+	// c knows the Kubernetes kinds, CAPI's v1beta2 kinds, CRDs, the Stratos and the
+	// simulator's kinds.
 	c client.Client
 )
 
@@ -57,7 +64,7 @@ func run(m *testing.M) int {
 	fmt.Printf("API server started in %s; Cluster API installed in %s, its manager ready in %s\n",
 		env.StartupTime.Round(time.Millisecond), capi.InstallTime.Round(time.Millisecond), capi.StartTime.Round(time.Millisecond))
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, apiextensionsv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, clusterv1.AddToScheme, apiextensionsv1.AddToScheme, v1beta1.AddToScheme, simprovider.AddToScheme} {
 		if err := add(s); err != nil {
 			panic(err)
 		}
@@ -73,6 +80,15 @@ func run(m *testing.M) int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	simCtx, stopSim := context.WithCancel(context.Background())
+	defer stopSim()
+	started := time.Now()
+	if err := startSimulatedCluster(simCtx, capi.Kubeconfig); err != nil {
+		fmt.Fprintln(os.Stderr, "starting the simulated cluster:", err)
+		capi.PrintLog(os.Stderr)
+		return 1
+	}
+	fmt.Printf("the simulated cluster's class is Ready after %s\n", time.Since(started).Round(time.Millisecond))
 	code := m.Run()
 	if err := capi.Stop(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
