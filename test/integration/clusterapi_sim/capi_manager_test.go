@@ -1,9 +1,3 @@
-//go:build capienv
-
-// This test needs harness.StartWithClusterAPI (branch i31-capienv). It passed against
-// i31-capienv merged with this branch; once capienv is on main, delete the build
-// constraint above so that it runs with the package.
-
 package clusterapisim_test
 
 import (
