@@ -143,8 +143,3 @@ func infrastructureTemplateRef(class *v1beta1.ClusterAPINodeClass, typeName stri
 	}
 	return class.Spec.InfrastructureTemplateRef
 }
-
-// machineKind is the kind a template makes.
-func machineKind(templateKind schema.GroupKind) schema.GroupKind {
-	return schema.GroupKind{Group: templateKind.Group, Kind: strings.TrimSuffix(templateKind.Kind, "Template")}
-}
