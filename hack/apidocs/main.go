@@ -21,7 +21,7 @@ import (
 )
 
 // kindOrder puts the kinds a user meets first at the top.
-var kindOrder = []string{"NodePool", "NodeClaim", "FakeNodeClass", "EC2NodeClass"}
+var kindOrder = []string{"NodePool", "NodeClaim", "FakeNodeClass", "EC2NodeClass", "ClusterAPINodeClass"}
 
 func main() {
 	crdDir := flag.String("crds", "config/crd/bases", "folder of the generated CRDs")

@@ -12,6 +12,7 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // Bottlerocket takes its user data as settings TOML, not as a MIME document: Stratos
@@ -79,7 +80,7 @@ func bottlerocketUserData(join nodeJoin, classUserData *string) (string, error) 
 	if dns, ok := clusterDNS(join.cluster.ServiceCIDR); ok {
 		kubernetes["cluster-dns-ip"] = dns
 	}
-	if labels := registrationLabels(join.labels); len(labels) > 0 {
+	if labels := cloudprovider.RegistrationLabels(join.labels); len(labels) > 0 {
 		maps.Copy(table(kubernetes, "node-labels"), toAny(labels))
 	}
 	// A taint is key = ["value:Effect", ...]; a taint with no value is ":Effect", which

@@ -1,15 +1,12 @@
 package aws
 
 import (
-	"math"
-
 	"github.com/aws/aws-sdk-go-v2/aws"
 	ec2types "github.com/aws/aws-sdk-go-v2/service/ec2/types"
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // What a node of an instance type has and what its kubelet keeps back, as the EKS
@@ -35,22 +32,6 @@ const (
 // Bottlerocket's data volume.
 var DefaultEphemeralStorage = resource.MustParse("20Gi")
 
-// Reservations, as nodeadm writes them into the kubelet's configuration.
-const (
-	// kubeReservedMemoryBaseMiB and kubeReservedMemoryPerPodMiB: kube-reserved memory is
-	// 255 MiB plus 11 MiB for each pod the node may run.
-	kubeReservedMemoryBaseMiB   = 255
-	kubeReservedMemoryPerPodMiB = 11
-	// evictionHardMemoryMiB is the kubelet's memory.available<100Mi hard eviction
-	// threshold: allocatable memory leaves it free.
-	evictionHardMemoryMiB = 100
-	// evictionHardNodefsPercent is the nodefs.available<10% hard eviction threshold.
-	evictionHardNodefsPercent = 10
-)
-
-// kubeReservedEphemeralStorage is nodeadm's kube-reserved ephemeral storage.
-var kubeReservedEphemeralStorage = resource.MustParse("1Gi")
-
 // maxPods is how many pods the VPC CNI gives addresses to on a node of the type, the
 // figure EKS's eni-max-pods.txt lists and nodeadm sets as the kubelet's maxPods: each
 // network interface of the default network card brings its addresses but the first, and
@@ -74,31 +55,6 @@ func maxPods(info *ec2types.InstanceTypeInfo) int64 {
 		return 0
 	}
 	return interfaces*(addresses-1) + 2
-}
-
-// kubeReservedCPU is nodeadm's kube-reserved CPU for a node of vcpus: 6% of the first
-// core, 1% of the second, 0.5% of the third and fourth and 0.25% of every core above.
-func kubeReservedCPU(vcpus int64) *resource.Quantity {
-	bands := []struct {
-		cores     int64 // cores in the band; 0 for every core left
-		permyriad int64 // share of each core in the band, in 1/10000
-	}{{1, 600}, {1, 100}, {2, 50}, {0, 25}}
-	var millis float64
-	left := vcpus
-	for _, band := range bands {
-		cores := left
-		if band.cores > 0 {
-			cores = min(left, band.cores)
-		}
-		millis += float64(cores*1000*band.permyriad) / 10000
-		left -= cores
-	}
-	return resource.NewMilliQuantity(int64(math.Round(millis)), resource.DecimalSI)
-}
-
-// kubeReservedMemory is nodeadm's kube-reserved memory for a node that runs pods pods.
-func kubeReservedMemory(pods int64) *resource.Quantity {
-	return mebibytes(kubeReservedMemoryBaseMiB + kubeReservedMemoryPerPodMiB*pods)
 }
 
 // nodeCapacity is what a Node of the type reports, ephemeral storage aside: vCPUs,
@@ -155,23 +111,6 @@ func accelerators(info *ec2types.InstanceTypeInfo) map[corev1.ResourceName]int64
 		}
 	}
 	return counts
-}
-
-// nodeOverhead is what the kubelet keeps back on a node of vcpus running pods pods with
-// ephemeral storage: kube-reserved, no system-reserved (as on EKS's images), and the
-// hard eviction thresholds of memory and the root volume.
-func nodeOverhead(vcpus, pods int64, ephemeral resource.Quantity) cloudprovider.Overhead {
-	return cloudprovider.Overhead{
-		KubeReserved: corev1.ResourceList{
-			corev1.ResourceCPU:              *kubeReservedCPU(vcpus),
-			corev1.ResourceMemory:           *kubeReservedMemory(pods),
-			corev1.ResourceEphemeralStorage: kubeReservedEphemeralStorage.DeepCopy(),
-		},
-		EvictionThreshold: corev1.ResourceList{
-			corev1.ResourceMemory:           *mebibytes(evictionHardMemoryMiB),
-			corev1.ResourceEphemeralStorage: *resource.NewQuantity(ephemeral.Value()*evictionHardNodefsPercent/100, resource.BinarySI),
-		},
-	}
 }
 
 // ephemeralStorage is the size of a node's ephemeral storage: the volume the node class

@@ -208,7 +208,7 @@ func buildInstanceTypes(types typeCatalog, p prices, shape classShape) []*cloudp
 			Name:         t.name,
 			Architecture: t.arch,
 			Capacity:     capacity,
-			Overhead:     nodeOverhead(t.vcpus, t.pods, ephemeral),
+			Overhead:     cloudprovider.EstimatedOverhead(t.vcpus, t.pods, ephemeral),
 			Offerings:    offerings,
 			Attributes:   maps.Clone(t.attributes),
 			AttachLimits: ebsAttachLimit(t.ebsAttachments, shape.disks),

@@ -20,6 +20,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
 
 // User data on AL2023 (and custom images): a MIME multipart document whose parts are the
@@ -93,7 +94,7 @@ func userData(join nodeJoin, classUserData *string) (string, error) {
 // a stable order.
 func kubeletFlags(labels map[string]string, taints []corev1.Taint) []string {
 	var flags []string
-	labels = registrationLabels(labels)
+	labels = cloudprovider.RegistrationLabels(labels)
 	if len(labels) > 0 {
 		pairs := make([]string, 0, len(labels))
 		for _, k := range slices.Sorted(maps.Keys(labels)) {
