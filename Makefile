@@ -52,6 +52,7 @@ generate: ## Regenerate deep-copy code, CRDs, RBAC (and the chart's copies) and 
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
 	$(CONTROLLER_GEN) rbac:roleName=stratos paths="./internal/operator/...;./internal/controllers/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=stratos-fake-kubelets paths=./internal/cloudprovider/fake/... output:rbac:artifacts:config=config/rbac/fake-kubelets
+	$(CONTROLLER_GEN) rbac:roleName=stratos-clusterapi paths=./internal/cloudprovider/clusterapi/... output:rbac:artifacts:config=config/rbac/clusterapi
 	hack/chart-files.sh
 	go run ./hack/apidocs -crds config/crd/bases -out docs/api.md
 

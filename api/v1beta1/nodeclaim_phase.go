@@ -91,4 +91,8 @@ const (
 	// ConditionBudgetsValid: every disruption budget of the pool can be read and its
 	// schedule fires; False says which does not and what Stratos does about it.
 	ConditionBudgetsValid = "BudgetsValid"
+	// ConditionWarmPoolSupported: False when the pool's node class cannot stand nodes by
+	// (a ClusterAPINodeClass whose infrastructure Stratos cannot power off and on), so
+	// the pool keeps no warm pool whatever its spec and windows ask; absent otherwise.
+	ConditionWarmPoolSupported = "WarmPoolSupported"
 )

@@ -322,8 +322,10 @@ type NodePoolStatus struct {
 	WarmupFailures *WarmupFailures `json:"warmupFailures,omitempty"`
 
 	// Conditions: Ready (the target is met), Degraded (something keeps it from being met,
-	// or the cloud does not answer for some of its instances as the cluster's) and
-	// BudgetsValid (every disruption budget can be read and its schedule fires).
+	// or the cloud does not answer for some of its instances as the cluster's),
+	// BudgetsValid (every disruption budget can be read and its schedule fires) and, only
+	// when False, WarmPoolSupported (the node class cannot stand nodes by, so the pool
+	// keeps no warm pool).
 	// +optional
 	// +listType=map
 	// +listMapKey=type

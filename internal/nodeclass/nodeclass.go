@@ -21,6 +21,8 @@ func newObject(kind string) (client.Object, error) {
 		return &v1beta1.FakeNodeClass{}, nil
 	case "EC2NodeClass":
 		return &v1beta1.EC2NodeClass{}, nil
+	case "ClusterAPINodeClass":
+		return &v1beta1.ClusterAPINodeClass{}, nil
 	default:
 		return nil, fmt.Errorf("unknown node class kind %q", kind)
 	}
@@ -41,7 +43,7 @@ func Get(ctx context.Context, c client.Reader, ref v1beta1.NodeClassReference) (
 
 // Objects returns one empty object of every node class kind, for watches.
 func Objects() []client.Object {
-	return []client.Object{&v1beta1.FakeNodeClass{}, &v1beta1.EC2NodeClass{}}
+	return []client.Object{&v1beta1.FakeNodeClass{}, &v1beta1.EC2NodeClass{}, &v1beta1.ClusterAPINodeClass{}}
 }
 
 // Reasons Ready gives for a node class that is not ready, besides the reason of its own
@@ -55,21 +57,29 @@ const (
 
 // Ready reports whether nodes can launch with a node class now, and if not, a reason
 // and a message that say why. A FakeNodeClass has nothing to resolve and is always
-// ready; an EC2NodeClass is once its Ready condition is True for its current spec.
+// ready; an EC2NodeClass or a ClusterAPINodeClass is once its Ready condition is True
+// for its current spec.
 func Ready(obj client.Object) (bool, string, string) {
-	class, ok := obj.(*v1beta1.EC2NodeClass)
-	if !ok {
+	var kind string
+	var conditions []metav1.Condition
+	switch class := obj.(type) {
+	case *v1beta1.EC2NodeClass:
+		kind, conditions = "EC2NodeClass", class.Status.Conditions
+	case *v1beta1.ClusterAPINodeClass:
+		kind, conditions = "ClusterAPINodeClass", class.Status.Conditions
+	default:
 		return true, "", ""
 	}
-	if !class.DeletionTimestamp.IsZero() {
-		return false, ReasonDeleting, fmt.Sprintf("EC2NodeClass %s is being deleted", class.Name)
+	name := obj.GetName()
+	if !obj.GetDeletionTimestamp().IsZero() {
+		return false, ReasonDeleting, fmt.Sprintf("%s %s is being deleted", kind, name)
 	}
-	ready := meta.FindStatusCondition(class.Status.Conditions, v1beta1.ConditionReady)
+	ready := meta.FindStatusCondition(conditions, v1beta1.ConditionReady)
 	switch {
-	case ready == nil || ready.ObservedGeneration < class.Generation:
-		return false, ReasonNotResolved, fmt.Sprintf("EC2NodeClass %s has not been resolved since its spec last changed", class.Name)
+	case ready == nil || ready.ObservedGeneration < obj.GetGeneration():
+		return false, ReasonNotResolved, fmt.Sprintf("%s %s has not been resolved since its spec last changed", kind, name)
 	case ready.Status != metav1.ConditionTrue:
-		return false, ready.Reason, fmt.Sprintf("EC2NodeClass %s is not ready: %s", class.Name, ready.Message)
+		return false, ready.Reason, fmt.Sprintf("%s %s is not ready: %s", kind, name, ready.Message)
 	}
 	return true, "", ""
 }

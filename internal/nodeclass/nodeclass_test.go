@@ -87,3 +87,59 @@ func TestEncryptionKeys(t *testing.T) {
 		t.Errorf("a FakeNodeClass's keys are %v; want none", got)
 	}
 }
+
+func capiClass(standby string) *v1beta1.ClusterAPINodeClass {
+	class := &v1beta1.ClusterAPINodeClass{ObjectMeta: metav1.ObjectMeta{Name: "metal", Generation: 1}}
+	class.Spec.InfrastructureTemplateRef = v1beta1.ClusterAPITemplateReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "workers"}
+	class.Spec.InstanceTypes = []v1beta1.ClusterAPIInstanceType{
+		{Name: "small"},
+		{Name: "big", InfrastructureTemplateRef: &v1beta1.ClusterAPITemplateReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "Metal3MachineTemplate", Name: "big"}},
+		{Name: "vm", InfrastructureTemplateRef: &v1beta1.ClusterAPITemplateReference{APIGroup: "infrastructure.cluster.x-k8s.io", Kind: "VSphereMachineTemplate", Name: "vm"}},
+	}
+	class.Status.Standby = standby
+	return class
+}
+
+// A ClusterAPINodeClass is ready as an EC2NodeClass is: once its Ready condition is True
+// for its current spec.
+func TestReadyClusterAPI(t *testing.T) {
+	class := capiClass(v1beta1.ClusterAPIStandbySupported)
+	if ready, reason, _ := Ready(class); ready || reason != ReasonNotResolved {
+		t.Errorf("an unresolved class: Ready = %v, %q; want false, %q", ready, reason, ReasonNotResolved)
+	}
+	class.Status.Conditions = []metav1.Condition{{Type: v1beta1.ConditionReady, Status: metav1.ConditionFalse, Reason: "TemplateNotFound",
+		Message: "KubeadmConfigTemplate default/workers not found", ObservedGeneration: 1}}
+	ready, reason, message := Ready(class)
+	if ready || reason != "TemplateNotFound" || !strings.Contains(message, "ClusterAPINodeClass metal") || !strings.Contains(message, "default/workers") {
+		t.Errorf("a class whose template is missing: Ready = %v, %q, %q", ready, reason, message)
+	}
+	class.Status.Conditions[0].Status = metav1.ConditionTrue
+	if ready, _, _ := Ready(class); !ready {
+		t.Error("a class Ready for its generation is not ready")
+	}
+}
+
+// Only a ClusterAPINodeClass whose infrastructure Stratos cannot power off refuses
+// standby, and its message names the machine kinds.
+func TestCanStandBy(t *testing.T) {
+	cases := []struct {
+		name  string
+		class client.Object
+		want  bool
+	}{
+		{"a fake class", &v1beta1.FakeNodeClass{}, true},
+		{"an EC2 class", &v1beta1.EC2NodeClass{}, true},
+		{"a CAPI class with a power interface", capiClass(v1beta1.ClusterAPIStandbySupported), true},
+		{"a CAPI class not resolved yet", capiClass(""), true},
+		{"a CAPI class without a power interface", capiClass(v1beta1.ClusterAPIStandbyUnsupported), false},
+	}
+	for _, c := range cases {
+		ok, reason, message := CanStandBy(c.class)
+		if ok != c.want {
+			t.Errorf("%s: CanStandBy = %v; want %v", c.name, ok, c.want)
+		}
+		if !ok && (reason != ReasonStandbyUnsupported || !strings.Contains(message, "Metal3Machine.infrastructure.cluster.x-k8s.io, VSphereMachine.infrastructure.cluster.x-k8s.io")) {
+			t.Errorf("%s: reason %q, message %q; want %s naming both machine kinds once", c.name, reason, message, ReasonStandbyUnsupported)
+		}
+	}
+}

@@ -32,6 +32,8 @@ func newCloudProvider(ctx context.Context, opts *Options, mgr manager.Manager) (
 		api, err = newFakeCloud(opts, mgr)
 	case ProviderAWS:
 		api, err = newAWSCloud(ctx, opts, mgr)
+	case ProviderClusterAPI:
+		api, err = newClusterAPICloud(opts, mgr)
 	default:
 		err = errors.New("unknown cloud provider " + opts.CloudProvider)
 	}

@@ -15,6 +15,7 @@ import (
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/clientcmd"
 	"k8s.io/utils/clock"
+	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client/config"
 	"sigs.k8s.io/controller-runtime/pkg/healthz"
 	"sigs.k8s.io/controller-runtime/pkg/manager"
@@ -50,7 +51,7 @@ import (
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims,verbs=get;list;watch;create;patch;delete
 // +kubebuilder:rbac:groups=stratos.sh,resources=nodeclaims/status,verbs=patch
 // The node classes are read (the EC2NodeClass controller adds its own verbs).
-// +kubebuilder:rbac:groups=stratos.sh,resources=fakenodeclasses;ec2nodeclasses,verbs=get;list;watch
+// +kubebuilder:rbac:groups=stratos.sh,resources=fakenodeclasses;ec2nodeclasses;clusterapinodeclasses,verbs=get;list;watch
 // Nodes: read, labelled, tainted and cordoned by patch, deleted with their claim or as
 // leaks. Stratos never creates a Node (the kubelet does) nor writes its status.
 // +kubebuilder:rbac:groups="",resources=nodes,verbs=get;list;watch;patch;delete
@@ -137,7 +138,7 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 	if err := mgr.AddHealthzCheck("ping", healthz.Ping); err != nil {
 		return nil, err
 	}
-	if err := mgr.AddReadyzCheck("crds", crdsInstalled(mgr)); err != nil {
+	if err := mgr.AddReadyzCheck("crds", crdsInstalled(mgr, opts.CloudProvider)); err != nil {
 		return nil, err
 	}
 	cloud, err := newCloudProvider(ctx, opts, mgr)
@@ -173,14 +174,23 @@ func (o *Operator) Start(ctx context.Context) error {
 	return o.Manager.Start(ctx)
 }
 
-// crdsInstalled fails the readiness probe until the API server serves every Stratos kind.
-func crdsInstalled(mgr manager.Manager) healthz.Checker {
-	kinds := []string{"NodePool", "NodeClaim", "FakeNodeClass", "EC2NodeClass"}
+// crdsInstalled fails the readiness probe until the API server serves every Stratos
+// kind, and with the clusterapi provider Cluster API's Machine.
+func crdsInstalled(mgr manager.Manager, provider string) healthz.Checker {
+	var kinds []schema.GroupVersionKind
+	for _, kind := range []string{"NodePool", "NodeClaim", "FakeNodeClass", "EC2NodeClass", "ClusterAPINodeClass"} {
+		kinds = append(kinds, v1beta1.GroupVersion.WithKind(kind))
+	}
+	if provider == ProviderClusterAPI {
+		kinds = append(kinds, clusterv1.GroupVersion.WithKind("Machine"))
+	}
 	return func(*http.Request) error {
-		for _, kind := range kinds {
-			gk := schema.GroupKind{Group: v1beta1.Group, Kind: kind}
-			if _, err := mgr.GetRESTMapper().RESTMapping(gk, v1beta1.GroupVersion.Version); err != nil {
-				return fmt.Errorf("the API server does not serve %s (are the CRDs of config/crd/bases installed?): %w", gk, err)
+		for _, gvk := range kinds {
+			if _, err := mgr.GetRESTMapper().RESTMapping(gvk.GroupKind(), gvk.Version); err != nil {
+				if gvk.Group != v1beta1.Group {
+					return fmt.Errorf("the API server does not serve %s (is Cluster API installed?): %w", gvk, err)
+				}
+				return fmt.Errorf("the API server does not serve %s (are the CRDs of config/crd/bases installed?): %w", gvk.GroupKind(), err)
 			}
 		}
 		return nil

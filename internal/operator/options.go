@@ -27,6 +27,8 @@ import (
 const (
 	ProviderFake = "fake"
 	ProviderAWS  = "aws"
+	// ProviderClusterAPI launches nodes as Cluster API Machines (ClusterAPINodeClass).
+	ProviderClusterAPI = "clusterapi"
 )
 
 // EnvPrefix starts the environment variable of every flag: --cluster-name is
@@ -103,7 +105,7 @@ type Options struct {
 func NewFlagSet(opts *Options) *flag.FlagSet {
 	fs := flag.NewFlagSet("stratos", flag.ContinueOnError)
 	fs.StringVar(&opts.ClusterName, "cluster-name", "", "Name of the cluster, recorded in the ownership tags of every instance (required).")
-	fs.StringVar(&opts.CloudProvider, "cloud-provider", "", "Cloud to run instances in: fake (the simulated cloud) or aws (required).")
+	fs.StringVar(&opts.CloudProvider, "cloud-provider", "", "Cloud to run instances in: fake (the simulated cloud), aws (EC2) or clusterapi (Cluster API Machines of any infrastructure) (required).")
 	fs.StringVar(&opts.Kubeconfig, "kubeconfig", "", "Path to a kubeconfig. Unset: $KUBECONFIG, the in-cluster service account, then ~/.kube/config.")
 	fs.Float64Var(&opts.KubeAPIQPS, "kube-api-qps", 200, "Queries per second the operator may send to the API server.")
 	fs.IntVar(&opts.KubeAPIBurst, "kube-api-burst", 300, "Burst of queries above kube-api-qps the operator may send to the API server.")
@@ -232,11 +234,11 @@ func (o *Options) Validate() error {
 		errs = append(errs, fmt.Errorf("--cluster-name %q must be 1 to 100 letters, digits, '-' and '_', starting with a letter or digit (EKS's rule for cluster names)", o.ClusterName))
 	}
 	switch o.CloudProvider {
-	case ProviderFake, ProviderAWS:
+	case ProviderFake, ProviderAWS, ProviderClusterAPI:
 	case "":
-		errs = append(errs, errors.New("--cloud-provider is required: fake or aws"))
+		errs = append(errs, errors.New("--cloud-provider is required: fake, aws or clusterapi"))
 	default:
-		errs = append(errs, fmt.Errorf("--cloud-provider %q is not fake or aws", o.CloudProvider))
+		errs = append(errs, fmt.Errorf("--cloud-provider %q is not fake, aws or clusterapi", o.CloudProvider))
 	}
 	if o.KubeAPIQPS <= 0 {
 		errs = append(errs, fmt.Errorf("--kube-api-qps must be positive, not %v", o.KubeAPIQPS))
@@ -290,6 +292,16 @@ func (o *Options) Validate() error {
 		for flagName, value := range map[string]string{"--aws-region": o.AWSRegion, "--aws-endpoint": o.AWSEndpoint, "--interruption-queue": o.InterruptionQueue} {
 			if value != "" {
 				errs = append(errs, fmt.Errorf("%s needs --cloud-provider=aws, not %q", flagName, o.CloudProvider))
+			}
+		}
+	}
+	if o.CloudProvider == ProviderClusterAPI {
+		// The cluster's endpoint and CA reach the nodes through the bootstrap template on
+		// Cluster API, and the Kubernetes version is the class's spec.version.
+		for flagName, value := range map[string]string{"--cluster-endpoint": o.ClusterEndpoint, "--cluster-ca-file": o.ClusterCAFile,
+			"--cluster-service-cidr": o.ClusterServiceCIDR, "--kubernetes-version": o.KubernetesVersion} {
+			if value != "" {
+				errs = append(errs, fmt.Errorf("%s does not apply to --cloud-provider=clusterapi", flagName))
 			}
 		}
 	}
@@ -350,7 +362,7 @@ var kubernetesMinorPattern = regexp.MustCompile(`^1\.[0-9]{1,3}$`)
 // PrintUsage writes the help text: every flag with its default and its environment variable.
 func PrintUsage(w io.Writer, fs *flag.FlagSet) {
 	fmt.Fprintf(w, "stratos: a Kubernetes node autoscaler with warm pools of stopped nodes.\n\n")
-	fmt.Fprintf(w, "Usage:\n  stratos --cluster-name NAME --cloud-provider fake|aws [flags]\n\n")
+	fmt.Fprintf(w, "Usage:\n  stratos --cluster-name NAME --cloud-provider fake|aws|clusterapi [flags]\n\n")
 	fmt.Fprintf(w, "Every flag can also be set by the environment variable shown; a flag wins over its variable.\n\nFlags:\n")
 	fs.VisitAll(func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)

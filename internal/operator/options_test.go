@@ -137,6 +137,14 @@ func TestEnvironmentFillsWhatTheCommandLineLeavesOut(t *testing.T) {
 	}
 }
 
+// The Cluster API provider needs nothing beyond the flags every cloud has.
+func TestClusterAPIProvider(t *testing.T) {
+	opts, err := Parse([]string{"--cluster-name=test", "--cloud-provider=clusterapi"}, env(nil))
+	if err != nil || opts.CloudProvider != ProviderClusterAPI {
+		t.Fatalf("Parse = %+v, %v; want the clusterapi provider", opts, err)
+	}
+}
+
 func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 	cases := []struct {
 		args []string
@@ -146,7 +154,7 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: []string{"--cloud-provider=fake"}, want: "--cluster-name is required"},
 		{args: []string{"--cluster-name=test"}, want: "--cloud-provider is required"},
 		{args: []string{"--cluster-name=prod.1", "--cloud-provider=fake"}, want: `--cluster-name "prod.1" must be`},
-		{args: []string{"--cluster-name=test", "--cloud-provider=gcp"}, want: `--cloud-provider "gcp" is not fake or aws`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=gcp"}, want: `--cloud-provider "gcp" is not fake, aws or clusterapi`},
 		{args: append([]string{"--kube-api-qps=0"}, required...), want: "--kube-api-qps must be positive"},
 		{args: append([]string{"--kube-api-burst=0"}, required...), want: "--kube-api-burst must be at least 1"},
 		{args: append([]string{"--leader-election-renew-deadline=20s"}, required...), want: "must be shorter than --leader-election-lease-duration"},
@@ -171,6 +179,12 @@ func TestBadOptionsAreRejectedNamingTheFlag(t *testing.T) {
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--interruption-queue=arn:aws:sqs:us-east-1:111122223333:q"}, want: `--interruption-queue "arn:aws:sqs:us-east-1:111122223333:q" is an ARN; give the queue's name or URL`},
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--interruption-queue=my queue"}, want: `--interruption-queue "my queue" is neither an SQS queue name`},
 		{args: []string{"--cluster-name=test", "--cloud-provider=aws", "--interruption-queue=https://sqs.us-east-1.amazonaws.com/q"}, want: `is not a queue URL`},
+		// On Cluster API the bootstrap template and the class say what EC2's flags say.
+		{args: []string{"--cluster-name=test", "--cloud-provider=clusterapi", "--interruption-queue=stratos-test"}, want: `--interruption-queue needs --cloud-provider=aws, not "clusterapi"`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=clusterapi", "--aws-region=eu-west-1"}, want: `--aws-region needs --cloud-provider=aws, not "clusterapi"`},
+		{args: []string{"--cluster-name=test", "--cloud-provider=clusterapi", "--fake-cloud-endpoint=http://127.0.0.1:8090"}, want: "--fake-cloud-endpoint needs --cloud-provider=fake"},
+		{args: []string{"--cluster-name=test", "--cloud-provider=clusterapi", "--cluster-endpoint=https://10.0.0.1"}, want: "--cluster-endpoint does not apply to --cloud-provider=clusterapi"},
+		{args: []string{"--cluster-name=test", "--cloud-provider=clusterapi", "--kubernetes-version=1.37"}, want: "--kubernetes-version does not apply to --cloud-provider=clusterapi"},
 	}
 	for _, tc := range cases {
 		_, err := Parse(tc.args, env(tc.env))

@@ -50,6 +50,7 @@ func TestDefaultValuesRenderTheOperatorForEKS(t *testing.T) {
 	objects := render(t, minimal(t))
 	want := []string{
 		"ClusterRole stratos", "ClusterRoleBinding stratos",
+		"CustomResourceDefinition clusterapinodeclasses.stratos.sh",
 		"CustomResourceDefinition ec2nodeclasses.stratos.sh", "CustomResourceDefinition fakenodeclasses.stratos.sh",
 		"CustomResourceDefinition nodeclaims.stratos.sh", "CustomResourceDefinition nodepools.stratos.sh",
 		"Deployment stratos -n stratos", "PodDisruptionBudget stratos -n stratos",
@@ -196,7 +197,7 @@ func TestBadValuesFailWithTheSchemasMessage(t *testing.T) {
 	}{
 		{"missing cluster name", map[string]any{}, "at '/settings/clusterName': minLength: got 0, want 1"},
 		{"bad cluster name", map[string]any{"settings": map[string]any{"clusterName": "prod.1"}}, "at '/settings/clusterName': 'prod.1' does not match pattern"},
-		{"unknown cloud", map[string]any{"settings": map[string]any{"clusterName": "demo", "cloudProvider": "gcp"}}, "at '/settings/cloudProvider': value must be one of 'aws', 'fake'"},
+		{"unknown cloud", map[string]any{"settings": map[string]any{"clusterName": "demo", "cloudProvider": "gcp"}}, "at '/settings/cloudProvider': value must be one of 'aws', 'clusterapi', 'fake'"},
 		{"bad log level", map[string]any{"settings": map[string]any{"clusterName": "demo"}, "logging": map[string]any{"level": "verbose"}}, "at '/logging/level': value must be one of 'debug', 'info', 'error'"},
 		{"bad log format", map[string]any{"settings": map[string]any{"clusterName": "demo"}, "logging": map[string]any{"format": "xml"}}, "at '/logging/format': value must be one of 'json', 'text'"},
 		{"misspelt setting", map[string]any{"settings": map[string]any{"clusterName": "demo", "clustername": "demo"}}, "at '/settings': additional properties 'clustername' not allowed"},

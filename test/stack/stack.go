@@ -132,6 +132,9 @@ type OperatorOptions struct {
 	Notices cloudprovider.NoticeQueue
 	// Interruption tunes the interruption controller.
 	Interruption interruption.Options
+	// WrapCloud, when set, wraps the cloud's API the controllers call, for tests that
+	// change what the cloud answers (a provider ID known only after the launch, say).
+	WrapCloud func(cloudprovider.API) cloudprovider.API
 }
 
 // StartOperator runs the operator's controllers against the API server and cloud, as
@@ -153,6 +156,9 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 		t.Fatal(err)
 	}
 	unavailable := cloudprovider.NewUnavailableOfferings(opts.UnavailableOfferingTTL, nil)
+	if opts.WrapCloud != nil {
+		cloud = opts.WrapCloud(cloud)
+	}
 	notices := opts.Notices
 	if notices == nil {
 		notices = operator.NoticesOf(cloud)

@@ -148,7 +148,10 @@ is empty are left out, so the binary's default (or its STRATOS_ variable) holds.
   (list "log-format" .Values.logging.format)
 }}
 {{- if and $s.interruptionQueue (ne $s.cloudProvider "aws") }}
-{{- fail "settings.interruptionQueue needs settings.cloudProvider aws: the fake cloud posts its notices to a queue of its own" }}
+{{- fail "settings.interruptionQueue needs settings.cloudProvider aws: the fake cloud posts its notices to a queue of its own, and Cluster API has none" }}
+{{- end }}
+{{- if and $s.kubernetesVersion (eq $s.cloudProvider "clusterapi") }}
+{{- fail "settings.kubernetesVersion does not apply to settings.cloudProvider clusterapi: a ClusterAPINodeClass's spec.version is its Machines' version" }}
 {{- end }}
 {{- if eq $s.cloudProvider "aws" }}
 {{- $a := .Values.aws }}

@@ -207,9 +207,14 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 	if err != nil {
 		log.FromContext(ctx).V(1).Info("The pool's windows cannot be read; its spec's targets hold", "nodepool", pool.Name, "error", err.Error())
 	}
-	current, err := c.current(ctx, pool)
+	current, canStandBy, err := c.current(ctx, pool)
 	if err != nil {
 		return err
+	}
+	if !canStandBy {
+		// Its nodes cannot stand by: an empty node goes rather than back to a warm pool
+		// the pool cannot keep (the nodepool controller says so on the pool).
+		targets.MinStandby, targets.MaxStandby = 0, 0
 	}
 	claims := p.claimsOf(pool.Name)
 	n := census(pool, claims)
@@ -271,16 +276,19 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 }
 
 // current is what the pool's nodes should be made of now, or nothing while its node
-// class is missing (nothing counts as drifted then).
-func (c *Controller) current(ctx context.Context, pool *v1beta1.NodePool) (claimtemplate.Current, error) {
+// class is missing (nothing counts as drifted then), and whether the class's nodes can
+// stand by (nodeclass.CanStandBy).
+func (c *Controller) current(ctx context.Context, pool *v1beta1.NodePool) (claimtemplate.Current, bool, error) {
 	class, err := nodeclass.Get(ctx, c.Client, pool.Spec.Template.Spec.NodeClassRef)
 	if apierrors.IsNotFound(err) {
-		return claimtemplate.Current{}, nil
+		return claimtemplate.Current{}, true, nil
 	}
 	if err != nil {
-		return claimtemplate.Current{}, err
+		return claimtemplate.Current{}, true, err
 	}
-	return claimtemplate.CurrentOf(pool, class)
+	canStandBy, _, _ := nodeclass.CanStandBy(class)
+	current, err := claimtemplate.CurrentOf(pool, class)
+	return current, canStandBy, err
 }
 
 // counts are what a pool's claims add up to for disruption.

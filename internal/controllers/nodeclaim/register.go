@@ -19,14 +19,24 @@ const (
 	ReasonInstanceGone        = "InstanceGone"
 )
 
-// register waits for the kubelet to register a Node with the instance's provider ID,
-// then makes the Node the claim's: labels (its instance type's among them), annotations,
-// taints, and for a standby claim a cordon. A Node that does not come within the registration timeout means a broken
-// instance: the claim is removed and its instance terminated.
+// register waits for the kubelet to register a Node with the instance's provider ID
+// (recorded first when the cloud reported none at the launch), then makes the Node the
+// claim's: labels (its instance type's among them), annotations, taints, and for a
+// standby claim a cordon. A Node that does not come within the registration timeout
+// means a broken instance: the claim is removed and its instance terminated.
 func (r *Lifecycle) register(ctx context.Context, claim *v1beta1.NodeClaim) (bool, ctrl.Result, error) {
-	_, node, ok, err := r.observe(ctx, claim)
+	instance, node, ok, err := r.observe(ctx, claim)
 	if !ok {
 		return false, ctrl.Result{}, err
+	}
+	if claim.Status.ProviderID == "" && instance.ProviderID != "" {
+		// Known only after the launch (on Cluster API, once the infrastructure provider
+		// has provisioned the machine and CAPI copied its ID onto the Machine): recorded
+		// now, so that the claim finds its Node and the Node its claim by it.
+		claim.Status.ProviderID = instance.ProviderID
+		if node, err = r.nodeOf(ctx, claim); err != nil {
+			return false, ctrl.Result{}, err
+		}
 	}
 	if node == nil {
 		left := r.Options.RegistrationTimeout - r.since(launchedAt(claim))
@@ -34,6 +44,11 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1beta1.NodeClaim) (boo
 			// The claim says why it goes, so that its pool counts the failure and backs off.
 			message := fmt.Sprintf("No Node registered for instance %s within %s", claim.Status.InstanceID, r.Options.RegistrationTimeout)
 			return false, ctrl.Result{}, r.removeForFailure(ctx, claim, v1beta1.ConditionRegistered, ReasonRegistrationTimeout, message, message)
+		}
+		if claim.Status.ProviderID == "" {
+			// No Node can be told to be the claim's yet, and nothing wakes the claim when
+			// the cloud learns the ID: it is asked again at the next poll.
+			return false, r.requeueWithin(min(left, r.Options.PollInterval)), nil
 		}
 		// The Node's creation wakes the claim; the requeue is for the timeout.
 		return false, r.requeueWithin(left), nil

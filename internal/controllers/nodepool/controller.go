@@ -130,6 +130,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			obs.classNotReady = reason + ": " + message
 			break
 		}
+		if ok, _, message := nodeclass.CanStandBy(class); !ok {
+			obs.standbyRefused = withoutStandby(&obs, message)
+		}
+		obs.standbyJudged = true
 		if err := r.scale(ctx, pool, class, current, &obs); err != nil {
 			return ctrl.Result{}, err
 		}
@@ -156,6 +160,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		if windowErr != nil {
 			log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
 		}
+	}
+	if obs.standbyRefused != "" && !meta.IsStatusConditionFalse(before.Status.Conditions, v1beta1.ConditionWarmPoolSupported) {
+		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, nodeclass.ReasonStandbyUnsupported, "Scale", "%s", obs.standbyRefused)
 	}
 	if valid := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionBudgetsValid); valid.Status == metav1.ConditionFalse &&
 		!meta.IsStatusConditionFalse(before.Status.Conditions, v1beta1.ConditionBudgetsValid) {

@@ -14,6 +14,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/limits"
+	"github.com/stratos-sh/stratos/internal/nodeclass"
 	"github.com/stratos-sh/stratos/internal/repair"
 	"github.com/stratos-sh/stratos/internal/windows"
 )
@@ -32,6 +33,10 @@ type observation struct {
 	// noTypeFits says why the template's requirements or kubelet configuration leave no
 	// instance type to make a node of, or is "" (see noInstanceTypeFits).
 	noTypeFits string
+	// standbyJudged is set when the pass looked at whether the node class can stand
+	// nodes by; standbyRefused then says why it cannot (see withoutStandby), or is "".
+	standbyJudged  bool
+	standbyRefused string
 	// held counts the standby claims whose offering is marked unavailable.
 	held int
 	// nextExpiry is when the first claim of the pool expires, zero when none will.
@@ -168,6 +173,14 @@ func writeStatus(pool *v1beta1.NodePool, obs observation) map[v1beta1.NodeClaimP
 	meta.SetStatusCondition(&pool.Status.Conditions, ready)
 	meta.SetStatusCondition(&pool.Status.Conditions, degraded)
 	meta.SetStatusCondition(&pool.Status.Conditions, budgetsCondition(pool, obs))
+	switch {
+	case obs.standbyRefused != "":
+		meta.SetStatusCondition(&pool.Status.Conditions, metav1.Condition{Type: v1beta1.ConditionWarmPoolSupported, Status: metav1.ConditionFalse,
+			Reason: nodeclass.ReasonStandbyUnsupported, Message: obs.standbyRefused, ObservedGeneration: pool.Generation})
+	case obs.standbyJudged:
+		// Only a pool that cannot keep a warm pool says so; the others carry no condition.
+		meta.RemoveStatusCondition(&pool.Status.Conditions, v1beta1.ConditionWarmPoolSupported)
+	}
 	return byPhase
 }
 

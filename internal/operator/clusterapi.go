@@ -1,0 +1,31 @@
+package operator
+
+import (
+	"sigs.k8s.io/controller-runtime/pkg/manager"
+
+	"github.com/stratos-sh/stratos/internal/capicontract"
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/cloudprovider/clusterapi"
+	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+)
+
+// newClusterAPICloud builds the Cluster API provider, which launches nodes as Machines
+// of the clusters ClusterAPINodeClasses name and powers machines off and on where it
+// knows how, and the ClusterAPINodeClass controller, which checks the classes and says
+// which can stand nodes by with the same power interfaces.
+func newClusterAPICloud(opts *Options, mgr manager.Manager) (cloudprovider.API, error) {
+	powers := clusterapi.DefaultPowers()
+	api, err := clusterapi.New(clusterapi.Options{ClusterName: opts.ClusterName, Client: mgr.GetClient(), Powers: powers})
+	if err != nil {
+		return nil, err
+	}
+	classes := &nodeclassctrl.ClusterAPIReconciler{
+		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
+		Resolver: capicontract.Resolver{Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader()},
+		Powers:   powers, Recorder: mgr.GetEventRecorder("stratos"),
+	}
+	if err := classes.SetupWithManager(mgr); err != nil {
+		return nil, err
+	}
+	return api, nil
+}
