@@ -3,6 +3,8 @@ package operator
 import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
+	"github.com/stratos-sh/stratos/api/v1beta1"
+
 	"github.com/stratos-sh/stratos/internal/capicontract"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/clusterapi"
@@ -15,7 +17,7 @@ import (
 // which can stand nodes by with the same power interfaces.
 func newClusterAPICloud(opts *Options, mgr manager.Manager) (cloudprovider.API, error) {
 	powers := clusterapi.DefaultPowers()
-	api, err := clusterapi.New(clusterapi.Options{ClusterName: opts.ClusterName, Client: mgr.GetClient(), Powers: powers})
+	api, err := clusterapi.New(clusterapi.Options{ClusterName: opts.ClusterName, Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Powers: powers})
 	if err != nil {
 		return nil, err
 	}
@@ -23,6 +25,11 @@ func newClusterAPICloud(opts *Options, mgr manager.Manager) (cloudprovider.API, 
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Resolver: capicontract.Resolver{Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader()},
 		Powers:   powers, Recorder: mgr.GetEventRecorder("stratos"),
+		// The instance types' prices and capacities, as the provider reads them.
+		Check: func(class *v1beta1.ClusterAPINodeClass) error {
+			_, err := clusterapi.InstanceTypesOf(class)
+			return err
+		},
 	}
 	if err := classes.SetupWithManager(mgr); err != nil {
 		return nil, err

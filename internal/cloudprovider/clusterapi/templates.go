@@ -2,29 +2,23 @@ package clusterapi
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"strings"
 	"sync"
 	"time"
 
-	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
-	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
-	"k8s.io/apimachinery/pkg/version"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/capicontract"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 )
-
-// contractLabel on a provider's CRD names the versions of its kind that follow CAPI's
-// v1beta2 contract, separated by underscores (v1alpha1, or v1beta1_v1beta2).
-var contractLabel = clusterv1.GroupVersion.String()
 
 // templateGroupKind is the group and kind a class's template reference names.
 func templateGroupKind(ref v1beta1.ClusterAPITemplateReference) schema.GroupKind {
@@ -39,30 +33,18 @@ func (p *Provider) contractVersion(ctx context.Context, op string, gk schema.Gro
 	if v, ok := p.versions.get(gk, time.Now()); ok {
 		return v, nil
 	}
-	mapping, err := p.client.RESTMapper().RESTMapping(gk)
-	if meta.IsNoMatchError(err) {
+	resolver := capicontract.Resolver{Mapper: p.client.RESTMapper(), Reader: p.reader}
+	gvk, err := resolver.GroupVersionKind(ctx, gk.Group, gk.Kind)
+	switch {
+	case errors.Is(err, capicontract.ErrKindNotServed):
 		return "", cloudprovider.NewError(cloudprovider.CodeInvalidParameter, op, "", "no CRD serves kind %s: is its CAPI provider installed?", gk)
-	}
-	if err != nil {
+	case errors.Is(err, capicontract.ErrNoContractVersion), apierrors.IsNotFound(err):
+		return "", cloudprovider.NewError(cloudprovider.CodeInvalidParameter, op, "", "%v: its kind does not follow CAPI's v1beta2 contract", err)
+	case err != nil:
 		return "", err
 	}
-	crd := &metav1.PartialObjectMetadata{}
-	crd.SetGroupVersionKind(apiextensionsv1.SchemeGroupVersion.WithKind("CustomResourceDefinition"))
-	name := mapping.Resource.Resource + "." + gk.Group
-	if err := p.reader.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-		if apierrors.IsNotFound(err) {
-			return "", cloudprovider.NewError(cloudprovider.CodeInvalidParameter, op, "", "CRD %s of kind %s does not exist", name, gk)
-		}
-		return "", fmt.Errorf("reading CRD %s: %w", name, err)
-	}
-	versions := crd.GetLabels()[contractLabel]
-	if versions == "" {
-		return "", cloudprovider.NewError(cloudprovider.CodeInvalidParameter, op, "",
-			"CRD %s is not labelled %s: its kind does not follow CAPI's v1beta2 contract", name, contractLabel)
-	}
-	v := latestVersion(splitVersions(versions))
-	p.versions.put(gk, v, time.Now())
-	return v, nil
+	p.versions.put(gk, gvk.Version, time.Now())
+	return gvk.Version, nil
 }
 
 // versionCacheTTL is how long a kind's contract version is kept: Describe reads an
@@ -95,21 +77,6 @@ func (c *versionCache) put(gk schema.GroupKind, version string, now time.Time) {
 		c.entries = map[schema.GroupKind]versionEntry{}
 	}
 	c.entries[gk] = versionEntry{version: version, expires: now.Add(versionCacheTTL)}
-}
-
-// splitVersions reads the versions of a contract label.
-func splitVersions(label string) []string { return strings.Split(label, "_") }
-
-// latestVersion is the latest of Kubernetes API versions (v1beta2 over v1beta1 over
-// v1alpha3).
-func latestVersion(versions []string) string {
-	latest := versions[0]
-	for _, v := range versions[1:] {
-		if version.CompareKubeAwareVersionStrings(v, latest) > 0 {
-			latest = v
-		}
-	}
-	return latest
 }
 
 // template reads a template of the class's cluster namespace at its contract version. A

@@ -26,12 +26,3 @@ func TestFromTemplate(t *testing.T) {
 		t.Errorf("made\n%s\nwant\n%s", got, want)
 	}
 }
-
-// CAPI's contract label may name several versions; the latest is used.
-func TestLatestVersion(t *testing.T) {
-	for labels, want := range map[string]string{"v1alpha1": "v1alpha1", "v1beta1_v1beta2": "v1beta2", "v1beta2_v1alpha4": "v1beta2", "v1alpha3_v1alpha4_v1beta1": "v1beta1"} {
-		if got := latestVersion(splitVersions(labels)); got != want {
-			t.Errorf("latest of %s = %s, want %s", labels, got, want)
-		}
-	}
-}
