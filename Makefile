@@ -10,8 +10,9 @@ export GONOSUMDB := k8s.io,sigs.k8s.io
 BIN := $(CURDIR)/bin
 CONTROLLER_GEN := $(BIN)/controller-gen
 STATICCHECK := $(BIN)/staticcheck
-# Binaries the API-server test harness needs.
-HARNESS_TOOLS := etcd kube-apiserver kubectl
+# Binaries the API-server test harness needs; capi-manager (Cluster API's core manager,
+# with its CRDs and webhook configuration) for the Cluster API tests.
+HARNESS_TOOLS := etcd kube-apiserver kubectl capi-manager
 # Binaries the simulated cluster needs (stratos-sim and the end-to-end test).
 SIM_TOOLS := etcd kube-apiserver kube-scheduler kube-controller-manager
 SCENARIO ?= test/scenarios/quickstart.yaml
@@ -46,10 +47,12 @@ tools: ## Build every tool into the cache and link it into bin/.
 	hack/tools.sh $$(hack/tools.sh --list)
 
 .PHONY: generate
-generate: ## Regenerate deep-copy code, CRDs, RBAC (and the chart's copies) and docs/api.md from the API types and markers.
+generate: ## Regenerate deep-copy code, CRDs (Stratos's and the simulator's CAPI providers'), RBAC (and the chart's copies) and docs/api.md from the API types and markers.
 	hack/tools.sh controller-gen
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./api/...
 	$(CONTROLLER_GEN) crd paths=./api/... output:crd:artifacts:config=config/crd/bases
+	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./internal/sim/clusterapi/simapi/...
+	$(CONTROLLER_GEN) crd paths=./internal/sim/clusterapi/simapi/... output:crd:artifacts:config=internal/sim/clusterapi/simapi/crds
 	$(CONTROLLER_GEN) rbac:roleName=stratos paths="./internal/operator/...;./internal/controllers/..." output:rbac:artifacts:config=config/rbac
 	$(CONTROLLER_GEN) rbac:roleName=stratos-fake-kubelets paths=./internal/cloudprovider/fake/... output:rbac:artifacts:config=config/rbac/fake-kubelets
 	$(CONTROLLER_GEN) rbac:roleName=stratos-clusterapi paths=./internal/cloudprovider/clusterapi/... output:rbac:artifacts:config=config/rbac/clusterapi

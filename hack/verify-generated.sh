@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Fails when the generated files (deep-copy code, CRDs, RBAC, their copies in the Helm
-# chart, API reference) are not what `make generate` writes from the current API types
-# and markers. Works without git: it snapshots the
-# generated files, regenerates, compares and restores the snapshot.
+# chart, API reference, and the deep-copy code and CRDs of the simulator's Cluster API
+# providers) are not what `make generate` writes from the current API types and markers.
+# Works without git: it snapshots the generated files, regenerates, compares and restores
+# the snapshot.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
 
-generated=(api/v1beta1/zz_generated.deepcopy.go config/crd/bases config/rbac charts/stratos/files/crds charts/stratos/files/rbac docs/api.md)
+generated=(api/v1beta1/zz_generated.deepcopy.go config/crd/bases config/rbac charts/stratos/files/crds charts/stratos/files/rbac docs/api.md
+  internal/sim/clusterapi/simapi/v1alpha1/zz_generated.deepcopy.go internal/sim/clusterapi/simapi/crds)
 snapshot=$(mktemp -d)
 trap 'rm -rf "$snapshot"' EXIT
 for path in "${generated[@]}"; do

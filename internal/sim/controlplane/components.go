@@ -2,25 +2,20 @@ package controlplane
 
 import (
 	"context"
-	"crypto/tls"
-	"errors"
 	"fmt"
-	"net"
-	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
+
+	"github.com/stratos-sh/stratos/internal/sim/process"
 )
 
 // component is kube-scheduler or kube-controller-manager running as a child process.
 type component struct {
-	name   string
-	cmd    *exec.Cmd
-	port   int
-	exited chan error
+	*process.Process
+	port    int
+	logFile *os.File
 }
 
 // startScheduler runs kube-scheduler without leader election and with client limits
@@ -58,7 +53,7 @@ func startControllerManager(opts Options, kubeconfig string) (*component, error)
 }
 
 func startComponent(opts Options, name string, args ...string) (*component, error) {
-	port, err := freePort()
+	port, err := process.FreePort()
 	if err != nil {
 		return nil, err
 	}
@@ -67,75 +62,23 @@ func startComponent(opts Options, name string, args ...string) (*component, erro
 		return nil, err
 	}
 	args = append(args, "--bind-address=127.0.0.1", "--secure-port="+strconv.Itoa(port))
-	cmd := exec.Command(filepath.Join(opts.ToolsDir, name), args...)
-	cmd.Stdout, cmd.Stderr = logFile, logFile
-	// Its own process group: a terminal's Ctrl-C reaches the simulator, which stops
-	// the components in order.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := cmd.Start(); err != nil {
+	p, err := process.Start(name, filepath.Join(opts.ToolsDir, name), args, logFile)
+	if err != nil {
 		logFile.Close()
-		return nil, fmt.Errorf("starting %s: %w", name, err)
+		return nil, err
 	}
-	c := &component{name: name, cmd: cmd, port: port, exited: make(chan error, 1)}
-	go func() {
-		c.exited <- cmd.Wait()
-		logFile.Close()
-	}()
-	return c, nil
+	return &component{Process: p, port: port, logFile: logFile}, nil
 }
 
 // waitHealthy polls the component's /healthz until it answers ok, the component
 // exits, or a minute passes.
 func (c *component) waitHealthy(ctx context.Context) error {
-	client := &http.Client{
-		Timeout: time.Second,
-		// The components serve their health check with a self-signed certificate.
-		Transport: &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}},
-	}
-	url := fmt.Sprintf("https://127.0.0.1:%d/healthz", c.port)
-	deadline := time.NewTimer(time.Minute)
-	defer deadline.Stop()
-	tick := time.NewTicker(100 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		if resp, err := client.Get(url); err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == http.StatusOK {
-				return nil
-			}
-		}
-		select {
-		case err := <-c.exited:
-			c.exited <- err
-			return fmt.Errorf("%s exited before it was healthy: %v (see its log)", c.name, err)
-		case <-deadline.C:
-			return fmt.Errorf("%s not healthy after a minute", c.name)
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-tick.C:
-		}
-	}
+	return c.WaitHealthy(ctx, fmt.Sprintf("https://127.0.0.1:%d/healthz", c.port), time.Minute)
 }
 
-// stop sends SIGTERM and waits up to ten seconds before killing the process.
+// stop stops the component and closes its log.
 func (c *component) stop() error {
-	_ = c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.exited:
-		return nil
-	case <-time.After(10 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.exited
-		return errors.New(c.name + " did not stop on SIGTERM and was killed")
-	}
-}
-
-// freePort asks the kernel for a free loopback port.
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
+	err := c.Stop()
+	c.logFile.Close()
+	return err
 }
