@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"strings"
 
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -125,8 +126,12 @@ func (c clusterAPINodeClasses) instanceTypes(spec v1beta1.FakeNodeClassSpec) ([]
 	return out, nil
 }
 
-// decimal writes a price as the class's decimal strings: digits, a point, digits.
-func decimal(price float64) string { return strconv.FormatFloat(price, 'f', -1, 64) }
+// decimal writes a price as the class's decimal strings (digits, a point, digits; 16
+// characters at most), to a millionth of a cent: the fake's stopped price, a disk's
+// monthly price spread over the hours, has more digits than that.
+func decimal(price float64) string {
+	return strings.TrimSuffix(strings.TrimRight(strconv.FormatFloat(price, 'f', 8, 64), "0"), ".")
+}
 
 // poolOnClusterAPI points a pool at the ClusterAPINodeClass of its FakeNodeClass; the
 // class offers only the types the FakeNodeClass allowed, so no requirement is needed.

@@ -95,8 +95,8 @@ func TestTranslateForClusterAPI(t *testing.T) {
 			t.Errorf("instance type %d: %+v, want %+v in fake-1a and fake-1b", i, got, w)
 		}
 		// A stopped instance costs its 20 GiB gp3 volume, a fraction of a cent an hour.
-		if err != nil || stopped <= 0 || stopped >= 0.01 || stopped >= price {
-			t.Errorf("%s: stoppedPricePerHour %q, want the disk's fraction of a cent: %v", got.Name, got.StoppedPricePerHour, err)
+		if err != nil || stopped <= 0 || stopped >= 0.01 || stopped >= price || len(got.StoppedPricePerHour) > 16 {
+			t.Errorf("%s: stoppedPricePerHour %q, want the disk's fraction of a cent in at most 16 characters (the CRD's limit): %v", got.Name, got.StoppedPricePerHour, err)
 		}
 	}
 
@@ -142,5 +142,13 @@ steps:
 	}
 	if err := testClusterAPIClasses().translate(s); err == nil {
 		t.Error("a class whose zones the catalogue does not offer translated without an error")
+	}
+}
+
+func TestDecimalPrices(t *testing.T) {
+	for price, want := range map[float64]string{0.096: "0.096", 0.0021917808219178085: "0.00219178", 4.608: "4.608", 2: "2", 0: "0"} {
+		if got := decimal(price); got != want {
+			t.Errorf("decimal(%v) = %q, want %q", price, got, want)
+		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/clusterapi/capienv"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
@@ -33,18 +34,20 @@ type clusterAPISimCloud struct {
 	cloud   *fake.Cloud
 	reader  client.Reader
 	watch   *machineWatch
+	// webhook is where CAPI's manager serves the webhooks installClusterAPI configured.
+	webhook *capienv.Webhook
 	// stopCAPI stops CAPI's manager; nil until it runs.
 	stopCAPI func() error
 }
 
 // newClusterAPICloud makes the fake cloud the simulator's provider boots machines in, and
 // registers the watch of the operator's Machines on the simulator's manager.
-func newClusterAPICloud(ctx context.Context, s *scenario.Scenario, mgr manager.Manager) (*clusterAPISimCloud, error) {
+func newClusterAPICloud(ctx context.Context, s *scenario.Scenario, mgr manager.Manager, webhook *capienv.Webhook) (*clusterAPISimCloud, error) {
 	opts := fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)}
 	if s.CallLatency != nil {
 		opts.CallLatency = s.CallLatency.Duration
 	}
-	c := &clusterAPISimCloud{cloud: fake.New(opts), reader: mgr.GetClient(), watch: newMachineWatch(ClusterName)}
+	c := &clusterAPISimCloud{cloud: fake.New(opts), reader: mgr.GetClient(), watch: newMachineWatch(ClusterName), webhook: webhook}
 	c.cloud.SetFaults(faults(s.Faults))
 	machines, err := mgr.GetCache().GetInformer(ctx, &clusterv1.Machine{})
 	if err != nil {

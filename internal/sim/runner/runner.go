@@ -33,6 +33,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/ccm"
+	"github.com/stratos-sh/stratos/internal/sim/clusterapi/capienv"
 	"github.com/stratos-sh/stratos/internal/sim/controlplane"
 	"github.com/stratos-sh/stratos/internal/sim/operatorproc"
 	"github.com/stratos-sh/stratos/internal/sim/report"
@@ -182,9 +183,10 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 	logger := funcr.New(func(prefix, args string) { fmt.Fprintln(logFile, prefix, args) }, funcr.Options{})
 	// client-go and controller-runtime log through the global logger too.
 	ctrllog.SetLogger(logger)
+	var webhook *capienv.Webhook
 	if s.Cloud == scenario.CloudClusterAPI {
 		// The CRDs go first: the simulator's informers on Machines need them.
-		if err := installClusterAPI(ctx, cfg, r.opts.ToolsDir); err != nil {
+		if webhook, err = installClusterAPI(ctx, cfg, r.opts.ToolsDir, r.opts.WorkDir); err != nil {
 			return nil, err
 		}
 	}
@@ -206,9 +208,9 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 		r.cloud, err = startAWSCloud(ctx, s, r.opts.WorkDir)
 	case scenario.CloudClusterAPI:
 		var capi *clusterAPISimCloud
-		if capi, err = newClusterAPICloud(ctx, s, mgr); err == nil {
+		if capi, err = newClusterAPICloud(ctx, s, mgr, webhook); err == nil {
 			r.cloud = capi
-			err = capi.setupProviders(mgr)
+			err = capi.setupProviders(mgr, s.TimeScale)
 		}
 	default:
 		r.cloud, err = startFakeCloud(s)
