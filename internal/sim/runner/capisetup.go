@@ -16,6 +16,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/capienv"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi"
+	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
 	"github.com/stratos-sh/stratos/internal/sim/controlplane"
 )
@@ -85,7 +86,7 @@ func (c *clusterAPISimCloud) start(ctx context.Context, cp *controlplane.Control
 	if err != nil {
 		return err
 	}
-	templates, err := simprovider.CreateTemplates(ctx, writer, simprovider.TemplateOptions{Namespace: capiNamespace, Name: capiTemplates})
+	templates, err := simprovider.CreateTemplates(ctx, writer, simprovider.TemplateOptions{Namespace: capiNamespace, Name: capiTemplates, Config: templateConfig})
 	if err != nil {
 		return err
 	}
@@ -98,6 +99,18 @@ func (c *clusterAPISimCloud) start(ctx context.Context, cp *controlplane.Control
 	}
 	return nil
 }
+
+// templateConfig is the SimConfigTemplate's join configuration, in kubeadm's shape, as
+// a KubeadmConfigTemplate's is: the provider writes each launch's labels and taints
+// into a bootstrap config of that shape only, and an empty join configuration would not
+// show (the field is omitted when empty). Without them a Node would register untainted,
+// and pods could land on a machine launched for standby before the operator tainted it.
+// Its one flag labels the Nodes with the template they came from.
+var templateConfig = v1alpha1.SimConfigSpec{JoinConfiguration: v1alpha1.JoinConfiguration{
+	NodeRegistration: v1alpha1.NodeRegistrationOptions{
+		KubeletExtraArgs: []v1alpha1.Arg{{Name: "node-labels", Value: "sim.stratos.sh/template=" + capiTemplates}},
+	},
+}}
 
 // serverVersion is the control plane's Kubernetes version, such as v1.37.0: the
 // Machines' and the control plane's.
