@@ -16,6 +16,9 @@ HARNESS_TOOLS := etcd kube-apiserver kubectl capi-manager
 # Binaries the simulated cluster needs (stratos-sim and the end-to-end test).
 SIM_TOOLS := etcd kube-apiserver kube-scheduler kube-controller-manager
 SCENARIO ?= test/scenarios/quickstart.yaml
+# A scenario on clusterapi (its cloud: line, or --cloud=clusterapi in SIM_FLAGS) also runs
+# CAPI's core manager, built from the pinned cluster-api release.
+SIM_CLOUD_TOOLS = $(if $(or $(findstring clusterapi,$(SIM_FLAGS)),$(shell grep -qsE '^cloud:[[:space:]]*clusterapi' $(SCENARIO) && echo yes)),capi-manager)
 # What make image tags and labels the image with; hack/build.sh stamps the same into the binary.
 VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
 REVISION ?= $(shell git rev-parse HEAD 2>/dev/null || echo unknown)
@@ -90,8 +93,8 @@ tools-fetch: # Download the modules of FETCH_TOOLS and build etcd if it is one o
 	$(if $(filter etcd,$(FETCH_TOOLS)),hack/tools.sh etcd)
 
 .PHONY: sim-ready
-sim-ready: # build and sim-tools, overlapped.
-	$(call build-and-tools,$(SIM_TOOLS))
+sim-ready: # build and sim-tools (and the scenario's cloud's tools), overlapped.
+	$(call build-and-tools,$(SIM_TOOLS) $(SIM_CLOUD_TOOLS))
 
 .PHONY: demo
 demo: sim-ready ## The demo: run the quickstart scenario in real time in a simulated cluster.

@@ -3,7 +3,7 @@
 // with its kubelet simulator, and the stratos binary, driven by a scenario file. See
 // docs/simulator.md.
 //
-//	stratos-sim run SCENARIO [--json FILE] [--plot FILE] [--time-scale X] [--cloud fake|aws]
+//	stratos-sim run SCENARIO [--json FILE] [--plot FILE] [--time-scale X] [--cloud fake|aws|clusterapi]
 package main
 
 import (
@@ -43,8 +43,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	jsonPath := fs.String("json", "", "write the JSON report to this file")
 	plotPath := fs.String("plot", "", "write an SVG plot of pods and nodes over time and the latency CDF to this file")
 	timeScale := fs.Float64("time-scale", 0, "run this many times faster than real time (default: the scenario's timeScale)")
-	cloud := fs.String("cloud", "", "the cloud to run against: fake, or aws (the EC2 provider against moto, an EC2 emulator) (default: the scenario's cloud, fake unless it says)")
-	toolsDir := fs.String("tools-dir", envOr("STRATOS_TOOLS_DIR", "bin"), "folder with etcd, kube-apiserver, kube-scheduler and kube-controller-manager (built by hack/tools.sh)")
+	cloud := fs.String("cloud", "", "the cloud to run against: fake, aws (the EC2 provider against moto, an EC2 emulator), or clusterapi (the Cluster API provider against CAPI's core controllers, the simulator's infrastructure provider booting the fake cloud's machines) (default: the scenario's cloud, fake unless it says)")
+	toolsDir := fs.String("tools-dir", envOr("STRATOS_TOOLS_DIR", "bin"), "folder with etcd, kube-apiserver, kube-scheduler and kube-controller-manager, and on clusterapi capi-manager and capi-config/ (built by hack/tools.sh)")
 	stratos := fs.String("stratos", "", "the stratos binary to run (default: stratos next to this binary)")
 	crds := fs.String("crds", "config/crd/bases", "folder with the Stratos CRDs")
 	workDir := fs.String("work-dir", "", "folder for kubeconfigs and logs (default: .work/sim/SCENARIO)")

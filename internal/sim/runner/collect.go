@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/invariants"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 )
@@ -22,7 +23,7 @@ const settleTimeout = 30 * time.Second
 func (r *run) checkInvariants(ctx context.Context) {
 	deadline := time.Now().Add(settleTimeout)
 	for {
-		result, err := invariants.Check(ctx, r.client, r.cloud, ClusterName)
+		result, err := invariants.Check(ctx, r.client, ownedView{r.cloud}, ClusterName)
 		if err == nil || time.Now().After(deadline) || ctx.Err() != nil {
 			r.report.Invariants = report.Invariants{
 				LeakedInstances:    result.LeakedInstances,
@@ -39,6 +40,11 @@ func (r *run) checkInvariants(ctx context.Context) {
 		}
 	}
 }
+
+// ownedView shows the invariants the instances the operator owns.
+type ownedView struct{ cloud simCloud }
+
+func (v ownedView) Instances() []cloudprovider.Instance { return v.cloud.owned() }
 
 // collect fills the report from what the run observed.
 func (r *run) collect() {

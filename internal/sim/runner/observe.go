@@ -182,6 +182,12 @@ func (o *observer) claimHandler() toolscache.ResourceEventHandler {
 				} else {
 					o.capacity.startedFromStandby++
 					o.warmInstances[old.Status.InstanceID] = true
+					// On clusterapi the claim's instance is a Machine, while the start
+					// calls and the Nodes name the machine the infrastructure runs: its
+					// provider ID's.
+					if id := instanceOf(old.Status.ProviderID); id != "" {
+						o.warmInstances[id] = true
+					}
 				}
 				o.mu.Unlock()
 			}

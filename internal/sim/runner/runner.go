@@ -1,6 +1,7 @@
 // Package runner runs a scenario against a simulated cluster: a real control plane, a
-// cloud (the fake cloud in this process, or moto with the EC2 provider) with the kubelet
-// simulator in this process, and the real stratos binary as a child process reaching the
+// cloud (the fake cloud in this process, moto with the EC2 provider, or Cluster API's
+// controllers with the simulator's infrastructure provider over the fake cloud) with the
+// kubelet simulator in this process, and the real stratos binary as a child process reaching the
 // cloud over loopback, so that the operator can be killed while its instances live on.
 // It reports what users feel (pod creation → Running) and what must never happen
 // (leaks, duplicates).
@@ -31,8 +32,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
-	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/internal/sim/ccm"
+	"github.com/stratos-sh/stratos/internal/sim/clusterapi/capienv"
 	"github.com/stratos-sh/stratos/internal/sim/controlplane"
 	"github.com/stratos-sh/stratos/internal/sim/operatorproc"
 	"github.com/stratos-sh/stratos/internal/sim/report"
@@ -45,7 +46,8 @@ const ClusterName = "sim"
 // Options configure a run.
 type Options struct {
 	Scenario *scenario.Scenario
-	// ToolsDir holds etcd, kube-apiserver, kube-scheduler and kube-controller-manager.
+	// ToolsDir holds etcd, kube-apiserver, kube-scheduler and kube-controller-manager,
+	// and on clusterapi capi-manager and capi-config/ (hack/tools.sh capi-manager).
 	ToolsDir string
 	// OperatorBinary is the stratos binary to run.
 	OperatorBinary string
@@ -86,7 +88,8 @@ type run struct {
 
 // Run runs the scenario and returns its report. An error means the simulated cluster
 // could not be set up or torn down; a scenario that fails is a report with OK false. On
-// aws, the scenario's fake node classes are translated in place (see ec2NodeClasses).
+// aws and clusterapi, the scenario's fake node classes are translated in place (see
+// ec2NodeClasses and clusterAPINodeClasses).
 func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	s := opts.Scenario
 	if s.Cloud == scenario.CloudAWS {
@@ -124,6 +127,12 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 		return nil, err
 	}
 	defer stopCloud()
+	if capi, ok := r.cloud.(*clusterAPISimCloud); ok {
+		logf("CAPI's core controllers and the simulator's infrastructure provider ready in %s", time.Since(setupStarted).Round(time.Millisecond))
+		if err := capi.classes.translate(s); err != nil {
+			return nil, err
+		}
+	}
 
 	if err := apply(ctx, r.client, s.Objects); err != nil {
 		return nil, err
@@ -174,8 +183,15 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 	logger := funcr.New(func(prefix, args string) { fmt.Fprintln(logFile, prefix, args) }, funcr.Options{})
 	// client-go and controller-runtime log through the global logger too.
 	ctrllog.SetLogger(logger)
+	var webhook *capienv.Webhook
+	if s.Cloud == scenario.CloudClusterAPI {
+		// The CRDs go first: the simulator's informers on Machines need them.
+		if webhook, err = installClusterAPI(ctx, cfg, r.opts.ToolsDir, r.opts.WorkDir); err != nil {
+			return nil, err
+		}
+	}
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Scheme:                 scheme.Scheme,
+		Scheme:                 simScheme,
 		Logger:                 logger,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
@@ -183,13 +199,19 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 	if err != nil {
 		return nil, err
 	}
-	direct, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
+	direct, err := client.New(cfg, client.Options{Scheme: simScheme})
 	if err != nil {
 		return nil, err
 	}
 	switch s.Cloud {
 	case scenario.CloudAWS:
 		r.cloud, err = startAWSCloud(ctx, s, r.opts.WorkDir)
+	case scenario.CloudClusterAPI:
+		var capi *clusterAPISimCloud
+		if capi, err = newClusterAPICloud(ctx, s, mgr, webhook); err == nil {
+			r.cloud = capi
+			err = capi.setupProviders(mgr, s.TimeScale)
+		}
 	default:
 		r.cloud, err = startFakeCloud(s)
 	}
@@ -228,6 +250,12 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 	if !mgr.GetCache().WaitForCacheSync(ctx) {
 		stop()
 		return nil, errors.New("the simulator's caches did not sync")
+	}
+	if capi, ok := r.cloud.(*clusterAPISimCloud); ok {
+		if err := capi.start(ctx, cp, r.opts.ToolsDir, r.opts.WorkDir); err != nil {
+			stop()
+			return nil, err
+		}
 	}
 	return stop, nil
 }

@@ -25,9 +25,12 @@ import (
 // simCloud is the cloud a scenario runs against, as the runner drives and observes it:
 // the fake cloud in this process, or moto with the EC2 provider.
 type simCloud interface {
-	// Instances are every instance the cloud knows, for the invariants and the
-	// start-call latency.
+	// Instances are every instance the cloud knows, for the cloud controller manager,
+	// the start-call latency and the steps that pick instances.
 	Instances() []cloudprovider.Instance
+	// owned are the instances as the operator owns them, for the invariants: the cloud's
+	// instances, or on clusterapi its Machines and any machine without one.
+	owned() []cloudprovider.Instance
 	// machines feed the kubelet simulator.
 	machines() fake.Machines
 	// operatorFlags and operatorEnv reach the cloud from the operator.
@@ -85,6 +88,7 @@ func startFakeCloud(s *scenario.Scenario) (*fakeSimCloud, error) {
 
 func (c *fakeSimCloud) Instances() []cloudprovider.Instance { return c.cloud.Instances() }
 func (c *fakeSimCloud) machines() fake.Machines             { return c.cloud }
+func (c *fakeSimCloud) owned() []cloudprovider.Instance     { return c.cloud.Instances() }
 func (c *fakeSimCloud) operatorFlags() []string {
 	return []string{"--cloud-provider=fake", "--fake-cloud-endpoint=" + c.endpoint}
 }
@@ -161,6 +165,7 @@ func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string) (*
 
 func (c *awsSimCloud) Instances() []cloudprovider.Instance { return c.kubelets.Instances() }
 func (c *awsSimCloud) machines() fake.Machines             { return c.kubelets }
+func (c *awsSimCloud) owned() []cloudprovider.Instance     { return c.kubelets.Instances() }
 func (c *awsSimCloud) operatorFlags() []string {
 	return []string{
 		"--cloud-provider=aws", "--aws-endpoint=" + c.endpoint, "--aws-region=" + awsRegion,
