@@ -106,8 +106,10 @@ type TemplateOptions struct {
 	// Name of both the SimMachineTemplate and the SimConfigTemplate.
 	Name string
 	// Config is the SimConfigTemplate's spec (taints and kubelet flags for every
-	// machine); its zero value is an empty join configuration. A ClusterAPINodeClass's
-	// provider fills in each machine's own node labels and taints.
+	// machine). A ClusterAPINodeClass's provider fills in each machine's own node labels
+	// and taints only where the template has a join configuration, and an empty one is
+	// not written (omitzero): give it at least one flag or taint, as the simulator's
+	// runner does, or Nodes register untainted.
 	Config v1alpha1.SimConfigSpec
 }
 
