@@ -33,6 +33,7 @@ func addKnownTypes(scheme *runtime.Scheme) error {
 		&FakeNodeClass{}, &FakeNodeClassList{},
 		&EC2NodeClass{}, &EC2NodeClassList{},
 		&ClusterAPINodeClass{}, &ClusterAPINodeClassList{},
+		&NodePoolDemand{}, &NodePoolDemandList{},
 	)
 	metav1.AddToGroupVersion(scheme, GroupVersion)
 	return nil

@@ -244,6 +244,14 @@ type Standby struct {
 	// +kubebuilder:validation:XValidation:rule="self.all(k, k in ['cpu', 'memory', 'pods', 'ephemeral-storage'] || k.contains('/'))",message="resources may name cpu, memory, pods, ephemeral-storage or an extended resource (a name with a domain)"
 	// +kubebuilder:validation:XValidation:rule="self.all(k, !string(self[k]).startsWith('-'))",message="standby resources must not be negative"
 	Resources corev1.ResourceList `json:"resources,omitempty"`
+
+	// Learned sizes the warm pool from the demand the pool has seen rather than from a
+	// count: for each coming interval, a high percentile of the nodes its pending pods
+	// needed at the same time of day on past days, set ahead by the pool's measured
+	// warm-up, within min, max and the pool's limits. Unset: the warm pool is min (or
+	// the active window's).
+	// +optional
+	Learned *LearnedStandby `json:"learned,omitempty"`
 }
 
 // WarmupTimeoutAction is what happens to a node whose warmup does not finish in time.
@@ -313,6 +321,11 @@ type NodePoolStatus struct {
 	// none ever does. The pool is looked at again then.
 	// +optional
 	NextWindowTransition *metav1.Time `json:"nextWindowTransition,omitempty"`
+
+	// Learned explains the learned warm-pool target (spec.standby.learned): the target,
+	// the forecast and the history behind it. Unset when the pool learns nothing.
+	// +optional
+	Learned *LearnedStatus `json:"learned,omitempty"`
 
 	// WarmupFailures records the pool's claims that failed to warm up or to register, one
 	// after another, since the last that warmed up and since the last change of the

@@ -9,6 +9,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
+	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
 	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
@@ -18,5 +19,6 @@ var Scheme = runtime.NewScheme()
 func init() {
 	utilruntime.Must(clientgoscheme.AddToScheme(Scheme))
 	utilruntime.Must(v1beta1.AddToScheme(Scheme))
+	utilruntime.Must(autoscalingv1beta1.AddToScheme(Scheme))
 	utilruntime.Must(clusterv1.AddToScheme(Scheme))
 }
