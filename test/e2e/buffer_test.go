@@ -65,3 +65,36 @@ func launchesAround(t *testing.T, rep *report.Report, mark string) (before, afte
 	}
 	return before, after
 }
+
+// TestCapacityBufferStandby runs capacity-buffer-standby.yaml at five times real time: a
+// stratos.sh/standby-capacity buffer keeps room for four pods on two stopped nodes of a
+// pool without a warm pool of its own; the Deployment grows by four, the two nodes are
+// started for the new pods with no cold launch, and the buffer refills its room with
+// two new standby nodes.
+func TestCapacityBufferStandby(t *testing.T) {
+	t.Parallel()
+	rep := simulate(t, "capacity-buffer-standby.yaml", "--time-scale=5")
+	wantOK(t, rep)
+	if rep.Pods.Created != 6 || rep.Pods.Running != 6 {
+		t.Errorf("pods created %d, running %d; want the Deployment's 6", rep.Pods.Created, rep.Pods.Running)
+	}
+	byPath := rep.Pods.ByPath
+	if byPath.Cold.Count != 2 || byPath.Standby.Count != 4 || byPath.Existing.Count != 0 {
+		t.Errorf("pods by path: %d cold, %d standby, %d existing; want 2 cold (before the buffer) and 4 from standby (the burst)",
+			byPath.Cold.Count, byPath.Standby.Count, byPath.Existing.Count)
+	}
+	if byPath.Standby.LatencySeconds.P50 >= byPath.Cold.LatencySeconds.P50 {
+		t.Errorf("pods served from standby: p50 %.1fs, not under the cold launches' p50 %.1fs", byPath.Standby.LatencySeconds.P50, byPath.Cold.LatencySeconds.P50)
+	}
+	// One launch for the Deployment; the buffer's standby nodes and their refills are
+	// launched to stand by, which launchedCold does not count.
+	if rep.Nodes.LaunchedCold != 1 || rep.Nodes.StartedFromStandby != 2 || rep.Nodes.TakenWhileWarming != 0 {
+		t.Errorf("launched cold %d, started from standby %d, taken while warming %d; want 1, 2 and 0",
+			rep.Nodes.LaunchedCold, rep.Nodes.StartedFromStandby, rep.Nodes.TakenWhileWarming)
+	}
+	if rep.CloudCalls["Create"] == 0 || rep.CloudCalls["Start"] == 0 {
+		t.Errorf("cloud calls %v: want the standby nodes' launches and the burst's starts", rep.CloudCalls)
+	}
+	t.Logf("burst from the buffer's standby nodes: p50 %.1fs, max %.1fs (scenario time); cold launches p50 %.1fs; wall %.0fs",
+		byPath.Standby.LatencySeconds.P50, byPath.Standby.LatencySeconds.Max, byPath.Cold.LatencySeconds.P50, rep.WallSeconds)
+}
