@@ -137,7 +137,8 @@ func (p *Provisioner) reportBuffer(ctx context.Context, b buffer, o *bufferOutco
 		return nil
 	}
 	want := o.condition(b.obj.Generation)
-	if same(meta.FindStatusCondition(b.obj.Status.Conditions, want.Type), want) {
+	before := meta.FindStatusCondition(b.obj.Status.Conditions, want.Type)
+	if same(before, want) {
 		return nil
 	}
 	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
@@ -156,6 +157,9 @@ func (p *Provisioner) reportBuffer(ctx context.Context, b buffer, o *bufferOutco
 	})
 	if err != nil {
 		return client.IgnoreNotFound(err)
+	}
+	if before != nil && before.Status == want.Status && before.Reason == want.Reason && before.Message == want.Message {
+		return nil // only the generation observed moved on: nothing to tell
 	}
 	kind := corev1.EventTypeNormal
 	if want.Status != metav1.ConditionTrue {
