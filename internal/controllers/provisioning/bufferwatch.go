@@ -11,24 +11,53 @@ import (
 	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
 )
 
-// WatchBuffers opens a batch whenever a CapacityBuffer or a PodTemplate changes: a
-// buffer resolved, resized or deleted changes the room to keep, with no pod waiting to
-// tell provisioning. The pass itself is skipped when what it reads did not change.
+// WatchBuffers opens a batch whenever the room buffers need may have changed with no pod
+// waiting to tell provisioning: a CapacityBuffer or a PodTemplate changed, and, while
+// buffers keep room, a pod was bound (kube-scheduler may put a new pod straight into a
+// buffer's room, which is then to be refilled) or a Node went away. The pass itself is
+// skipped when what it reads did not change (see fingerprint).
 func (p *Provisioner) WatchBuffers(ctx context.Context, informers cache.Informers) error {
 	trigger := func(any) { p.Trigger() }
-	handler := toolscache.ResourceEventHandlerFuncs{
+	always := toolscache.ResourceEventHandlerFuncs{
 		AddFunc:    trigger,
 		UpdateFunc: func(_, obj any) { trigger(obj) },
 		DeleteFunc: trigger,
 	}
 	for _, obj := range []client.Object{&autoscalingv1beta1.CapacityBuffer{}, &corev1.PodTemplate{}} {
-		informer, err := informers.GetInformer(ctx, obj)
-		if err != nil {
-			return err
-		}
-		if _, err := informer.AddEventHandler(handler); err != nil {
+		if err := addHandler(ctx, informers, obj, always); err != nil {
 			return err
 		}
 	}
-	return nil
+	bound := toolscache.ResourceEventHandlerFuncs{UpdateFunc: func(old, obj any) {
+		before, ok1 := old.(*corev1.Pod)
+		after, ok2 := obj.(*corev1.Pod)
+		if ok1 && ok2 && before.Spec.NodeName == "" && after.Spec.NodeName != "" && p.keepingRoom() {
+			p.Trigger()
+		}
+	}}
+	if err := addHandler(ctx, informers, &corev1.Pod{}, bound); err != nil {
+		return err
+	}
+	nodeGone := toolscache.ResourceEventHandlerFuncs{DeleteFunc: func(any) {
+		if p.keepingRoom() {
+			p.Trigger()
+		}
+	}}
+	return addHandler(ctx, informers, &corev1.Node{}, nodeGone)
+}
+
+func addHandler(ctx context.Context, informers cache.Informers, obj client.Object, handler toolscache.ResourceEventHandler) error {
+	informer, err := informers.GetInformer(ctx, obj)
+	if err != nil {
+		return err
+	}
+	_, err = informer.AddEventHandler(handler)
+	return err
+}
+
+// keepingRoom says whether the last pass kept room for any buffer.
+func (p *Provisioner) keepingRoom() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.bufferMetrics) > 0
 }
