@@ -33,6 +33,8 @@ type buffer struct {
 	obj  *autoscalingv1beta1.CapacityBuffer
 	key  string // namespace/name
 	pods []*corev1.Pod
+	// templateVersion is the resourceVersion of the buffer's PodTemplate.
+	templateVersion string
 }
 
 // keepBufferRoom places the virtual pods of the served, resolved CapacityBuffers, after
@@ -53,6 +55,9 @@ func (p *Provisioner) keepBufferRoom(ctx context.Context, existing map[*corev1.P
 	if err != nil {
 		return err
 	}
+	if len(active)+len(standbys) == 0 && !p.keepingRoom() && len(p.BufferRoom.Buffers()) == 0 {
+		return nil // no buffer now, nor any left to forget
+	}
 	snap := p.State.Snapshot()
 	sum := fingerprint(snap, append(slices.Clone(active), standbys...), existing)
 	p.mu.Lock()
@@ -69,13 +74,19 @@ func (p *Provisioner) keepBufferRoom(ctx context.Context, existing map[*corev1.P
 		}
 	}
 	room := map[string]map[string]int32{}
-	for _, b := range standbys {
-		perPool, o, err := p.standbyNeed(ctx, builder, snap, b)
+	if len(standbys) > 0 {
+		var pods []*corev1.Pod
+		for _, b := range standbys {
+			pods = append(pods, b.pods...)
+		}
+		in, err := builder.Input(ctx, snap, pods)
 		if err != nil {
 			return err
 		}
-		outcomes[b.key] = o
-		room[b.key] = perPool
+		for _, b := range standbys {
+			outcomes[b.key] = standbyNeed(in, b)
+			room[b.key] = outcomes[b.key].standbyNodes
+		}
 	}
 	for _, key := range p.BufferRoom.Buffers() {
 		if _, ok := room[key]; !ok {
@@ -125,8 +136,7 @@ func (p *Provisioner) buffers(ctx context.Context) (active, standbys []buffer, e
 			}
 			return nil, nil, err
 		}
-		b := buffer{obj: obj, key: obj.Namespace + "/" + obj.Name, pods: capacitybuffer.VirtualPods(obj, template)}
-		b.obj.Annotations = withTemplateVersion(b.obj.Annotations, template.ResourceVersion)
+		b := buffer{obj: obj, key: obj.Namespace + "/" + obj.Name, pods: capacitybuffer.VirtualPods(obj, template), templateVersion: template.ResourceVersion}
 		if capacitybuffer.Strategy(obj) == autoscalingv1beta1.StrategyStandbyCapacity {
 			standbys = append(standbys, b)
 		} else {
@@ -134,19 +144,6 @@ func (p *Provisioner) buffers(ctx context.Context) (active, standbys []buffer, e
 		}
 	}
 	return active, standbys, nil
-}
-
-// templateVersionKey carries, on the in-memory copy of a buffer only, its template's
-// resourceVersion into the fingerprint.
-const templateVersionKey = "stratos.sh/internal-template-version"
-
-func withTemplateVersion(annotations map[string]string, version string) map[string]string {
-	out := make(map[string]string, len(annotations)+1)
-	for k, v := range annotations {
-		out[k] = v
-	}
-	out[templateVersionKey] = version
-	return out
 }
 
 // fingerprint sums up what the buffers' placement reads: the cluster's version (pools,
@@ -175,7 +172,7 @@ func fingerprint(snap state.Snapshot, buffers []buffer, existing map[*corev1.Pod
 		}
 	}
 	for _, b := range buffers {
-		add("buffer", string(b.obj.UID), b.obj.ResourceVersion, b.obj.Annotations[templateVersionKey])
+		add("buffer", string(b.obj.UID), b.obj.ResourceVersion, b.templateVersion)
 	}
 	for pod, node := range existing {
 		add("existing", node, string(pod.UID))
@@ -342,25 +339,22 @@ func (p *Provisioner) launchForBuffers(ctx context.Context, pool *v1beta1.NodePo
 }
 
 // standbyNeed is how many standby nodes of each pool a standby-capacity buffer needs:
-// its virtual pods placed on new nodes of the pools' templates only. Nodes that run and
-// claims coming do not count, nor do the standby claims there are (they are the warm
-// pool's own target; the buffer's room comes on top). Pool limits are left to the
-// nodepool controller, which bounds the raised target by them: counted here, the
+// its virtual pods placed on new nodes of the pools' templates only (in is built for
+// them). Nodes that run and claims coming do not count, nor do the standby claims there
+// are (they are the warm pool's own target; the buffer's room comes on top). Each
+// buffer is placed alone, so that each is told its own need. Pool limits are left to
+// the nodepool controller, which bounds the raised target by them: counted here, the
 // standby nodes made for the buffer would use up the limits they are counted against.
-func (p *Provisioner) standbyNeed(ctx context.Context, builder simulation.Builder, snap state.Snapshot, b buffer) (map[string]int32, *bufferOutcome, error) {
-	o := &bufferOutcome{wanted: len(b.pods), standby: true}
-	in, err := builder.Input(ctx, snap, b.pods)
-	if err != nil {
-		return nil, nil, err
-	}
-	in.Nodes, in.Claims = nil, nil
+func standbyNeed(in scheduling.Input, b buffer) *bufferOutcome {
+	o := &bufferOutcome{wanted: len(b.pods), standby: true, standbyNodes: map[string]int32{}}
+	in.Pods, in.Nodes, in.Claims = b.pods, nil, nil
+	in.Pools = slices.Clone(in.Pools)
 	for i := range in.Pools {
 		in.Pools[i].NodesLeft, in.Pools[i].Left = -1, nil
 	}
 	r := scheduling.Solve(in)
-	perPool := map[string]int32{}
 	for _, l := range r.Launches {
-		perPool[l.Pool]++
+		o.standbyNodes[l.Pool]++
 		for range l.Pods {
 			o.placed(l.Pool, placedStandby)
 		}
@@ -368,6 +362,5 @@ func (p *Provisioner) standbyNeed(ctx context.Context, builder simulation.Builde
 	for _, u := range r.Unschedulable {
 		o.unplaced(u)
 	}
-	o.standbyNodes = perPool
-	return perPool, o, nil
+	return o
 }
