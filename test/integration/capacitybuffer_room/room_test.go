@@ -136,10 +136,10 @@ func TestConsolidationKeepsTheBuffersRoom(t *testing.T) {
 		onXlarge(p)
 		p.Spec.Template.Labels["example.com/team"] = "batch"
 	})
-	b := newBuffer(f, "room", active, 2, "1", func(s *corev1.PodSpec) { s.NodeSelector = map[string]string{"example.com/team": "web"} })
-	waitForProvisioning(f, "room", metav1.ConditionTrue, "RoomKept")
-	f.Eventually("a claim is launched for the buffer", func() bool { return len(bufferClaims(f, "web", "room")) == 1 })
-	kept := f.WaitForClaim(bufferClaims(f, "web", "room")[0].Name, v1beta1.PhaseRunning)
+	b := newBuffer(f, "held", active, 2, "1", func(s *corev1.PodSpec) { s.NodeSelector = map[string]string{"example.com/team": "web"} })
+	waitForProvisioning(f, "held", metav1.ConditionTrue, "RoomKept")
+	f.Eventually("a claim is launched for the buffer", func() bool { return len(bufferClaims(f, "web", "held")) == 1 })
+	kept := f.WaitForClaim(bufferClaims(f, "web", "held")[0].Name, v1beta1.PhaseRunning)
 
 	idle := f.WaitForPhase("batch", 1, v1beta1.PhaseStandby)[0]
 	f.SetDesired(idle.Name, v1beta1.DesiredRunning)
@@ -182,6 +182,10 @@ func TestABufferThatFitsNoPoolLaunchesNothing(t *testing.T) {
 	}
 	f.Eventually("a NoPoolFits Event on the buffer", func() bool {
 		return slices.Contains(eventReasons(f, "CapacityBuffer", "huge"), "NoPoolFits")
+	})
+	f.Eventually("the buffer's pod counts as unplaced", func() bool {
+		m := stack.Metric(t, "stratos_capacitybuffer_pods", map[string]string{"namespace": "default", "name": "huge", "placement": "unplaced"})
+		return m != nil && m.GetGauge().GetValue() == 1
 	})
 	anotherPass(f, "huge", metav1.ConditionFalse, "NoPoolFits")
 	anotherPass(f, "huge", metav1.ConditionFalse, "NoPoolFits")
