@@ -11,6 +11,7 @@ import (
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/interruption"
@@ -76,7 +77,11 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		return err
 	}
 	startup := podstartup.NewTracker(0)
-	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup}
+	bufferRoom := capacitybuffer.NewStandbyRoom()
+	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup, BufferRoom: bufferRoom}
+	if err := provisioner.WatchBuffers(ctx, mgr.GetCache()); err != nil {
+		return fmt.Errorf("watching capacity buffers: %w", err)
+	}
 	if controllerOpts.PodScope != "" {
 		scope, err := podScope(mgr, controllerOpts, provisioner.Trigger)
 		if err != nil {
@@ -90,7 +95,7 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := (&podstartup.Reconciler{Client: mgr.GetClient(), Tracker: startup}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged, Options: controllerOpts.NodePool}).SetupWithManager(mgr); err != nil {
+	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged, Options: controllerOpts.NodePool, BufferRoom: bufferRoom}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	recheck := nodeclaim.NewRecheck()

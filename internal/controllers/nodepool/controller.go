@@ -22,6 +22,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/budgets"
+	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/indexes"
@@ -51,6 +52,9 @@ type Reconciler struct {
 	// Options bound the claims a pool creates and its backoff after failed warm-ups;
 	// zero values are the defaults.
 	Options Options
+	// BufferRoom holds the standby nodes standby-capacity buffers need, added to the
+	// pools' targets; nil adds none.
+	BufferRoom *capacitybuffer.StandbyRoom
 
 	expectations expectations
 	series       poolSeries
@@ -86,6 +90,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	before := pool.DeepCopy()
 	targets, windowErr := windows.For(pool, windows.Calendar(r.Calendar, r.Clock).Now())
 	obs := observation{target: targets.MinStandby, targets: targets, windowErr: windowErr, claims: claims.Items}
+	obs.target = r.withBufferRoom(pool, targets, obs.target)
 	obs.budgetBlocking, obs.budgetErr = budgets.Check(pool.Spec.Disruption.Budgets, r.Clock.Now())
 	switch {
 	case pool.Spec.KillSwitch:

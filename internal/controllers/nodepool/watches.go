@@ -26,6 +26,9 @@ func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	for _, class := range nodeclass.Objects() {
 		b = b.Watches(class, handler.EnqueueRequestsFromMapFunc(r.poolsOfClass))
 	}
+	if r.BufferRoom != nil {
+		b = b.WatchesRawSource(source.Func(r.onBufferRoom))
+	}
 	if r.CalendarChanged != nil {
 		b = b.WatchesRawSource(source.Func(r.onCalendarJump))
 	}
