@@ -57,13 +57,15 @@ type fixture struct {
 func newFixture(t *testing.T) *fixture {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)
-	ns := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
-	if len(ns) > 50 {
-		ns = ns[:50]
+	// A namespace of its own, named after the test, unique when go test -count repeats it.
+	prefix := strings.ToLower(strings.NewReplacer("/", "-", "_", "-").Replace(t.Name()))
+	if len(prefix) > 50 {
+		prefix = prefix[:50]
 	}
-	ns = strings.Trim(ns, "-")
-	f := &fixture{t: t, ctx: ctx, ns: ns}
-	f.create(&corev1.Namespace{ObjectMeta: metav1.ObjectMeta{Name: ns}})
+	f := &fixture{t: t, ctx: ctx}
+	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: strings.Trim(prefix, "-") + "-"}}
+	f.create(namespace)
+	f.ns = namespace.Name
 	f.op = stack.StartOperator(t, env, fake.New(fake.Options{}), stack.OperatorOptions{})
 	return f
 }
