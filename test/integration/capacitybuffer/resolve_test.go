@@ -52,6 +52,11 @@ func TestPodTemplateBufferResolves(t *testing.T) {
 	// watch) and changes none of its status: no write. The creation of a second
 	// template, seen after it by the same informer and worked on after it by the single
 	// worker, tells when the pass is done.
+	// Provisioning writes the buffer's Provisioning condition too (NoPoolFits: the
+	// fixture has no pools); once it is there, neither writer has anything to change.
+	f.eventually("provisioning to write the buffer's Provisioning condition", func() bool {
+		return f.condition("web", autoscalingv1beta1.ConditionProvisioning) != nil
+	})
 	writes := f.statusWrites("web")
 	if writes == 0 {
 		t.Fatal("no status write of the operator's counted for the buffer it resolved")
