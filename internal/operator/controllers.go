@@ -12,6 +12,7 @@ import (
 	ctrl "sigs.k8s.io/controller-runtime"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/demand"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/interruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -76,7 +77,11 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		return err
 	}
 	startup := podstartup.NewTracker(0)
-	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup}
+	demandRecorder := &demand.Recorder{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk, Calendar: controllerOpts.Calendar}
+	if err := mgr.Add(demandRecorder); err != nil {
+		return err
+	}
+	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup, Demand: demandRecorder}
 	if controllerOpts.PodScope != "" {
 		scope, err := podScope(mgr, controllerOpts, provisioner.Trigger)
 		if err != nil {

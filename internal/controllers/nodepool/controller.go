@@ -85,6 +85,9 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	before := pool.DeepCopy()
 	targets, windowErr := windows.For(pool, windows.Calendar(r.Calendar, r.Clock).Now())
+	if err := r.learn(ctx, pool, claims.Items, &targets); err != nil {
+		return ctrl.Result{}, err
+	}
 	obs := observation{target: targets.MinStandby, targets: targets, windowErr: windowErr, claims: claims.Items}
 	obs.budgetBlocking, obs.budgetErr = budgets.Check(pool.Spec.Disruption.Budgets, r.Clock.Now())
 	switch {

@@ -54,10 +54,19 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 	}
 	placed := &placements{}
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Starts), func(i int) {
-		record(p.start(ctx, claims[r.Starts[i].Claim], r.Starts[i].Pods, placed))
+		claim := claims[r.Starts[i].Claim]
+		err := p.start(ctx, claim, r.Starts[i].Pods, placed)
+		if err == nil {
+			p.recordStart(pools[claim.Spec.NodePool], claim, r.Starts[i].Pods)
+		}
+		record(err)
 	})
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Launches), func(i int) {
-		record(p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i], placed))
+		err := p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i], placed)
+		if err == nil {
+			p.recordLaunch(pools[r.Launches[i].Pool], r.Launches[i])
+		}
+		record(err)
 	})
 	byClaim := map[string][]*corev1.Pod{}
 	for pod, claim := range r.InFlight {
