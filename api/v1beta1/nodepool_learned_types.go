@@ -18,7 +18,7 @@ type LearnedStandby struct {
 	// set, per interval of the day. It divides a day. Defaults to 15m.
 	// +optional
 	// +kubebuilder:default="15m"
-	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('2h') && duration(self) == duration(string(duration(self).getMinutes()) + 'm') && 1440 % duration(self).getMinutes() == 0",message="interval must be whole minutes from 1m to 2h that divide a day, such as 5m, 15m or 1h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('2h') && duration(self).getMilliseconds() % 60000 == 0 && 86400000 % duration(self).getMilliseconds() == 0",message="interval must be whole minutes from 1m to 2h that divide a day, such as 5m, 15m or 1h"
 	Interval *Duration `json:"interval,omitempty"`
 
 	// HalfLife is the age at which a day's demand counts half as much as today's.

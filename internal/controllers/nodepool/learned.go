@@ -75,12 +75,12 @@ func (r *Reconciler) learn(ctx context.Context, pool *v1beta1.NodePool, claims [
 		Target: target, Forecast: o.Forecast, Running: running, Bucket: o.Bucket, Percentile: s.Percentile, Days: o.Days,
 		Lead: &v1beta1.Duration{Duration: lead}, Message: o.Explain(s),
 	}
-	changed := keepChangeTime(pool.Status.Learned, previous, now)
-	if changed {
-		was := pool.Spec.Standby.Min
-		if previous != nil {
-			was = previous.Target
-		}
+	keepChangeTime(pool.Status.Learned, previous, now)
+	was, wasRunning := pool.Spec.Standby.Min, int32(0)
+	if previous != nil {
+		was, wasRunning = previous.Target, previous.Running
+	}
+	if target != was || running != wasRunning {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, ReasonLearnedTargetChanged, "Scale",
 			"Learned warm-pool target %d (was %d), %d running ahead of the peak, for %s: %s", target, was, running, o.Bucket, o.Explain(s))
 	}
@@ -91,14 +91,13 @@ func (r *Reconciler) learn(ctx context.Context, pool *v1beta1.NodePool, claims [
 }
 
 // keepChangeTime carries the last change's time over from previous, or sets it to now
-// when the target or the running nodes changed, and reports whether they did.
-func keepChangeTime(status, previous *v1beta1.LearnedStatus, now time.Time) bool {
+// (on the calendar, as the bucket is) when the target or the running nodes changed.
+func keepChangeTime(status, previous *v1beta1.LearnedStatus, now time.Time) {
 	if previous != nil && previous.Target == status.Target && previous.Running == status.Running && previous.LastChangeTime != nil {
 		status.LastChangeTime = previous.LastChangeTime
-		return false
+		return
 	}
 	status.LastChangeTime = &metav1.Time{Time: now.Truncate(time.Second)}
-	return previous == nil || previous.Target != status.Target || previous.Running != status.Running
 }
 
 // history is the pool's recorded demand: empty when there is none yet, when the
