@@ -31,6 +31,7 @@ type LearnedStandby struct {
 	// TimeZone is the IANA time zone the days are read in, so that a daily peak at 09:00
 	// stays at 09:00 across daylight saving. Defaults to UTC.
 	// +optional
+	// +kubebuilder:default=UTC
 	TimeZone TimeZone `json:"timeZone,omitempty"`
 
 	// PreStart, when set, also starts the forecast capacity shortly before a recurring
