@@ -24,6 +24,8 @@ type Outlook struct {
 	// over the slots that begin by now + preStart (and end after now). 0 without
 	// preStart.
 	Running int32
+	// RunningFor is the slot Running is for, when Running is not 0.
+	RunningFor Slot
 	// Next is when the slots looked at next change, so the outlook should be read again.
 	Next time.Time
 }
@@ -56,8 +58,8 @@ func Look(h *v1beta1.NodePoolDemandSpec, s Settings, now time.Time, lead time.Du
 	}
 	if preStart != nil {
 		for _, slot := range running {
-			if est := forecast(demand, h.Since, s, slot); est.Confident {
-				out.Running = max(out.Running, est.Nodes)
+			if est := forecast(demand, h.Since, s, slot); est.Confident && est.Nodes > out.Running {
+				out.Running, out.RunningFor = est.Nodes, slot
 			}
 		}
 		if at := s.NextStart(now.Add(*preStart)).Add(-*preStart); at.Before(out.Next) && at.After(now) {

@@ -48,6 +48,9 @@ type Recorder struct {
 
 	mu      sync.Mutex
 	pending map[string]*pending
+	// served is, by pool, the most pre-started nodes seen busy in each interval (see
+	// RecordServed).
+	served map[string]map[forecast.Key]int32
 }
 
 // pending is a pool's demand not written yet.
@@ -61,9 +64,18 @@ type pending struct {
 // NeedLeaderElection is true: the leader records, as it is the one that provisions.
 func (r *Recorder) NeedLeaderElection() bool { return true }
 
-// Record counts nodes needed now by the pool's pending pods in zone ("" when unknown).
+// RecordNow counts nodes needed now, on the calendar, by the pool's pending pods in zone
+// ("" when unknown).
+func (r *Recorder) RecordNow(pool *v1beta1.NodePool, zone string, nodes int32) {
+	if r == nil {
+		return
+	}
+	r.Record(pool, windows.Calendar(r.Calendar, r.Clock).Now(), zone, nodes)
+}
+
+// Record counts nodes needed at the calendar time at by the pool's pending pods in zone.
 // A pool without a learned warm pool, or whose settings cannot be read, is not recorded.
-func (r *Recorder) Record(pool *v1beta1.NodePool, zone string, nodes int32) {
+func (r *Recorder) Record(pool *v1beta1.NodePool, at time.Time, zone string, nodes int32) {
 	if r == nil || pool.Spec.Standby.Learned == nil || nodes <= 0 {
 		return
 	}
@@ -71,7 +83,7 @@ func (r *Recorder) Record(pool *v1beta1.NodePool, zone string, nodes int32) {
 	if err != nil {
 		return // the pool's status says why it learns nothing
 	}
-	key := s.KeyAt(windows.Calendar(r.Calendar, r.Clock).Now(), zone)
+	key := s.KeyAt(at, zone)
 	metrics.PoolDemandNodes.WithLabelValues(pool.Name, zone).Add(float64(nodes))
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -87,6 +99,48 @@ func (r *Recorder) Record(pool *v1beta1.NodePool, zone string, nodes int32) {
 	}
 	p.settings = s // the latest half-life sets how much history is kept
 	p.counts[key] += nodes
+}
+
+// RecordServed notes that nodes pre-started ahead of the interval that holds at, in
+// zone, serve pods: pods that landed on them needed no start or launch, so provisioning
+// saw no demand, yet it was there. The nodepool controller reports the count at each
+// look; the most seen in an interval is its demand (added to what provisioning
+// counted). Without it, a pre-started peak would record none and be forgotten.
+func (r *Recorder) RecordServed(pool *v1beta1.NodePool, at time.Time, zone string, nodes int32) {
+	if r == nil || pool.Spec.Standby.Learned == nil || nodes <= 0 {
+		return
+	}
+	s, err := forecast.SettingsOf(pool.Spec.Standby.Learned)
+	if err != nil {
+		return
+	}
+	key := s.KeyAt(at, zone)
+	r.mu.Lock()
+	if r.served == nil {
+		r.served = map[string]map[forecast.Key]int32{}
+	}
+	seen := r.served[pool.Name]
+	if seen == nil {
+		seen = map[forecast.Key]int32{}
+		r.served[pool.Name] = seen
+	}
+	delta := nodes - seen[key]
+	if delta > 0 {
+		seen[key] = nodes
+	}
+	// Intervals of days before yesterday are not looked at again.
+	if day, err := time.Parse(time.DateOnly, key.Date); err == nil {
+		before := day.AddDate(0, 0, -1).Format(time.DateOnly)
+		for k := range seen {
+			if k.Date < before {
+				delete(seen, k)
+			}
+		}
+	}
+	r.mu.Unlock()
+	if delta > 0 {
+		r.Record(pool, at, zone, delta)
+	}
 }
 
 // Start writes the counts until ctx ends, and once more then.

@@ -32,14 +32,17 @@ const warmupsMeasured = 20
 // learn raises the targets by a learned warm pool's forecast and sets status.learned:
 // the warm pool becomes the larger of the window's (or spec's) target and the forecast
 // within standby.min, standby.max and limits.nodes; with preStart, a confident peak
-// about to come raises the running minimum to its forecast. A pool that does not learn
-// loses status.learned.
-func (r *Reconciler) learn(ctx context.Context, pool *v1beta1.NodePool, claims []v1beta1.NodeClaim, targets *windows.Targets) error {
+// about to come raises the running minimum to its forecast, and the nodes run ahead are
+// taken off the warm pool's (they serve the peak, no need to stand more by for it). A pool that does not learn
+// loses status.learned. It returns when to look again on the calendar: when the
+// intervals ahead change, and, while nodes run ahead of a peak, a few times an interval
+// to see which of them serve pods; zero when the pool does not learn.
+func (r *Reconciler) learn(ctx context.Context, pool *v1beta1.NodePool, claims []v1beta1.NodeClaim, targets *windows.Targets) (time.Time, error) {
 	learned := pool.Spec.Standby.Learned
 	if learned == nil {
 		pool.Status.Learned = nil
 		forgetLearned(pool.Name)
-		return nil
+		return time.Time{}, nil
 	}
 	previous := pool.Status.Learned.DeepCopy()
 	now := windows.Calendar(r.Calendar, r.Clock).Now()
@@ -47,28 +50,41 @@ func (r *Reconciler) learn(ctx context.Context, pool *v1beta1.NodePool, claims [
 	if err != nil {
 		pool.Status.Learned = &v1beta1.LearnedStatus{Target: pool.Spec.Standby.Min, Message: fmt.Sprintf("nothing is learned: %v", err)}
 		keepChangeTime(pool.Status.Learned, previous, now)
-		return nil
+		return time.Time{}, nil
 	}
 	history, err := r.history(ctx, pool, s)
 	if err != nil {
-		return err
+		return time.Time{}, err
 	}
 	lead := r.warmup(claims)
-	o := forecast.Look(history, s, now, lead, forecast.PreStartOf(learned))
+	preStart := forecast.PreStartOf(learned)
+	o := forecast.Look(history, s, now, lead, preStart)
+	if preStart != nil {
+		if err := r.notePreStart(ctx, pool, claims, o, s.Interval, now); err != nil {
+			return time.Time{}, err
+		}
+	}
 
-	target := max(o.Forecast, pool.Spec.Standby.Min)
+	running := o.Running
+	if targets.MaxNodes != nil {
+		running = min(running, *targets.MaxNodes)
+	}
+	// Nodes run ahead of the peak serve it: the warm pool need not stand them by again.
+	target := max(o.Forecast-running, pool.Spec.Standby.Min)
 	if pool.Spec.Standby.Max != nil {
 		target = min(target, max(*pool.Spec.Standby.Max, pool.Spec.Standby.Min))
 	}
-	running := o.Running
 	if targets.MaxNodes != nil {
-		target, running = min(target, *targets.MaxNodes), min(running, *targets.MaxNodes)
+		target = min(target, *targets.MaxNodes)
 	}
 	targets.MinStandby = max(targets.MinStandby, target)
 	targets.MaxStandby = max(targets.MaxStandby, targets.MinStandby)
 	targets.MinRunning = max(targets.MinRunning, running)
-	if targets.Next.IsZero() || o.Next.Before(targets.Next) {
-		targets.Next = o.Next
+	next := o.Next
+	if running > 0 || (previous != nil && previous.Running > 0) {
+		if soon := now.Add(s.Interval / 3); soon.Before(next) {
+			next = soon
+		}
 	}
 
 	pool.Status.Learned = &v1beta1.LearnedStatus{
@@ -87,7 +103,7 @@ func (r *Reconciler) learn(ctx context.Context, pool *v1beta1.NodePool, claims [
 	metrics.PoolForecastNodes.WithLabelValues(pool.Name).Set(float64(o.Forecast))
 	metrics.PoolLearnedStandbyTarget.WithLabelValues(pool.Name).Set(float64(target))
 	metrics.PoolLearnedPreStartNodes.WithLabelValues(pool.Name).Set(float64(running))
-	return nil
+	return next, nil
 }
 
 // keepChangeTime carries the last change's time over from previous, or sets it to now
@@ -148,10 +164,7 @@ func (r *Reconciler) warmup(claims []v1beta1.NodeClaim) time.Duration {
 	}
 	slices.Sort(took)
 	p90 := took[(len(took)*9+9)/10-1]
-	if rated, ok := r.Calendar.(interface{ Rate() float64 }); ok {
-		p90 = time.Duration(float64(p90) * rated.Rate())
-	}
-	return p90
+	return time.Duration(float64(p90) * r.calendarRate())
 }
 
 // forgetLearned drops a pool's learned series.

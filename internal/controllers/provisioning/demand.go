@@ -15,7 +15,7 @@ func (p *Provisioner) recordStart(pool *v1beta1.NodePool, claim *v1beta1.NodeCla
 	if pool == nil || !anyReal(pods) {
 		return
 	}
-	p.Demand.Record(pool, zoneOf(claim), 1)
+	p.Demand.RecordNow(pool, zoneOf(claim), 1)
 }
 
 // recordLaunch counts a launched claim as a node its pool's pending pods needed, in the
@@ -28,7 +28,7 @@ func (p *Provisioner) recordLaunch(pool *v1beta1.NodePool, l scheduling.Launch) 
 	if len(l.Zones) == 1 {
 		zone = l.Zones[0]
 	}
-	p.Demand.Record(pool, zone, 1)
+	p.Demand.RecordNow(pool, zone, 1)
 }
 
 // anyReal reports whether a real pod is among pods: a node only a CapacityBuffer's

@@ -98,6 +98,40 @@ func seedHistory(f *stack.Fixture, p *v1beta1.NodePool, first, last time.Time, n
 	f.Create(d)
 }
 
+// recordedAt sums the nodes the pool's NodePoolDemand holds for the date and interval
+// over the zones; -1 when it has none.
+func recordedAt(f *stack.Fixture, pool, date string, index int32) int32 {
+	f.T.Helper()
+	demand := &v1beta1.NodePoolDemand{}
+	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: pool}, demand); err != nil {
+		return -1
+	}
+	total := int32(0)
+	for _, d := range demand.Spec.Days {
+		for _, z := range d.Zones {
+			for _, iv := range z.Intervals {
+				if d.Date == date && iv.Index == index {
+					total += iv.Nodes
+				}
+			}
+		}
+	}
+	return total
+}
+
+// boundPod creates a pod bound to node, as kube-scheduler would have bound it.
+func boundPod(f *stack.Fixture, pool string, i int, node string) {
+	f.T.Helper()
+	f.Create(&corev1.Pod{
+		ObjectMeta: metav1.ObjectMeta{Name: fmt.Sprintf("%s-peak-%d", pool, i), Namespace: "default"},
+		Spec: corev1.PodSpec{
+			NodeName:    node,
+			Tolerations: []corev1.Toleration{{Operator: corev1.TolerationOpExists}},
+			Containers:  []corev1.Container{{Name: "app", Image: "registry.example/app:1"}},
+		},
+	})
+}
+
 // eventNotes lists the notes of the Events about the named object with reason, oldest
 // first.
 func eventNotes(f *stack.Fixture, name, reason string) []string {

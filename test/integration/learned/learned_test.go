@@ -65,24 +65,12 @@ func TestRecordedDemandSurvivesARestart(t *testing.T) {
 
 	// The interval ends: the recorder writes what it counted in it.
 	calendar.SetTime(tuesday(9, 16))
-	demand := &v1beta1.NodePoolDemand{}
-	recorded := func() int32 {
-		if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: "web"}, demand); err != nil {
-			return -1
-		}
-		total := int32(0)
-		for _, d := range demand.Spec.Days {
-			for _, z := range d.Zones {
-				for _, iv := range z.Intervals {
-					if d.Date == "2026-11-24" && iv.Index == 36 {
-						total += iv.Nodes
-					}
-				}
-			}
-		}
-		return total
-	}
+	recorded := func() int32 { return recordedAt(f, "web", "2026-11-24", 36) }
 	f.Eventually("3 nodes are recorded at Tue 09:00-09:15", func() bool { return recorded() == 3 })
+	demand := &v1beta1.NodePoolDemand{}
+	if err := f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: "web"}, demand); err != nil {
+		t.Fatal(err)
+	}
 	if ref := demand.OwnerReferences; len(ref) != 1 || ref[0].UID != p.UID || !ptr.Deref(ref[0].Controller, false) {
 		t.Fatalf("owner references %+v: want the pool as controller", ref)
 	}
@@ -103,8 +91,9 @@ func TestRecordedDemandSurvivesARestart(t *testing.T) {
 }
 
 // With preStart, a peak seen on each of the last five days (minDays 3) starts its
-// nodes from 08:58: they run before the peak (the test makes no pod: nothing else asks
-// for them); after it, empty, they go back to standby.
+// nodes from 08:58: they run before the peak. The peak's pods land on three of them, so
+// provisioning starts and launches nothing, yet the three count as the interval's
+// demand; after the peak the empty node stops running.
 func TestPreStartRunsTheNodesBeforeAConfidentPeak(t *testing.T) {
 	f, calendar := withCalendar(t, tuesday(8, 50))
 	p := learnedPool(f, "web", 0, func(p *v1beta1.NodePool) {
@@ -118,22 +107,37 @@ func TestPreStartRunsTheNodesBeforeAConfidentPeak(t *testing.T) {
 	}
 
 	moveTo(f, calendar, "web", tuesday(8, 58))
-	running := func() int {
-		n := 0
+	running := func() []v1beta1.NodeClaim {
+		var out []v1beta1.NodeClaim
 		for _, c := range f.Claims("web") {
 			if c.Spec.DesiredState == v1beta1.DesiredRunning && c.Status.Phase == v1beta1.PhaseRunning {
-				n++
+				out = append(out, c)
 			}
 		}
-		return n
+		return out
 	}
-	f.Eventually("4 nodes run at 08:58, before the peak", func() bool { return running() == 4 })
+	f.Eventually("4 nodes run at 08:58, before the peak", func() bool { return len(running()) == 4 })
 	if l := learned(f, "web"); l.Running != 4 || !strings.Contains(l.Message, "run ahead") {
 		t.Fatalf("status.learned %+v: want 4 running ahead of the peak", l)
 	}
 
-	moveTo(f, calendar, "web", tuesday(9, 30))
-	f.Eventually("after the peak the empty nodes go back to standby", func() bool { return running() == 0 && learned(f, "web").Running == 0 })
+	// The peak: kube-scheduler (which this test stands in for) binds three pods to three
+	// of the running nodes.
+	for i, c := range running()[:3] {
+		boundPod(f, "web", i, c.Status.NodeName)
+	}
+	moveTo(f, calendar, "web", tuesday(9, 5))
+	moveTo(f, calendar, "web", tuesday(9, 16))
+	f.Eventually("the 3 pre-started nodes serving pods are recorded as Tue 09:00's demand", func() bool {
+		return recordedAt(f, "web", "2026-11-24", 36) == 3
+	})
+	if n := f.Op.Writes.Counts()["create NodeClaim"]; n != 4 {
+		t.Fatalf("%d claims created, want the 4 standby ones only: the pods needed no launch", n)
+	}
+	// The warm pool's target is back at standby.min, 0: the empty node is not kept.
+	f.Eventually("after the peak the empty node stops running", func() bool {
+		return len(running()) == 3 && learned(f, "web").Running == 0 && learned(f, "web").Target == 0
+	})
 }
 
 // A learned target stays within standby.max and limits.nodes: a forecast of 6 stands 2
