@@ -206,6 +206,9 @@ func TestPreStartRunsOnlyAConfidentPeak(t *testing.T) {
 			t.Errorf("at %s: running %d, want %d", c.now.Format("15:04"), o.Running, c.running)
 		}
 	}
+	if o := Look(confident, s, at(8, 58), 3*time.Minute, &lead); o.RunningFor.Index != 36 || !o.RunningFor.Start.Equal(at(9, 0)) {
+		t.Errorf("at 08:58 the nodes run for slot %d from %s, want 36 from 09:00", o.RunningFor.Index, o.RunningFor.Start.Format("15:04"))
+	}
 	if o := Look(confident, s, at(8, 50), 3*time.Minute, &lead); !o.Next.Equal(at(8, 57)) {
 		t.Errorf("at 08:50 next %s, want 08:57 (09:15 comes into the target window first)", o.Next.Format("15:04"))
 	}
