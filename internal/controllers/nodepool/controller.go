@@ -60,6 +60,7 @@ type Reconciler struct {
 	gone         goneFailures
 	pacing       pacingNotes
 	preStarts    preStarts
+	learnedNotes learnedNotes
 }
 
 // Reconcile brings one pool's standby claims to target and writes its status.
@@ -445,6 +446,7 @@ func (r *Reconciler) finalize(ctx context.Context, pool *v1beta1.NodePool, claim
 	}
 	r.forgetPool(pool.Name)
 	r.preStarts.forget(pool.Name)
+	r.learnedNotes.forget(pool.Name)
 	r.expectations.forget(pool.Name)
 	r.creations.forget(pool.Name)
 	r.gone.take(pool.Name)

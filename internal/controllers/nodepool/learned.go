@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -96,7 +97,7 @@ func (r *Reconciler) learn(ctx context.Context, pool *v1beta1.NodePool, claims [
 	if previous != nil {
 		was, wasRunning = previous.Target, previous.Running
 	}
-	if target != was || running != wasRunning {
+	if r.learnedNotes.changed(pool.Name, [2]int32{was, wasRunning}, [2]int32{target, running}) {
 		r.Recorder.Eventf(pool, nil, corev1.EventTypeNormal, ReasonLearnedTargetChanged, "Scale",
 			"Learned warm-pool target %d (was %d), %d running ahead of the peak, for %s: %s", target, was, running, o.Bucket, o.Explain(s))
 	}
@@ -165,6 +166,35 @@ func (r *Reconciler) warmup(claims []v1beta1.NodeClaim) time.Duration {
 	slices.Sort(took)
 	p90 := took[(len(took)*9+9)/10-1]
 	return time.Duration(float64(p90) * r.calendarRate())
+}
+
+// learnedNotes remembers the learned target and running nodes each pool's last Event
+// announced: a pass whose status write lost a race runs again on the old status, and
+// must not announce the same change twice.
+type learnedNotes struct {
+	mu   sync.Mutex
+	last map[string][2]int32
+}
+
+// changed records now as the pool's announced figures and reports whether they differ
+// from the last announced, or, when none was in this process, from was (the status).
+func (n *learnedNotes) changed(pool string, was, now [2]int32) bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.last == nil {
+		n.last = map[string][2]int32{}
+	}
+	if last, ok := n.last[pool]; ok {
+		was = last
+	}
+	n.last[pool] = now
+	return was != now
+}
+
+func (n *learnedNotes) forget(pool string) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	delete(n.last, pool)
 }
 
 // forgetLearned drops a pool's learned series.
