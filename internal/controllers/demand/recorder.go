@@ -64,15 +64,6 @@ type pending struct {
 // NeedLeaderElection is true: the leader records, as it is the one that provisions.
 func (r *Recorder) NeedLeaderElection() bool { return true }
 
-// RecordNow counts nodes needed now, on the calendar, by the pool's pending pods in zone
-// ("" when unknown).
-func (r *Recorder) RecordNow(pool *v1beta1.NodePool, zone string, nodes int32) {
-	if r == nil {
-		return
-	}
-	r.Record(pool, windows.Calendar(r.Calendar, r.Clock).Now(), zone, nodes)
-}
-
 // Record counts nodes needed at the calendar time at by the pool's pending pods in zone.
 // A pool without a learned warm pool, or whose settings cannot be read, is not recorded.
 func (r *Recorder) Record(pool *v1beta1.NodePool, at time.Time, zone string, nodes int32) {

@@ -1,6 +1,8 @@
 package provisioning
 
 import (
+	"time"
+
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -8,19 +10,19 @@ import (
 	"github.com/stratos-sh/stratos/internal/scheduling"
 )
 
-// recordStart counts a started standby claim as a node its pool's pending pods needed,
-// in the claim's zone: what the pods needed, whether a warm node or a cold launch served
+// recordStart counts a started standby claim as a node its pool's pending pods needed
+// at the calendar time at, in the claim's zone: what the pods needed, whether a warm node or a cold launch served
 // it, is what a learned warm pool sizes itself by.
-func (p *Provisioner) recordStart(pool *v1beta1.NodePool, claim *v1beta1.NodeClaim, pods []*corev1.Pod) {
+func (p *Provisioner) recordStart(pool *v1beta1.NodePool, claim *v1beta1.NodeClaim, pods []*corev1.Pod, at time.Time) {
 	if pool == nil || !anyReal(pods) {
 		return
 	}
-	p.Demand.RecordNow(pool, zoneOf(claim), 1)
+	p.Demand.Record(pool, at, zoneOf(claim), 1)
 }
 
-// recordLaunch counts a launched claim as a node its pool's pending pods needed, in the
-// zone the pods tied it to, or "" when they left it to the cloud.
-func (p *Provisioner) recordLaunch(pool *v1beta1.NodePool, l scheduling.Launch) {
+// recordLaunch counts a launched claim as a node its pool's pending pods needed at the
+// calendar time at, in the zone the pods tied it to, or "" when they left it to the cloud.
+func (p *Provisioner) recordLaunch(pool *v1beta1.NodePool, l scheduling.Launch, at time.Time) {
 	if pool == nil || !anyReal(l.Pods) {
 		return
 	}
@@ -28,7 +30,7 @@ func (p *Provisioner) recordLaunch(pool *v1beta1.NodePool, l scheduling.Launch) 
 	if len(l.Zones) == 1 {
 		zone = l.Zones[0]
 	}
-	p.Demand.RecordNow(pool, zone, 1)
+	p.Demand.Record(pool, at, zone, 1)
 }
 
 // anyReal reports whether a real pod is among pods: a node only a CapacityBuffer's
