@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -18,6 +19,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -130,6 +132,28 @@ func boundPod(f *stack.Fixture, pool string, i int, node string) {
 			Containers:  []corev1.Container{{Name: "app", Image: "registry.example/app:1"}},
 		},
 	})
+}
+
+// demandCounted sums stratos_nodepool_demand_nodes over the pool's zones.
+func demandCounted(t *testing.T, pool string) float64 {
+	t.Helper()
+	registry := prometheus.NewRegistry()
+	registry.MustRegister(metrics.PoolDemandNodes)
+	families, err := registry.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := 0.0
+	for _, family := range families {
+		for _, m := range family.GetMetric() {
+			for _, label := range m.GetLabel() {
+				if label.GetName() == "nodepool" && label.GetValue() == pool {
+					total += m.GetCounter().GetValue()
+				}
+			}
+		}
+	}
+	return total
 }
 
 // eventNotes lists the notes of the Events about the named object with reason, oldest
