@@ -15,6 +15,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	buffercontroller "github.com/stratos-sh/stratos/internal/controllers/capacitybuffer"
+	"github.com/stratos-sh/stratos/internal/controllers/demand"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/interruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -80,8 +81,12 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		return err
 	}
 	startup := podstartup.NewTracker(0)
+	demandRecorder := &demand.Recorder{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk, Calendar: controllerOpts.Calendar}
+	if err := mgr.Add(demandRecorder); err != nil {
+		return err
+	}
 	bufferRoom := capacitybuffer.NewStandbyRoom()
-	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup, BufferRoom: bufferRoom}
+	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup, BufferRoom: bufferRoom, Demand: demandRecorder}
 	buffers, err := buffercontroller.Installed(mgr.GetRESTMapper())
 	if err != nil {
 		return fmt.Errorf("looking for the CapacityBuffer CRD: %w", err)
@@ -107,7 +112,7 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := (&podstartup.Reconciler{Client: mgr.GetClient(), Tracker: startup}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged, Options: controllerOpts.NodePool, BufferRoom: bufferRoom}).SetupWithManager(mgr); err != nil {
+	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged, Options: controllerOpts.NodePool, BufferRoom: bufferRoom, Served: demandRecorder}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	recheck := nodeclaim.NewRecheck()
