@@ -20,6 +20,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/demand"
 	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/podscope"
@@ -70,6 +71,8 @@ type Provisioner struct {
 	// Calendar is the clock windows are read on; nil is Clock.
 	Calendar clock.PassiveClock
 	Options  Options
+	// Demand, when set, records the nodes learned pools' pending pods needed.
+	Demand *demand.Recorder
 	// Startup, when set, is told the pods each decision is about, so that their
 	// startup is measured (see podstartup).
 	Startup *podstartup.Tracker
