@@ -167,6 +167,11 @@ type Step struct {
 	// CloudCalls are the operator's cloud calls during the step, by operation, as in
 	// Report.CloudCalls; a burst's calls are those of the steps that wait for it.
 	CloudCalls map[string]int `json:"cloudCalls,omitempty"`
+	// LaunchedCold, StartedFromStandby and TakenWhileWarming count the claims of each
+	// kind (as Nodes counts them) that came during the step.
+	LaunchedCold       int `json:"launchedCold,omitempty"`
+	StartedFromStandby int `json:"startedFromStandby,omitempty"`
+	TakenWhileWarming  int `json:"takenWhileWarming,omitempty"`
 }
 
 // Sample is a point-in-time snapshot of the simulated cluster.

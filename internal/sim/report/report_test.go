@@ -75,8 +75,8 @@ func sampleReport() *Report {
 		Operator:     Operator{Restarts: 2, PeakRSSBytes: 150 << 20},
 		Provisioning: Provisioning{StartCallLatencySeconds: Latency{P50: 0.05, P90: 0.1, P99: 0.2, Max: 0.3}},
 		Steps: []Step{
-			{Index: 1, Description: "create standby pool", OK: true, Seconds: 12.5, CloudCalls: map[string]int{"Create": 2}},
-			{Index: 2, Description: "scale deployment to 100", OK: false, Seconds: 120, Message: "timed out\nafter 2m"},
+			{Index: 1, Description: "create standby pool", OK: true, Seconds: 12.5, CloudCalls: map[string]int{"Create": 2}, LaunchedCold: 2},
+			{Index: 2, Description: "scale deployment to 100", OK: false, Seconds: 120, Message: "timed out\nafter 2m", StartedFromStandby: 1, TakenWhileWarming: 2},
 		},
 		Timeline: []Sample{
 			{Seconds: 0, PodsPending: 6, NodesByPhase: map[string]int{"Standby": 3}},
@@ -134,12 +134,23 @@ func TestWriteJSONFieldNames(t *testing.T) {
 			t.Errorf("%s = %v, want %v", path, v, want)
 		}
 	}
+	// Each step's claims by kind, left out when none came.
+	steps, _ := m["steps"].([]any)
+	if len(steps) != 2 {
+		t.Fatalf("steps = %v, want 2", m["steps"])
+	}
+	first, second := steps[0].(map[string]any), steps[1].(map[string]any)
+	if first["launchedCold"] != float64(2) || second["startedFromStandby"] != float64(1) || second["takenWhileWarming"] != float64(2) {
+		t.Errorf("steps' claims: %v and %v; want 2 launched cold, then 1 started from standby and 2 taken while warming", first, second)
+	}
+	if _, ok := first["startedFromStandby"]; ok {
+		t.Errorf("step 1 started nothing from standby, yet shows it: %v", first)
+	}
 	if v, _ := lookup(m, "operator.peakRSSBytes"); v != float64(150<<20) {
 		t.Errorf("operator.peakRSSBytes = %v", v)
 	}
 
-	steps := m["steps"].([]any)
-	step := steps[1].(map[string]any)
+	step := second
 	for _, k := range []string{"index", "description", "ok", "seconds", "message"} {
 		if _, ok := step[k]; !ok {
 			t.Errorf("step lacks %q: %v", k, step)

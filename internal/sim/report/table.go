@@ -39,6 +39,9 @@ func WriteTable(w io.Writer, r *Report) error {
 			if len(s.CloudCalls) > 0 {
 				detail = strings.TrimSpace(detail + " cloud calls: " + formatCounts(s.CloudCalls, byName, 0))
 			}
+			if claims := stepClaims(s); claims != "" {
+				detail = strings.TrimSpace(detail + " claims: " + claims)
+			}
 			fmt.Fprintf(tw, "  %s\t%d\t%s\t%.1fs\t%s\n", mark, s.Index, oneLine(s.Description), s.Seconds, detail)
 		}
 		ew.check(tw.Flush())
@@ -197,4 +200,19 @@ func (e *errWriter) check(err error) {
 	if e.err == nil {
 		e.err = err
 	}
+}
+
+// stepClaims says how many claims a step launched cold, started from standby and took
+// while warming, leaving out the kinds it had none of.
+func stepClaims(s Step) string {
+	var parts []string
+	for _, c := range []struct {
+		n     int
+		label string
+	}{{s.LaunchedCold, "launched cold"}, {s.StartedFromStandby, "started from standby"}, {s.TakenWhileWarming, "taken while warming"}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.n, c.label))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

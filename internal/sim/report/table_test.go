@@ -17,7 +17,9 @@ func TestWriteTable(t *testing.T) {
 	for _, want := range []string{
 		"burst-<100>&co: FAILED", "wait for 100 pods Running timed out",
 		"✓", "✗", "create standby pool", "12.5s", "timed out after 2m",
-		"cloud calls: Create=2",          // the step's
+		"cloud calls: Create=2",   // the step's
+		"claims: 2 launched cold", // the step's claims
+		"claims: 1 started from standby, 2 taken while warming",
 		"6 / 5",                          // pods created / running
 		"1.00s / 7.25s / 7.25s / 7.25s",  // nearest rank of 6 values: ranks 3, 6, 6, 6
 		"0.05s / 0.10s / 0.20s / 0.30s",  // start-call latency

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
+	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
@@ -29,6 +31,9 @@ type view struct {
 	// costly answers the counts that read more than the cache's pods, Nodes and claims;
 	// it is only asked when a condition needs them. Nil in a view for the timeline.
 	costly costlyCounts
+	// marks are the moments mark steps named so far, which a condition's since counts
+	// from.
+	marks map[string]moment
 }
 
 // costlyCounts are the counts of a condition that read Events, the audit log or every
@@ -37,8 +42,13 @@ type costlyCounts interface {
 	podsWithEvent(reason string) int
 	evictions() int
 	// podLatency is the q-th percentile (0 to 100) of the latencies of the scenario's pods
-	// that run, in scenario seconds rounded up.
-	podLatency(q float64) int
+	// created at or after since that run, in scenario seconds rounded up.
+	podLatency(q float64, since time.Time) int
+	// podsServed counts the scenario's pods created at or after since that run and were
+	// served by path.
+	podsServed(path report.Path, since time.Time) int
+	// buffersShowing counts the CapacityBuffers whose condition is as want says.
+	buffersShowing(want *scenario.BufferConditionCount) int
 	// daemonSetPodsOnStandby counts the DaemonSet pods bound to the Nodes of standby claims.
 	daemonSetPodsOnStandby() int
 	// displaced answers the counts of displaced pods and their recovery, by the
@@ -129,18 +139,28 @@ func isReadyAndSchedulable(node *corev1.Node) bool {
 // holds evaluates a condition on a view; when it does not hold, the reason says what
 // was seen.
 func holds(c *scenario.Condition, v *view) (bool, string) {
+	from, marked := v.marks[c.Since]
+	if c.Since != "" && !marked {
+		return false, fmt.Sprintf("no step marked %s", c.Since)
+	}
 	var unmet []string
 	for _, count := range c.Counts() {
-		if got := v.count(count); !countHolds(count.Want, got) {
-			unmet = append(unmet, fmt.Sprintf("%s is %d, want %s", count.Name, got, describeCount(count.Want)))
+		name := countName(c, count)
+		if got := v.count(count, from); !countHolds(count.Want, got) {
+			unmet = append(unmet, fmt.Sprintf("%s is %d, want %s", name, got, describeCount(count.Want)))
 		}
 	}
 	return len(unmet) == 0, strings.Join(unmet, "; ")
 }
 
-// count is the view's value of one count of a condition.
-func (v *view) count(c scenario.NamedCount) int {
+// count is the view's value of one count of a condition, the accumulating ones counted
+// from the moment from (the zero moment: since the scenario began).
+func (v *view) count(c scenario.NamedCount, from moment) int {
 	switch {
+	case c.Served != nil:
+		return v.costly.podsServed(report.Path(c.Served.Path), from.at)
+	case c.BufferCondition != nil:
+		return v.costly.buffersShowing(c.BufferCondition)
 	case c.Claims != nil:
 		return v.claimsInPhase(c.Claims)
 	case c.Event != nil:
@@ -152,9 +172,9 @@ func (v *view) count(c scenario.NamedCount) int {
 	case c.Name == "evictions":
 		return v.costly.evictions()
 	case c.Name == "podLatencyP99":
-		return v.costly.podLatency(99)
+		return v.costly.podLatency(99, from.at)
 	case c.Name == "podLatencyMax":
-		return v.costly.podLatency(100)
+		return v.costly.podLatency(100, from.at)
 	case c.Name == "daemonSetPodsOnStandby":
 		return v.costly.daemonSetPodsOnStandby()
 	case displacedCounts[c.Name]:
@@ -162,7 +182,9 @@ func (v *view) count(c scenario.NamedCount) int {
 	}
 	return map[string]int{
 		"podsRunning": v.podsRunning, "podsPending": v.podsPending, "readyNodes": v.readyNodes,
-		"startedFromStandby": v.startedFromStandby, "takenWhileWarming": v.takenWhileWarming, "launchedCold": v.launchedCold,
+		"startedFromStandby":   v.startedFromStandby - from.capacity.startedFromStandby,
+		"takenWhileWarming":    v.takenWhileWarming - from.capacity.takenWhileWarming,
+		"launchedCold":         v.launchedCold - from.capacity.launchedCold,
 		"daemonSetPodsDeleted": v.daemonSetPodsDeleted,
 	}[c.Name]
 }
@@ -242,7 +264,7 @@ func describeCount(c *scenario.Count) string {
 func describeCondition(c *scenario.Condition) string {
 	var parts []string
 	for _, count := range c.Counts() {
-		parts = append(parts, count.Name+" "+describeCount(count.Want))
+		parts = append(parts, countName(c, count)+" "+describeCount(count.Want))
 	}
 	return strings.Join(parts, ", ")
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
@@ -12,15 +13,37 @@ import (
 	"k8s.io/utils/ptr"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
-// fixedCounts answers the costly counts with set values.
+// fixedCounts answers the costly counts with set values: those since the scenario began,
+// and for the latencies and paths those since markAt.
 type fixedCounts struct {
 	events           map[string]int
 	evicted, p99, mx int
 	onStandby        int
 	displacedBy      map[string]int
+	served           map[report.Path]int
+	buffers          map[string]int
+	// markAt is the moment of the mark the *SinceMark counts are since.
+	markAt          time.Time
+	p99SinceMark    int
+	servedSinceMark map[report.Path]int
+}
+
+func (f fixedCounts) podsServed(path report.Path, since time.Time) int {
+	if since.IsZero() {
+		return f.served[path]
+	}
+	if since.Equal(f.markAt) {
+		return f.servedSinceMark[path]
+	}
+	return -1
+}
+
+func (f fixedCounts) buffersShowing(want *scenario.BufferConditionCount) int {
+	return f.buffers[want.Type+"/"+string(want.StatusOrDefault())]
 }
 
 func (f fixedCounts) displaced(name string) int { return f.displacedBy[name] }
@@ -28,11 +51,18 @@ func (f fixedCounts) displaced(name string) int { return f.displacedBy[name] }
 func (f fixedCounts) podsWithEvent(reason string) int { return f.events[reason] }
 func (f fixedCounts) evictions() int                  { return f.evicted }
 func (f fixedCounts) daemonSetPodsOnStandby() int     { return f.onStandby }
-func (f fixedCounts) podLatency(q float64) int {
-	if q < 100 {
+func (f fixedCounts) podLatency(q float64, since time.Time) int {
+	switch {
+	case !since.IsZero() && !since.Equal(f.markAt):
+		return -1
+	case q == 100 && since.IsZero():
+		return f.mx
+	case q == 99 && since.IsZero():
 		return f.p99
+	case q == 99:
+		return f.p99SinceMark
 	}
-	return f.mx
+	return -1
 }
 
 func TestHolds(t *testing.T) {
@@ -83,6 +113,53 @@ func TestHolds(t *testing.T) {
 			ok, why := holds(&c.c, v)
 			if ok != c.ok || why != c.why {
 				t.Errorf("holds = %v, %q; want %v, %q", ok, why, c.ok, c.why)
+			}
+		})
+	}
+}
+
+// A condition's since counts the claims, latencies and paths from its mark, and leaves
+// the counts of the moment alone.
+func TestHoldsSince(t *testing.T) {
+	markAt := time.Date(2026, 11, 27, 13, 0, 0, 0, time.UTC)
+	v := &view{
+		podsRunning: 8, readyNodes: 4,
+		capacityCounts: capacityCounts{startedFromStandby: 3, takenWhileWarming: 1, launchedCold: 5},
+		marks:          map[string]moment{"burst": {at: markAt, capacity: capacityCounts{startedFromStandby: 1, takenWhileWarming: 1, launchedCold: 5}}},
+		costly: fixedCounts{
+			p99: 48, p99SinceMark: 2, markAt: markAt,
+			served:          map[report.Path]int{report.PathCold: 4, report.PathExisting: 4},
+			servedSinceMark: map[report.Path]int{report.PathExisting: 4},
+			buffers:         map[string]int{"Provisioning/True": 1, "ReadyForProvisioning/False": 2},
+		},
+	}
+	served := func(path report.Path, n int) scenario.ServedCount {
+		return scenario.ServedCount{Path: string(path), Count: scenario.Count{Equals: ptr.To(n)}}
+	}
+	cases := []struct {
+		name string
+		c    scenario.Condition
+		why  string
+	}{
+		{"launches since the mark", scenario.Condition{Since: "burst", LaunchedCold: &scenario.Count{Equals: ptr.To(0)}, TakenWhileWarming: &scenario.Count{Equals: ptr.To(0)}}, ""},
+		{"starts since the mark", scenario.Condition{Since: "burst", StartedFromStandby: &scenario.Count{Equals: ptr.To(3)}}, "startedFromStandby since burst is 2, want = 3"},
+		{"launches since the start", scenario.Condition{LaunchedCold: &scenario.Count{Equals: ptr.To(0)}}, "launchedCold is 5, want = 0"},
+		{"the moment's counts are not windowed", scenario.Condition{Since: "burst", LaunchedCold: &scenario.Count{Equals: ptr.To(0)}, PodsRunning: &scenario.Count{Equals: ptr.To(4)}}, "podsRunning is 8, want = 4"},
+		{"latency since the mark", scenario.Condition{Since: "burst", PodLatencyP99: &scenario.Count{AtMost: ptr.To(1)}}, "podLatencyP99 since burst is 2, want ≤ 1"},
+		{"latency since the start", scenario.Condition{PodLatencyP99: &scenario.Count{AtMost: ptr.To(50)}}, ""},
+		{"paths since the mark", scenario.Condition{Since: "burst", PodsServed: []scenario.ServedCount{served(report.PathExisting, 4), served(report.PathCold, 0)}}, ""},
+		{"paths since the start", scenario.Condition{PodsServed: []scenario.ServedCount{served(report.PathCold, 0)}}, "pods served cold is 4, want = 0"},
+		{"a mark not set", scenario.Condition{Since: "later", LaunchedCold: &scenario.Count{Equals: ptr.To(0)}}, "no step marked later"},
+		{"buffer conditions", scenario.Condition{BufferConditions: []scenario.BufferConditionCount{
+			{Type: "Provisioning", Count: scenario.Count{Equals: ptr.To(1)}},
+			{Type: "ReadyForProvisioning", Status: "False", Buffer: "web", Count: scenario.Count{Equals: ptr.To(0)}},
+		}}, "buffers ReadyForProvisioning False named web is 2, want = 0"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ok, why := holds(&c.c, v)
+			if ok != (c.why == "") || why != c.why {
+				t.Errorf("holds = %v, %q; want %q", ok, why, c.why)
 			}
 		})
 	}

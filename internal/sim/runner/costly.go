@@ -3,14 +3,17 @@ package runner
 import (
 	"context"
 	"math"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podutil"
 	"github.com/stratos-sh/stratos/internal/sim/report"
+	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
 // costly answers the counts of a condition that read more than the cache's pods, Nodes
@@ -47,11 +50,12 @@ func (c costly) evictions() int {
 	return auditedWrites(c.r.opts.WorkDir + "/audit.log")["create "+string(corev1.ResourcePods)+"/eviction"]
 }
 
-// podLatency is a percentile of the latencies of the pods that run so far.
-func (c costly) podLatency(q float64) int {
+// podLatency is a percentile of the latencies of the pods created at or after since
+// that run so far.
+func (c costly) podLatency(q float64, since time.Time) int {
 	var latencies []float64
 	for _, t := range c.r.observer.podTimes() {
-		if !t.running.IsZero() {
+		if !t.running.IsZero() && !t.created.Before(since) {
 			latencies = append(latencies, t.running.Sub(t.created).Seconds()*c.r.scale)
 		}
 	}
@@ -88,6 +92,22 @@ func (c costly) daemonSetPodsOnStandby() int {
 		}
 	}
 	return n
+}
+
+// podsServed counts the pods created at or after since that run and were served by
+// path.
+func (c costly) podsServed(path report.Path, since time.Time) int {
+	starts := startsByInstance(c.r.cloud.startCalls())
+	return servedSince(c.r.observer.podTimes(), since, c.r.observer.nodeRegistrations(), starts)[path]
+}
+
+// buffersShowing counts the CapacityBuffers whose condition is as want says.
+func (c costly) buffersShowing(want *scenario.BufferConditionCount) int {
+	buffers := &autoscalingv1beta1.CapacityBufferList{}
+	if err := c.r.client.List(c.ctx, buffers); err != nil {
+		return 0
+	}
+	return buffersShowing(buffers.Items, want)
 }
 
 // displaced answers the counts of displaced pods and their recovery as of now.

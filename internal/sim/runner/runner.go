@@ -84,6 +84,8 @@ type run struct {
 	peakNodes int
 	// displacements are the Nodes interrupt and unhealthy steps displaced pods from.
 	displacements []displacement
+	// marks are the moments mark steps named.
+	marks map[string]moment
 }
 
 // Run runs the scenario and returns its report. An error means the simulated cluster

@@ -22,9 +22,15 @@ func (r *run) runSteps(ctx context.Context) {
 			description = describeStep(step)
 		}
 		r.progress("step %d/%d: %s", i+1, len(r.opts.Scenario.Steps), description)
-		began, callsBefore := r.now(), r.cloud.calls()
+		began, callsBefore, claimsBefore := r.now(), r.cloud.calls(), r.observer.counters()
 		err := r.runStep(ctx, step)
-		result := report.Step{Index: i + 1, Description: description, OK: err == nil, Seconds: r.now() - began, CloudCalls: since(callsBefore, r.cloud.calls())}
+		claims := r.observer.counters()
+		result := report.Step{
+			Index: i + 1, Description: description, OK: err == nil, Seconds: r.now() - began, CloudCalls: since(callsBefore, r.cloud.calls()),
+			LaunchedCold:       claims.launchedCold - claimsBefore.launchedCold,
+			StartedFromStandby: claims.startedFromStandby - claimsBefore.startedFromStandby,
+			TakenWhileWarming:  claims.takenWhileWarming - claimsBefore.takenWhileWarming,
+		}
 		if err != nil {
 			result.Message = err.Error()
 			r.fail("step %d (%s): %v", i+1, description, err)
@@ -52,6 +58,9 @@ func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
 		return nil
 	case st.Sleep != nil:
 		return pause(ctx, r.wall(st.Sleep.Duration))
+	case st.Mark != "":
+		r.mark(st.Mark)
+		return nil
 	case st.Burst != nil:
 		return createWorkload(ctx, r.client, st.Burst)
 	case st.Scale != nil:
@@ -86,6 +95,7 @@ func (r *run) look(ctx context.Context) (*view, error) {
 	v, err := look(ctx, r.client, r.observer)
 	if v != nil {
 		v.costly = costly{ctx: ctx, r: r}
+		v.marks = r.markedMoments()
 	}
 	return v, err
 }
@@ -167,6 +177,8 @@ func describeStep(st *scenario.Step) string {
 		return "expect " + describeCondition(st.Expect)
 	case st.Sleep != nil:
 		return "sleep " + st.Sleep.Duration.String()
+	case st.Mark != "":
+		return "mark " + st.Mark
 	case st.Burst != nil:
 		return fmt.Sprintf("burst %s: %d pods of %s CPU, %s memory", st.Burst.Name, st.Burst.Replicas, st.Burst.CPU, st.Burst.Memory)
 	case st.Scale != nil:

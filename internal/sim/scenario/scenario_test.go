@@ -70,8 +70,20 @@ func TestParseRejects(t *testing.T) {
 			`unknown field "expireAfter"`},
 		"applied pool of the old template": {"steps:\n- apply: [{apiVersion: stratos.sh/v1beta1, kind: NodePool, metadata: {name: p}, spec: {template: {requirements: []}}}]\n",
 			`steps[0].apply[0]: NodePool p`},
-		"pool of v1alpha1":     {"objects:\n- {apiVersion: stratos.sh/v1alpha1, kind: NodePool, metadata: {name: p}}\nsteps:\n- sleep: 1s\n", "the API is stratos.sh/v1beta1"},
-		"unknown stratos kind": {"objects:\n- {apiVersion: stratos.sh/v1beta1, kind: AWSNodeClass, metadata: {name: c}}\nsteps:\n- sleep: 1s\n", "kind AWSNodeClass is not one of"},
+		"pool of v1alpha1":         {"objects:\n- {apiVersion: stratos.sh/v1alpha1, kind: NodePool, metadata: {name: p}}\nsteps:\n- sleep: 1s\n", "the API is stratos.sh/v1beta1"},
+		"since without a mark":     {"steps:\n- expect: {since: burst, launchedCold: {equals: 0}}\n", `steps[0]: since "burst" names no mark of an earlier step`},
+		"since before its mark":    {"steps:\n- expect: {since: burst, launchedCold: {equals: 0}}\n- mark: burst\n", `since "burst" names no mark`},
+		"mark taken twice":         {"steps:\n- mark: burst\n- mark: burst\n", `steps[1]: mark "burst" is already taken`},
+		"since of the moment":      {"steps:\n- mark: burst\n- expect: {since: burst, podsRunning: {equals: 8}}\n", "since burst: it applies only to"},
+		"mark and another":         {"steps:\n- mark: burst\n  sleep: 1s\n", "exactly one action"},
+		"bad served path":          {"steps:\n- expect: {podsServed: [{path: warm, equals: 1}]}\n", `path "warm" is not one of`},
+		"served without bound":     {"steps:\n- expect: {podsServed: [{path: cold}]}\n", "pods served cold: one of equals"},
+		"bad buffer condition":     {"steps:\n- expect: {bufferConditions: [{type: Ready, equals: 1}]}\n", `type "Ready" is not one of`},
+		"bad buffer status":        {"steps:\n- expect: {bufferConditions: [{type: Provisioning, status: Maybe, equals: 1}]}\n", `status "Maybe" is not one of`},
+		"buffer of a typo":         {"objects:\n- {apiVersion: autoscaling.x-k8s.io/v1beta1, kind: CapacityBuffer, metadata: {name: b}, spec: {replica: 3}}\nsteps:\n- sleep: 1s\n", `CapacityBuffer b: error unmarshaling JSON: while decoding JSON: json: unknown field "replica"`},
+		"buffer of v1alpha1":       {"objects:\n- {apiVersion: autoscaling.x-k8s.io/v1alpha1, kind: CapacityBuffer, metadata: {name: b}}\nsteps:\n- sleep: 1s\n", "Stratos serves autoscaling.x-k8s.io/v1beta1"},
+		"unknown autoscaling kind": {"steps:\n- apply: [{apiVersion: autoscaling.x-k8s.io/v1beta1, kind: Buffer, metadata: {name: b}}]\n", "kind Buffer is not one of"},
+		"unknown stratos kind":     {"objects:\n- {apiVersion: stratos.sh/v1beta1, kind: AWSNodeClass, metadata: {name: c}}\nsteps:\n- sleep: 1s\n", "kind AWSNodeClass is not one of"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -80,6 +92,38 @@ func TestParseRejects(t *testing.T) {
 				t.Errorf("got error %v, want one containing %q", err, c.want)
 			}
 		})
+	}
+}
+
+// A mark, the since that counts from it, and the counts of paths and buffers parse.
+func TestParseWindows(t *testing.T) {
+	s, err := Parse([]byte(`
+objects:
+- apiVersion: autoscaling.x-k8s.io/v1beta1
+  kind: CapacityBuffer
+  metadata: {name: web}
+  spec: {scalableRef: {apiGroup: apps, kind: Deployment, name: web}, replicas: 4}
+steps:
+- wait: {bufferConditions: [{buffer: web, type: Provisioning, atLeast: 1}], timeout: 1m}
+- expect: {bufferConditions: [{type: LimitedByQuotas, status: false, equals: 1}]}
+- mark: burst
+- wait:
+    since: burst
+    podsServed: [{path: existing, equals: 4}]
+    launchedCold: {equals: 0}
+    timeout: 1m
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Steps[2].Mark != "burst" || s.Steps[3].Wait.Since != "burst" || s.Steps[3].Wait.PodsServed[0].Path != "existing" {
+		t.Errorf("steps = %+v", s.Steps)
+	}
+	if got := s.Steps[0].Wait.BufferConditions[0].StatusOrDefault(); got != "True" {
+		t.Errorf("a buffer condition's status defaults to %q, want True", got)
+	}
+	if got := s.Steps[1].Expect.BufferConditions[0].StatusOrDefault(); got != "False" {
+		t.Errorf("status: false (YAML's boolean) reads as %q, want False", got)
 	}
 }
 

@@ -17,6 +17,8 @@ type Step struct {
 	Expect *Condition `json:"expect,omitempty"`
 	// Sleep lets scenario time pass.
 	Sleep *metav1.Duration `json:"sleep,omitempty"`
+	// Mark names this moment, so that a later condition's since counts from it.
+	Mark string `json:"mark,omitempty"`
 
 	// Burst creates a Deployment of identical pods.
 	Burst *Workload `json:"burst,omitempty"`
@@ -56,6 +58,9 @@ type Wait struct {
 
 // Condition is a conjunction: every field set must hold.
 type Condition struct {
+	// Since names a mark step: the counts that accumulate (SinceCounts) count from that
+	// moment rather than from the scenario's start.
+	Since string `json:"since,omitempty"`
 	// PodsRunning counts the scenario's workload pods that are Running and Ready.
 	PodsRunning *Count `json:"podsRunning,omitempty"`
 	// PodsPending counts the workload pods not yet Running and Ready.
@@ -79,6 +84,12 @@ type Condition struct {
 	// PodEvents counts the scenario's pods that have an Event with a reason, such as
 	// NoNodePoolFits.
 	PodEvents []EventCount `json:"podEvents,omitempty"`
+	// PodsServed counts the scenario's running pods by how they were served: standby,
+	// cold or existing, as the report's pods.byPath.
+	PodsServed []ServedCount `json:"podsServed,omitempty"`
+	// BufferConditions counts the CapacityBuffers whose condition of a type has a
+	// status, such as Provisioning True.
+	BufferConditions []BufferConditionCount `json:"bufferConditions,omitempty"`
 	// DaemonSetPodsOnStandby counts DaemonSet pods bound to the Nodes of standby claims,
 	// which keep them while their instances are stopped.
 	DaemonSetPodsOnStandby *Count `json:"daemonSetPodsOnStandby,omitempty"`
@@ -155,6 +166,10 @@ type NamedCount struct {
 	Nodes  *NodeCount
 	// PoolCondition is set for a poolConditions entry.
 	PoolCondition *PoolConditionCount
+	// Served is set for a podsServed entry, BufferCondition for a bufferConditions
+	// entry.
+	Served          *ServedCount
+	BufferCondition *BufferConditionCount
 }
 
 // Counts lists the counts the condition sets, in the order of the file format.
@@ -225,6 +240,14 @@ func (c *Condition) Counts() []NamedCount {
 			name += " named " + pc.Pool
 		}
 		counts = append(counts, NamedCount{Name: name, Want: &pc.Count, PoolCondition: pc})
+	}
+	for i := range c.PodsServed {
+		served := &c.PodsServed[i]
+		counts = append(counts, NamedCount{Name: "pods served " + served.Path, Want: &served.Count, Served: served})
+	}
+	for i := range c.BufferConditions {
+		bc := &c.BufferConditions[i]
+		counts = append(counts, NamedCount{Name: bc.describe(), Want: &bc.Count, BufferCondition: bc})
 	}
 	return counts
 }

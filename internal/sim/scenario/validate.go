@@ -53,13 +53,13 @@ func (s *Scenario) Validate() error {
 			errs = append(errs, prefix(fmt.Sprintf("steps[%d].apply[%d]", i, j), checkObject(o)))
 		}
 	}
-	errs = append(errs, s.validateCloud())
+	errs = append(errs, s.validateMarks(), s.validateCloud())
 	return errors.Join(errs...)
 }
 
 func (st *Step) validate() error {
 	actions := 0
-	for _, set := range []bool{st.Wait != nil, st.Expect != nil, st.Sleep != nil, st.Burst != nil, st.Scale != nil,
+	for _, set := range []bool{st.Wait != nil, st.Expect != nil, st.Sleep != nil, st.Mark != "", st.Burst != nil, st.Scale != nil,
 		st.Delete != nil, st.Apply != nil, st.RestartOperator != nil, st.KillOperator != nil, st.SetClock != nil, st.Faults != nil, st.ClearFaults,
 		st.Interrupt != nil, st.Unhealthy != nil} {
 		if set {
@@ -67,7 +67,7 @@ func (st *Step) validate() error {
 		}
 	}
 	if actions != 1 {
-		return fmt.Errorf("exactly one action is required (wait, expect, sleep, burst, scale, delete, apply, restartOperator, killOperator, setClock, faults, clearFaults, interrupt, unhealthy), got %d", actions)
+		return fmt.Errorf("exactly one action is required (wait, expect, sleep, mark, burst, scale, delete, apply, restartOperator, killOperator, setClock, faults, clearFaults, interrupt, unhealthy), got %d", actions)
 	}
 	switch {
 	case st.Wait != nil:
@@ -124,6 +124,7 @@ func (c *Condition) validate() error {
 		}
 		errs = append(errs, prefix(count.Name, count.Want.validate()))
 	}
+	errs = append(errs, c.validateWindowCounts())
 	return errors.Join(errs...)
 }
 
