@@ -205,6 +205,7 @@ var All = []prometheus.Collector{
 	DisruptionDecisions, DrainsAbandoned, NodeRepairs, DisruptionDuration, ControllerPanics,
 	InterruptionMessagesReceived, InterruptionMessagesHandled, InterruptionMessageErrors, InterruptionNoticeLatency,
 	PoolDemandNodes, PoolForecastNodes, PoolLearnedStandbyTarget, PoolLearnedPreStartNodes,
+	CapacityBufferPods,
 }
 
 func init() {

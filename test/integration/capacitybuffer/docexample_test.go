@@ -29,6 +29,7 @@ func TestTheDocsExampleResolvesAsDescribed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, example, found := strings.Cut(string(page), "\n## Example\n")
+	example, _, _ = strings.Cut(example, "\n## ") // the section ends where the next begins
 	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(example, -1)
 	if !found || len(blocks) != 1 {
 		t.Fatalf("docs/buffers.md's section Example has %d yaml blocks, want one", len(blocks))
