@@ -50,9 +50,11 @@ func TestDefaultValuesRenderTheOperatorForEKS(t *testing.T) {
 	objects := render(t, minimal(t))
 	want := []string{
 		"ClusterRole stratos", "ClusterRoleBinding stratos",
+		"CustomResourceDefinition capacitybuffers.autoscaling.x-k8s.io",
 		"CustomResourceDefinition clusterapinodeclasses.stratos.sh",
 		"CustomResourceDefinition ec2nodeclasses.stratos.sh", "CustomResourceDefinition fakenodeclasses.stratos.sh",
-		"CustomResourceDefinition nodeclaims.stratos.sh", "CustomResourceDefinition nodepools.stratos.sh",
+		"CustomResourceDefinition nodeclaims.stratos.sh", "CustomResourceDefinition nodepooldemands.stratos.sh",
+		"CustomResourceDefinition nodepools.stratos.sh",
 		"Deployment stratos -n stratos", "PodDisruptionBudget stratos -n stratos",
 		"Role stratos -n stratos", "Role stratos-autoscaler-status -n kube-system",
 		"RoleBinding stratos -n stratos", "RoleBinding stratos-autoscaler-status -n kube-system",
