@@ -14,7 +14,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
 
@@ -27,25 +26,6 @@ var berlin, _ = time.LoadLocation("Europe/Berlin")
 
 // tuesday is a Tuesday in Berlin at hh:mm.
 func tuesday(hh, mm int) time.Time { return time.Date(2026, 11, 24, hh, mm, 0, 0, berlin) }
-
-// withCalendar runs the fixture's operator with a fake calendar set to at.
-func withCalendar(t *testing.T, at time.Time) (*stack.Fixture, *clocktesting.FakePassiveClock) {
-	f := stack.NewFixture(t, nil)
-	calendar := clocktesting.NewFakePassiveClock(at)
-	f.Opts.Calendar = calendar
-	f.RestartOperator(f.Opts)
-	return f, calendar
-}
-
-// moveTo sets the calendar and touches the pool, so that it is looked at now rather
-// than when its requeue, timed on the real clock, comes.
-func moveTo(f *stack.Fixture, calendar *clocktesting.FakePassiveClock, pool string, at time.Time) {
-	f.T.Helper()
-	calendar.SetTime(at)
-	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1beta1.NodePool) {
-		p.Annotations = map[string]string{"example.com/poke": at.String()}
-	})
-}
 
 // learnedPool creates a pool of c6g.large on-demand nodes (2 CPUs: one 1500m pod each)
 // whose warm pool is learned in Berlin time, with standby.min min; tune adjusts it.

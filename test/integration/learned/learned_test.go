@@ -13,6 +13,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // A pool whose history shows a daily peak of 4 nodes at 09:00 on the last five days
@@ -20,7 +21,7 @@ import (
 // warm-up and one interval), says why in its status and an Event, and gives the extra
 // nodes back by 11:00.
 func TestALearnedPoolStandsItsDailyPeakByBeforeIt(t *testing.T) {
-	f, calendar := withCalendar(t, tuesday(8, 40))
+	f, calendar := stack.NewFixtureWithCalendar(t, tuesday(8, 40))
 	p := learnedPool(f, "daily", 1, nil)
 	seedHistory(f, p, tuesday(0, 0).AddDate(0, 0, -5), tuesday(0, 0).AddDate(0, 0, -1), 4)
 
@@ -30,7 +31,7 @@ func TestALearnedPoolStandsItsDailyPeakByBeforeIt(t *testing.T) {
 		return l.Target == 1 && l.Forecast == 0 && l.Days == 5 && l.Lead != nil
 	})
 
-	moveTo(f, calendar, "daily", tuesday(8, 50))
+	stack.MoveCalendar(f, calendar, "daily", tuesday(8, 50))
 	f.Eventually("at 08:50 the target is the peak's 4", func() bool { return learned(f, "daily").Target == 4 })
 	f.Eventually("4 nodes stand by", func() bool { return standby(f, "daily") == 4 })
 	l := learned(f, "daily")
@@ -50,7 +51,7 @@ func TestALearnedPoolStandsItsDailyPeakByBeforeIt(t *testing.T) {
 		t.Fatalf("%s Events %q: want one, from 1 to 4, with the bucket and the percentile", nodepool.ReasonLearnedTargetChanged, notes)
 	}
 
-	moveTo(f, calendar, "daily", tuesday(11, 0))
+	stack.MoveCalendar(f, calendar, "daily", tuesday(11, 0))
 	f.Eventually("at 11:00 the target is the minimum again", func() bool { return learned(f, "daily").Target == 1 })
 	f.Eventually("an Event says so", func() bool {
 		notes := eventNotes(f, "daily", nodepool.ReasonLearnedTargetChanged)
@@ -64,7 +65,7 @@ func TestALearnedPoolStandsItsDailyPeakByBeforeIt(t *testing.T) {
 // interval of the calendar they were needed in; after an operator restart the new
 // operator forecasts the next day's peak from it.
 func TestRecordedDemandSurvivesARestart(t *testing.T) {
-	f, calendar := withCalendar(t, tuesday(9, 1))
+	f, calendar := stack.NewFixtureWithCalendar(t, tuesday(9, 1))
 	p := learnedPool(f, "recorded", 0, nil)
 	countedBefore := demandCounted(t, "recorded") // a test run again in this process counted before
 	pendingPods(f, "recorded", 3)
@@ -93,7 +94,7 @@ func TestRecordedDemandSurvivesARestart(t *testing.T) {
 	if got := recorded(); got != 3 {
 		t.Fatalf("%d nodes recorded after the restart, want the 3 before", got)
 	}
-	moveTo(f, calendar, "recorded", tuesday(8, 50).AddDate(0, 0, 1))
+	stack.MoveCalendar(f, calendar, "recorded", tuesday(8, 50).AddDate(0, 0, 1))
 	f.Eventually("the new operator forecasts Wednesday's 09:00 from Tuesday's demand", func() bool {
 		l := learned(f, "recorded")
 		return l.Target == 3 && l.Forecast == 3 && l.Days == 1 && l.Bucket == "Wed 09:00-09:15 Europe/Berlin"
@@ -112,7 +113,7 @@ func TestRecordedDemandSurvivesARestart(t *testing.T) {
 // provisioning starts and launches nothing, yet the three count as the interval's
 // demand; after the peak the empty node stops running.
 func TestPreStartRunsTheNodesBeforeAConfidentPeak(t *testing.T) {
-	f, calendar := withCalendar(t, tuesday(8, 50))
+	f, calendar := stack.NewFixtureWithCalendar(t, tuesday(8, 50))
 	p := learnedPool(f, "prestart", 0, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Learned.PreStart = &v1beta1.PreStart{Lead: v1beta1.NewDuration(2 * time.Minute), MinDays: 3}
 		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Second}
@@ -123,7 +124,7 @@ func TestPreStartRunsTheNodesBeforeAConfidentPeak(t *testing.T) {
 		t.Fatalf("status.learned %+v: nothing should run ahead at 08:50", l)
 	}
 
-	moveTo(f, calendar, "prestart", tuesday(8, 58))
+	stack.MoveCalendar(f, calendar, "prestart", tuesday(8, 58))
 	running := func() []v1beta1.NodeClaim {
 		var out []v1beta1.NodeClaim
 		for _, c := range f.Claims("prestart") {
@@ -143,8 +144,8 @@ func TestPreStartRunsTheNodesBeforeAConfidentPeak(t *testing.T) {
 	for i, c := range running()[:3] {
 		boundPod(f, "prestart", i, c.Status.NodeName)
 	}
-	moveTo(f, calendar, "prestart", tuesday(9, 5))
-	moveTo(f, calendar, "prestart", tuesday(9, 16))
+	stack.MoveCalendar(f, calendar, "prestart", tuesday(9, 5))
+	stack.MoveCalendar(f, calendar, "prestart", tuesday(9, 16))
 	f.Eventually("the 3 pre-started nodes serving pods are recorded as Tue 09:00's demand", func() bool {
 		return recordedAt(f, "prestart", "2026-11-24", 36) == 3
 	})
@@ -160,7 +161,7 @@ func TestPreStartRunsTheNodesBeforeAConfidentPeak(t *testing.T) {
 // A learned target stays within standby.max and limits.nodes: a forecast of 6 stands 2
 // by under standby.max 2, and 3 under limits.nodes 3, never more claims than that.
 func TestALearnedTargetStaysWithinMaxAndLimits(t *testing.T) {
-	f, _ := withCalendar(t, tuesday(8, 50))
+	f, _ := stack.NewFixtureWithCalendar(t, tuesday(8, 50))
 	capped := learnedPool(f, "capped", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
 	limited := learnedPool(f, "limited", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Limits = v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("3")}

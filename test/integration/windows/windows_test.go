@@ -11,7 +11,6 @@ import (
 	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	clocktesting "k8s.io/utils/clock/testing"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -22,25 +21,6 @@ import (
 )
 
 var berlin, _ = time.LoadLocation("Europe/Berlin")
-
-// withCalendar runs the fixture's operator with a fake calendar set to at.
-func withCalendar(t *testing.T, at time.Time) (*stack.Fixture, *clocktesting.FakePassiveClock) {
-	f := stack.NewFixture(t, nil)
-	calendar := clocktesting.NewFakePassiveClock(at)
-	f.Opts.Calendar = calendar
-	f.RestartOperator(f.Opts)
-	return f, calendar
-}
-
-// moveTo sets the calendar and touches the pool, so that it is looked at now rather
-// than when its requeue, timed on the real clock, comes.
-func moveTo(f *stack.Fixture, calendar *clocktesting.FakePassiveClock, pool string, at time.Time) {
-	f.T.Helper()
-	calendar.SetTime(at)
-	stack.Patch(f, &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: pool}}, func(p *v1beta1.NodePool) {
-		p.Annotations = map[string]string{"example.com/poke": at.String()}
-	})
-}
 
 func status(f *stack.Fixture, name string) v1beta1.NodePoolStatus {
 	f.T.Helper()
@@ -56,7 +36,7 @@ func status(f *stack.Fixture, name string) v1beta1.NodePoolStatus {
 // pool's status names the window, the one pre-warming, and the next boundary. The pool
 // is not touched at 07:50: the requeue set for that boundary brings it back.
 func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
-	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 7, 49, 57, 0, berlin))
+	f, calendar := stack.NewFixtureWithCalendar(t, time.Date(2026, 11, 23, 7, 49, 57, 0, berlin))
 	f.Pool("web", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Windows = []v1beta1.Window{{Name: "office-hours", Days: "mon-fri", Hours: "8-17", TimeZone: "Europe/Berlin", MinStandby: ptr.To[int32](10)}}
 	})
@@ -73,7 +53,7 @@ func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
 		t.Fatalf("status %+v: want office-hours pre-warming before 08:00, target 10, next boundary 08:00", s)
 	}
 
-	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 8, 0, 0, 0, berlin))
+	stack.MoveCalendar(f, calendar, "web", time.Date(2026, 11, 23, 8, 0, 0, 0, berlin))
 	f.Eventually("the window is in force", func() bool { return status(f, "web").ActiveWindow == "office-hours" })
 	if s := status(f, "web"); s.StandbyTarget != 10 || s.PreWarming != "" || !s.NextWindowTransition.Time.Equal(time.Date(2026, 11, 23, 18, 0, 0, 0, berlin)) {
 		t.Fatalf("status %+v: want target 10, next boundary 18:00", s)
@@ -82,7 +62,7 @@ func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
 		t.Fatalf("%d claims at 08:00, want the 10 warmed before", n)
 	}
 
-	moveTo(f, calendar, "web", time.Date(2026, 11, 23, 18, 0, 0, 0, berlin))
+	stack.MoveCalendar(f, calendar, "web", time.Date(2026, 11, 23, 18, 0, 0, 0, berlin))
 	f.WaitForPhase("web", 1, v1beta1.PhaseStandby)
 	if s := status(f, "web"); s.ActiveWindow != "" || s.StandbyTarget != 1 {
 		t.Fatalf("status %+v: want no window and target 1 after 18:00", s)
@@ -93,7 +73,7 @@ func TestAnOfficeHoursWindowRaisesTheWarmPoolBeforeItOpens(t *testing.T) {
 // A night window capping the pool at 0 nodes removes its standby nodes and terminates
 // its idle running node: nothing of the pool is left, and nothing is made.
 func TestANightWindowScalesThePoolToZero(t *testing.T) {
-	f, calendar := withCalendar(t, time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC))
+	f, calendar := stack.NewFixtureWithCalendar(t, time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC))
 	f.Pool("batch", 2, func(p *v1beta1.NodePool) {
 		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Second}
 		p.Spec.Windows = []v1beta1.Window{{Name: "night", Hours: "22-6", MaxNodes: ptr.To[int32](0)}}
@@ -102,7 +82,7 @@ func TestANightWindowScalesThePoolToZero(t *testing.T) {
 	f.SetDesired(standby[0].Name, v1beta1.DesiredRunning)
 	f.WaitForClaim(standby[0].Name, v1beta1.PhaseRunning)
 
-	moveTo(f, calendar, "batch", time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC))
+	stack.MoveCalendar(f, calendar, "batch", time.Date(2026, 11, 23, 22, 0, 0, 0, time.UTC))
 	f.Eventually("the pool has no claim left", func() bool { return len(f.Claims("batch")) == 0 })
 	f.Eventually("every instance is terminated", func() bool {
 		for _, inst := range f.Cloud.Instances() {
@@ -166,7 +146,7 @@ func clientKey(name string) client.ObjectKey { return client.ObjectKey{Name: nam
 // give that node back: of two empty running nodes, one goes back to standby and the
 // other keeps running.
 func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
-	f, _ := withCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	f, _ := stack.NewFixtureWithCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
 	f.Pool("web", 1, func(p *v1beta1.NodePool) {
 		p.Spec.Standby.Max = ptr.To[int32](3)
 		p.Spec.Disruption.ConsolidateAfter = &v1beta1.Duration{Duration: time.Second}
@@ -253,7 +233,7 @@ func TestTheKillSwitchWorksWithoutTheNodeClass(t *testing.T) {
 // to be removed. On main before the fix, standby planning and the running minimum each
 // kept to the cap alone and together made 5 claims, and the next pass removed one.
 func TestTheRunningMinimumAndTheWarmPoolShareTheCap(t *testing.T) {
-	f, _ := withCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
+	f, _ := stack.NewFixtureWithCalendar(t, time.Date(2026, 11, 23, 9, 0, 0, 0, time.UTC))
 	f.Pool("web", 3, func(p *v1beta1.NodePool) {
 		p.Spec.Limits = v1beta1.Limits{v1beta1.LimitNodes: resource.MustParse("4")}
 		p.Spec.Windows = []v1beta1.Window{{Name: "always-two", MinRunning: ptr.To[int32](2)}}
