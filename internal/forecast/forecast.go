@@ -27,8 +27,8 @@ type Settings struct {
 
 // Estimate is the forecast of one slot.
 type Estimate struct {
-	// Nodes is the forecast: per zone, the weighted percentile of the nodes needed in
-	// the slot on the days before it, summed over the zones.
+	// Nodes is the forecast: the weighted percentile of the nodes needed in the slot on
+	// the days before it, each day's zones added up.
 	Nodes int32
 	// Days is how many days of history the percentile drew on.
 	Days int32
@@ -82,13 +82,17 @@ func forecast(demand demandOf, since string, s Settings, slot Slot) Estimate {
 		}
 	}
 	est := Estimate{Days: int32(len(days)), Confident: s.MinDays > 0 && int32(seen) >= s.MinDays}
-	values := make([]int32, len(days))
-	for zone := range zones {
-		for i, d := range days {
-			values[i] = demand[d][zone][slot.Index]
+	// The percentile is taken of each day's total over the zones, not per zone and
+	// summed: a peak's nodes land in different zones from day to day (and a cold launch
+	// is recorded before its zone is known, as ""), and a sum of per-zone percentiles
+	// would count the same peak once per zone it ever landed in.
+	totals := make([]int32, len(days))
+	for i, d := range days {
+		for zone := range zones {
+			totals[i] += demand[d][zone][slot.Index]
 		}
-		est.Nodes += WeightedPercentile(values, weights, s.Percentile)
 	}
+	est.Nodes = WeightedPercentile(totals, weights, s.Percentile)
 	return est
 }
 

@@ -83,20 +83,38 @@ func TestTheSameWeekdayCountsDouble(t *testing.T) {
 	}
 }
 
-// Each zone's percentile is taken on its own, and the pool's forecast is their sum.
-func TestZonesAreForecastApartAndSummed(t *testing.T) {
+// The percentile is taken of each day's total over its zones.
+func TestZonesAreAddedUpBeforeThePercentile(t *testing.T) {
 	h := &v1beta1.NodePoolDemandSpec{}
 	for _, date := range []string{"2026-11-21", "2026-11-22", "2026-11-23"} {
 		Add(h, Key{Date: date, Zone: "a", Index: 4}, 2)
 	}
 	Add(h, Key{Date: "2026-11-23", Zone: "b", Index: 4}, 3)
 	slot := Clock{Interval: 15 * time.Minute, Location: time.UTC}.SlotAt(time.Date(2026, 11, 24, 1, 0, 0, 0, time.UTC))
-	// p100: a's 2 plus b's 3. p50: a's 2 plus b's 0 (two days of three had none).
+	// Totals 2, 2, 5 with weights 0.5^(3/7)=0.743, 0.5^(2/7)=0.820, 0.5^(1/7)=0.906.
+	// p100: 5. p50: half the weight (1.23) is reached by the two 2s (1.56): 2.
 	if est := Forecast(h, settings(100, 168*time.Hour), slot); est.Nodes != 5 || est.Days != 3 {
 		t.Errorf("p100: %+v, want 5 over 3 days", est)
 	}
 	if est := Forecast(h, settings(50, 168*time.Hour), slot); est.Nodes != 2 {
 		t.Errorf("p50: %+v, want 2", est)
+	}
+}
+
+// A peak of 5 nodes every day is forecast as 5 whichever zones its nodes landed in:
+// the first day's cold launches recorded in zone "", the later days' starts spread 2,
+// 2, 1. (Summing each zone's percentile forecast 10.)
+func TestAPeakMovingBetweenZonesIsCountedOnce(t *testing.T) {
+	h := &v1beta1.NodePoolDemandSpec{}
+	Add(h, Key{Date: "2026-11-21", Zone: "", Index: 36}, 5)
+	for _, date := range []string{"2026-11-22", "2026-11-23"} {
+		Add(h, Key{Date: date, Zone: "a", Index: 36}, 2)
+		Add(h, Key{Date: date, Zone: "b", Index: 36}, 2)
+		Add(h, Key{Date: date, Zone: "c", Index: 36}, 1)
+	}
+	slot := Clock{Interval: 15 * time.Minute, Location: time.UTC}.SlotAt(time.Date(2026, 11, 24, 9, 0, 0, 0, time.UTC))
+	if est := Forecast(h, settings(90, 168*time.Hour), slot); est.Nodes != 5 {
+		t.Errorf("forecast %+v, want 5", est)
 	}
 }
 
