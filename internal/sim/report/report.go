@@ -43,8 +43,11 @@ type Report struct {
 	// the scenario has none.
 	Interruptions *Interruptions `json:"interruptions,omitempty"`
 	Repairs       *Repairs       `json:"repairs,omitempty"`
-	Steps         []Step         `json:"steps"`
-	Timeline      []Sample       `json:"timeline"`
+	// Standby is the cost of each pool's warm pool over the operator's calendar, by
+	// pool name; every pool the run saw is there.
+	Standby  map[string]StandbyHours `json:"standby"`
+	Steps    []Step                  `json:"steps"`
+	Timeline []Sample                `json:"timeline"`
 }
 
 // Pods summarises the workload pods the scenario created.
@@ -59,6 +62,10 @@ type Pods struct {
 	// ByPath breaks the running pods and their latencies down by how each was
 	// served (see Path).
 	ByPath PodsByPath `json:"byPath"`
+	// ByWorkload breaks the running pods and their latencies down by the burst that
+	// made them, by its name (namespace/name outside the default namespace), so that
+	// a scenario can report one phase of its load alone, such as the last day's peak.
+	ByWorkload map[string]ServedPods `json:"byWorkload"`
 }
 
 // Path is how a pod was served: by a node started from standby for it, by a
@@ -100,6 +107,15 @@ func ByPath(latencies map[Path][]float64) PodsByPath {
 		*b.Of(path) = ServedPods{Count: len(values), LatencySeconds: Percentiles(values), Latencies: values}
 	}
 	return b
+}
+
+// ByWorkload summarises each workload's latencies, in seconds, by workload name.
+func ByWorkload(latencies map[string][]float64) map[string]ServedPods {
+	all := make(map[string]ServedPods, len(latencies))
+	for name, values := range latencies {
+		all[name] = ServedPods{Count: len(values), LatencySeconds: Percentiles(values), Latencies: values}
+	}
+	return all
 }
 
 // Of returns the pods of path.
@@ -248,6 +264,12 @@ func (r *Report) WriteJSON(path string) error {
 	}
 	if out.Timeline == nil {
 		out.Timeline = []Sample{}
+	}
+	if out.Standby == nil {
+		out.Standby = map[string]StandbyHours{}
+	}
+	if out.Pods.ByWorkload == nil {
+		out.Pods.ByWorkload = map[string]ServedPods{}
 	}
 	data, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {
