@@ -65,7 +65,7 @@ type Pods struct {
 	// ByWorkload breaks the running pods and their latencies down by the burst that
 	// made them, by its name (namespace/name outside the default namespace), so that
 	// a scenario can report one phase of its load alone, such as the last day's peak.
-	ByWorkload map[string]ServedPods `json:"byWorkload"`
+	ByWorkload map[string]WorkloadPods `json:"byWorkload"`
 }
 
 // Path is how a pod was served: by a node started from standby for it, by a
@@ -109,11 +109,50 @@ func ByPath(latencies map[Path][]float64) PodsByPath {
 	return b
 }
 
-// ByWorkload summarises each workload's latencies, in seconds, by workload name.
-func ByWorkload(latencies map[string][]float64) map[string]ServedPods {
-	all := make(map[string]ServedPods, len(latencies))
-	for name, values := range latencies {
-		all[name] = ServedPods{Count: len(values), LatencySeconds: Percentiles(values), Latencies: values}
+// WorkloadPods are the running pods of one workload (burst).
+type WorkloadPods struct {
+	Count          int     `json:"count"`
+	LatencySeconds Latency `json:"latencySeconds"`
+	// Latencies are their creation→Running times in seconds, out of the JSON as
+	// Pods.Latencies is.
+	Latencies []float64 `json:"-"`
+	// Paths counts them by how each was served; a pod whose node was never seen is in
+	// none.
+	Paths PathCounts `json:"paths"`
+}
+
+// PathCounts counts pods by path.
+type PathCounts struct {
+	Standby  int `json:"standby"`
+	Cold     int `json:"cold"`
+	Existing int `json:"existing"`
+}
+
+// WorkloadPod is one running pod of a workload: its latency in seconds, and its path
+// ("" when unknown).
+type WorkloadPod struct {
+	LatencySeconds float64
+	Path           Path
+}
+
+// ByWorkload summarises each workload's pods, by workload name.
+func ByWorkload(pods map[string][]WorkloadPod) map[string]WorkloadPods {
+	all := make(map[string]WorkloadPods, len(pods))
+	for name, ran := range pods {
+		w := WorkloadPods{Count: len(ran)}
+		for _, pod := range ran {
+			w.Latencies = append(w.Latencies, pod.LatencySeconds)
+			switch pod.Path {
+			case PathStandby:
+				w.Paths.Standby++
+			case PathCold:
+				w.Paths.Cold++
+			case PathExisting:
+				w.Paths.Existing++
+			}
+		}
+		w.LatencySeconds = Percentiles(w.Latencies)
+		all[name] = w
 	}
 	return all
 }
@@ -269,7 +308,7 @@ func (r *Report) WriteJSON(path string) error {
 		out.Standby = map[string]StandbyHours{}
 	}
 	if out.Pods.ByWorkload == nil {
-		out.Pods.ByWorkload = map[string]ServedPods{}
+		out.Pods.ByWorkload = map[string]WorkloadPods{}
 	}
 	data, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {

@@ -61,7 +61,8 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	for _, name := range sortedWorkloads(r.Pods.ByWorkload) {
 		served := r.Pods.ByWorkload[name]
-		row("  of "+name+" p50/p90/p99/max", "%s (%s)", formatLatency(served.LatencySeconds), podCount(served.Count))
+		row("  of "+name+" p50/p90/p99/max", "%s (%s: %d standby, %d cold, %d existing)", formatLatency(served.LatencySeconds),
+			podCount(served.Count), served.Paths.Standby, served.Paths.Cold, served.Paths.Existing)
 	}
 	row("Start-call latency p50/p90/p99/max", "%s", formatLatency(r.Provisioning.StartCallLatencySeconds))
 	if in := r.Interruptions; in != nil {
@@ -120,7 +121,7 @@ func formatServed(s ServedPods) string {
 }
 
 // sortedWorkloads lists the workloads in name order, for stable output.
-func sortedWorkloads(byWorkload map[string]ServedPods) []string {
+func sortedWorkloads(byWorkload map[string]WorkloadPods) []string {
 	names := make([]string, 0, len(byWorkload))
 	for name := range byWorkload {
 		names = append(names, name)
