@@ -18,19 +18,21 @@ type LearnedStandby struct {
 	// set, per interval of the day. It divides a day. Defaults to 15m.
 	// +optional
 	// +kubebuilder:default="15m"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1m') && duration(self) <= duration('2h') && duration(self).getMilliseconds() % 60000 == 0 && 86400000 % duration(self).getMilliseconds() == 0",message="interval must be whole minutes from 1m to 2h that divide a day, such as 5m, 15m or 1h"
 	Interval *Duration `json:"interval,omitempty"`
 
 	// HalfLife is the age at which a day's demand counts half as much as today's.
 	// Defaults to 168h (a week).
 	// +optional
 	// +kubebuilder:default="168h"
+	// +kubebuilder:validation:XValidation:rule="duration(self) >= duration('1h')",message="halfLife must be at least 1h"
 	HalfLife *Duration `json:"halfLife,omitempty"`
 
 	// TimeZone is the IANA time zone the days are read in, so that a daily peak at 09:00
 	// stays at 09:00 across daylight saving. Defaults to UTC.
 	// +optional
-	// +kubebuilder:validation:MaxLength=64
-	TimeZone string `json:"timeZone,omitempty"`
+	// +kubebuilder:default=UTC
+	TimeZone TimeZone `json:"timeZone,omitempty"`
 
 	// PreStart, when set, also starts the forecast capacity shortly before a recurring
 	// peak, so that its pods land on running nodes; the nodes go back to standby once

@@ -82,6 +82,18 @@ func (f *File) Now() time.Time {
 	return f.setting.Time.Add(time.Duration(float64(now.Sub(f.setting.SetAt)) * rate))
 }
 
+// Rate is how many times as fast as real time the calendar runs (the simulator's time
+// scale): a duration measured on the real clock, such as a node's warm-up, is Rate times
+// as long on the calendar.
+func (f *File) Rate() float64 {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.setting == nil || f.setting.Rate <= 0 {
+		return 1
+	}
+	return f.setting.Rate
+}
+
 // Since is the calendar's time since t.
 func (f *File) Since(t time.Time) time.Duration { return f.Now().Sub(t) }
 

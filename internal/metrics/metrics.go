@@ -204,6 +204,7 @@ var All = []prometheus.Collector{
 	ProvisioningDuration, SimulationDuration, ProvisioningDecisions, ProvisioningPods, PodScope,
 	DisruptionDecisions, DrainsAbandoned, NodeRepairs, DisruptionDuration, ControllerPanics,
 	InterruptionMessagesReceived, InterruptionMessagesHandled, InterruptionMessageErrors, InterruptionNoticeLatency,
+	PoolDemandNodes, PoolForecastNodes, PoolLearnedStandbyTarget, PoolLearnedPreStartNodes,
 }
 
 func init() {

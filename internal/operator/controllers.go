@@ -8,10 +8,14 @@ import (
 
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
 	ctrl "sigs.k8s.io/controller-runtime"
 
+	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	buffercontroller "github.com/stratos-sh/stratos/internal/controllers/capacitybuffer"
+	"github.com/stratos-sh/stratos/internal/controllers/demand"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/interruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -54,6 +58,7 @@ type ControllerOptions struct {
 
 // SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
 // state they read, provisioning and the measure of its pods' startup, disruption, the
+// CapacityBuffer controller (when the cluster serves CapacityBuffers), the
 // nodepool controller, the NodeClaim lifecycle controller, garbage collection and, with
 // a notice queue, the interruption controller. Tests call it to run the same
 // controllers as the operator.
@@ -76,7 +81,21 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		return err
 	}
 	startup := podstartup.NewTracker(0)
-	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup}
+	demandRecorder := &demand.Recorder{Client: mgr.GetClient(), Reader: mgr.GetAPIReader(), Clock: clk, Calendar: controllerOpts.Calendar}
+	if err := mgr.Add(demandRecorder); err != nil {
+		return err
+	}
+	bufferRoom := capacitybuffer.NewStandbyRoom()
+	provisioner := &provisioning.Provisioner{Client: mgr.GetClient(), Cloud: cloud, State: cluster, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, Options: controllerOpts.Provisioning, Startup: startup, BufferRoom: bufferRoom, Demand: demandRecorder}
+	buffers, err := buffercontroller.Installed(mgr.GetRESTMapper())
+	if err != nil {
+		return fmt.Errorf("looking for the CapacityBuffer CRD: %w", err)
+	}
+	if buffers {
+		if err := provisioner.WatchBuffers(ctx, mgr.GetCache()); err != nil {
+			return fmt.Errorf("watching capacity buffers: %w", err)
+		}
+	}
 	if controllerOpts.PodScope != "" {
 		scope, err := podScope(mgr, controllerOpts, provisioner.Trigger)
 		if err != nil {
@@ -87,10 +106,13 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	if err := mgr.Add(provisioner); err != nil {
 		return err
 	}
+	if err := setupCapacityBuffers(ctx, mgr, recorder, buffers); err != nil {
+		return err
+	}
 	if err := (&podstartup.Reconciler{Client: mgr.GetClient(), Tracker: startup}).SetupWithManager(mgr); err != nil {
 		return err
 	}
-	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged, Options: controllerOpts.NodePool}).SetupWithManager(mgr); err != nil {
+	if err := (&nodepool.Reconciler{Client: mgr.GetClient(), Cloud: cloud, Recorder: recorder, Clock: clk, Calendar: controllerOpts.Calendar, CalendarChanged: controllerOpts.CalendarChanged, Options: controllerOpts.NodePool, BufferRoom: bufferRoom, Served: demandRecorder}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	recheck := nodeclaim.NewRecheck()
@@ -107,6 +129,17 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Queue: controllerOpts.Notices, Unavailable: controllerOpts.Unavailable,
 		Recorder: recorder, Clock: clk, Kick: disruptor.Trigger, Recheck: recheck, Options: controllerOpts.Interruption,
 	})
+}
+
+// setupCapacityBuffers adds the CapacityBuffer controller when the cluster serves
+// CapacityBuffers (autoscaling.x-k8s.io/v1beta1). Without the CRD, buffers are off: it
+// says so once and Stratos runs without them.
+func setupCapacityBuffers(ctx context.Context, mgr ctrl.Manager, recorder events.EventRecorder, installed bool) error {
+	if !installed {
+		ctrl.Log.WithName("capacitybuffer").Info("The cluster serves no CapacityBuffers (autoscaling.x-k8s.io/v1beta1): capacity buffers are off; install the CRD and restart Stratos to use them")
+		return nil
+	}
+	return (&buffercontroller.Reconciler{Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(), Mapper: mgr.GetRESTMapper(), Recorder: recorder}).SetupWithManager(ctx, mgr)
 }
 
 // podScope adds the Detector that keeps the pod scope, which calls changed when the scope

@@ -19,6 +19,7 @@ import (
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
+	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/test/harness"
 )
@@ -138,11 +139,11 @@ func TestRenderedObjectsPassServerSideDryRun(t *testing.T) {
 }
 
 // adminClient reaches the harness's API server as its administrator, with the Kubernetes,
-// Stratos and CustomResourceDefinition types.
+// Stratos, CapacityBuffer and CustomResourceDefinition types.
 func adminClient(t testing.TB, env *harness.Env) client.Client {
 	t.Helper()
 	s := runtime.NewScheme()
-	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1beta1.AddToScheme, apiextensionsv1.AddToScheme} {
+	for _, add := range []func(*runtime.Scheme) error{clientgoscheme.AddToScheme, v1beta1.AddToScheme, autoscalingv1beta1.AddToScheme, apiextensionsv1.AddToScheme} {
 		if err := add(s); err != nil {
 			t.Fatal(err)
 		}

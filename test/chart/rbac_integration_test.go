@@ -12,10 +12,12 @@ import (
 	"time"
 
 	"github.com/go-logr/logr/testr"
+	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
+	"k8s.io/apimachinery/pkg/api/meta"
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -28,6 +30,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
+	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/operator"
@@ -90,7 +93,8 @@ func applyObjects(ctx context.Context, t testing.TB, c client.Client, objects []
 }
 
 // The operator, run from the chart's rendered arguments as the chart's ServiceAccount
-// bound to the chart's roles only, warms a standby node (its pre-pull pod included),
+// bound to the chart's roles only, resolves a CapacityBuffer of a Deployment, warms a
+// standby node (its pre-pull pod included),
 // starts it for a pending pod and, once the pod is gone, stops it back to standby, with
 // no request refused. The fake cloud runs in another process's stead (its kubelets
 // impersonate an identity bound to the chart's stratos-fake-kubelets roles), so the
@@ -217,6 +221,11 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 		t.Errorf("the claim came back on instance %s, not %s", back.Status.InstanceID, standby.Status.InstanceID)
 	}
 
+	// A buffer of 50% of a Deployment resolves: the operator reads the Deployment, makes
+	// the buffer's PodTemplate (owned by the buffer, which the owner-references plugin
+	// allows only with capacitybuffers/finalizers) and writes the buffer's status.
+	resolveBuffer(ctx, t, admin)
+
 	// Nothing was refused, and the namespaced and cluster-wide permissions were used.
 	if refused := operatorLog.matching(` 403$`); len(refused) > 0 {
 		t.Errorf("the operator's requests were refused:\n%v", refused)
@@ -227,12 +236,15 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	for what, pattern := range map[string]string{
 		"the leader-election Lease":                 `^(POST|PUT) /apis/coordination\.k8s\.io/v1/namespaces/stratos/leases.* 20[01]$`,
 		"a pre-pull pod in the release's namespace": `^POST /api/v1/namespaces/stratos/pods 201$`,
-		"a NodeClaim":              `^POST /apis/stratos\.sh/v1beta1/nodeclaims 201$`,
-		"the pod's reservation":    `^PATCH /api/v1/namespaces/default/pods/app 200$`,
-		"a Node patch":             `^PATCH /api/v1/nodes/[^/]+ 200$`,
-		"a NodeClaim status patch": `^PATCH /apis/stratos\.sh/v1beta1/nodeclaims/[^/]+/status 200$`,
-		"the NodePool status":      `^PUT /apis/stratos\.sh/v1beta1/nodepools/web/status 200$`,
-		"an Event":                 `^(POST|PATCH) /apis/events\.k8s\.io/v1/namespaces/[^/]+/events.* 20[01]$`,
+		"a NodeClaim":                     `^POST /apis/stratos\.sh/v1beta1/nodeclaims 201$`,
+		"the pod's reservation":           `^PATCH /api/v1/namespaces/default/pods/app 200$`,
+		"a Node patch":                    `^PATCH /api/v1/nodes/[^/]+ 200$`,
+		"a NodeClaim status patch":        `^PATCH /apis/stratos\.sh/v1beta1/nodeclaims/[^/]+/status 200$`,
+		"the NodePool status":             `^PUT /apis/stratos\.sh/v1beta1/nodepools/web/status 200$`,
+		"an Event":                        `^(POST|PATCH) /apis/events\.k8s\.io/v1/namespaces/[^/]+/events.* 20[01]$`,
+		"a read of a buffer's Deployment": `^GET /apis/apps/v1/namespaces/default/deployments/web 200$`,
+		"a buffer's PodTemplate":          `^POST /api/v1/namespaces/default/podtemplates 201$`,
+		"a buffer's status":               `^PATCH /apis/autoscaling\.x-k8s\.io/v1beta1/namespaces/default/capacitybuffers/web/status 200$`,
 		// Pod scope auto looked for another autoscaler, and was answered, not refused.
 		"a look for Karpenter NodePools":                   `^GET /apis/karpenter\.sh/v1/nodepools 404$`,
 		"a look for Cluster Autoscaler's status ConfigMap": `^GET /api/v1/namespaces/kube-system/configmaps/cluster-autoscaler-status 404$`,
@@ -257,6 +269,35 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	}
 	if !slices.ContainsFunc(events.Items, func(e eventsv1.Event) bool { return e.Regarding.Name == standby.Name }) {
 		t.Errorf("no Event about claim %s", standby.Name)
+	}
+}
+
+// resolveBuffer creates a Deployment of two replicas and a buffer of half of it, and
+// waits until the buffer resolves to one chunk.
+func resolveBuffer(ctx context.Context, t *testing.T, admin client.Client) {
+	t.Helper()
+	labels := map[string]string{"app": "web"}
+	web := &appsv1.Deployment{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: appsv1.DeploymentSpec{
+		Replicas: ptr.To[int32](2), Selector: &metav1.LabelSelector{MatchLabels: labels},
+		Template: corev1.PodTemplateSpec{ObjectMeta: metav1.ObjectMeta{Labels: labels},
+			Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "web", Image: "registry.example/web:1"}}}}}}
+	if err := admin.Create(ctx, web); err != nil {
+		t.Fatal(err)
+	}
+	buffer := &autoscalingv1beta1.CapacityBuffer{ObjectMeta: metav1.ObjectMeta{Name: "web", Namespace: "default"}, Spec: autoscalingv1beta1.CapacityBufferSpec{
+		ScalableRef: &autoscalingv1beta1.ScalableRef{APIGroup: "apps", Kind: "Deployment", Name: "web"}, Percentage: ptr.To[int32](50)}}
+	if err := admin.Create(ctx, buffer); err != nil {
+		t.Fatal(err)
+	}
+	err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 2*time.Minute, true, func(ctx context.Context) (bool, error) {
+		if err := admin.Get(ctx, client.ObjectKeyFromObject(buffer), buffer); err != nil {
+			return false, err
+		}
+		return meta.IsStatusConditionTrue(buffer.Status.Conditions, autoscalingv1beta1.ConditionReadyForProvisioning) &&
+			ptr.Deref(buffer.Status.Replicas, 0) == 1, nil
+	})
+	if err != nil {
+		t.Fatalf("waiting for the buffer to resolve: %v; its status: %+v", err, buffer.Status)
 	}
 }
 

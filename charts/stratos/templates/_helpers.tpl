@@ -74,6 +74,28 @@ Lease's and the pre-pull pods'. The Role's rules are the generated ones for all 
 {{- end }}
 
 {{/*
+Whether the chart installs the CapacityBuffer CRD: "true" or "false". true and false are
+what capacityBuffers.installCRD says; auto installs it unless the cluster has one this
+release does not manage (Cluster Autoscaler's or Karpenter's, say), which lookup finds
+(helm template without a cluster finds none, and installs it). A CRD this release
+installed is rendered again, so that upgrades keep it up to date.
+*/}}
+{{- define "stratos.installCapacityBufferCRD" -}}
+{{- $mode := toString .Values.capacityBuffers.installCRD }}
+{{- if eq $mode "true" }}true
+{{- else if eq $mode "false" }}false
+{{- else }}
+{{- $existing := lookup "apiextensions.k8s.io/v1" "CustomResourceDefinition" "" "capacitybuffers.autoscaling.x-k8s.io" }}
+{{- if not $existing }}true
+{{- else }}
+{{- $annotations := default dict $existing.metadata.annotations }}
+{{- $ours := and (eq (get $annotations "meta.helm.sh/release-name") .Release.Name) (eq (get $annotations "meta.helm.sh/release-namespace") .Release.Namespace) }}
+{{- if $ours }}true{{ else }}false{{ end }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
 The rules of one role in a file `make generate` wrote from the code's RBAC markers
 (files/rbac, copied from config/rbac): dict "root" $ "file" PATH "kind" ClusterRole|Role,
 and "namespace" NS to choose among Roles by the namespace their markers name (the

@@ -74,12 +74,18 @@ func (c *Controller) consolidate(ctx context.Context, pp *poolPass, busy []candi
 	c.cheapestToDisruptFirst(movable)
 	// The nodes of one decision go together: their pods fit on the others, and their
 	// PodDisruptionBudgets let all of them go at once.
+	// The buffers' room is kept as the waiting pods' is: the active capacity buffers'
+	// virtual pods fit on what stays as they fit now (buffers.go).
+	keepsBuffers := func(set []candidate) bool {
+		kept, err := c.keepsBufferRoom(ctx, pp.pass, set)
+		return err == nil && kept
+	}
 	chosen := largest(movable[:allowed], func(set []candidate) bool {
-		return r.fitsElsewhere(set) && c.evictionsBlocked(pp.pass, set...) == nil
+		return r.fitsElsewhere(set) && c.evictionsBlocked(pp.pass, set...) == nil && keepsBuffers(set)
 	})
 	if len(chosen) == 0 {
 		for _, cand := range movable {
-			if r.fitsElsewhere([]candidate{cand}) {
+			if r.fitsElsewhere([]candidate{cand}) && keepsBuffers([]candidate{cand}) {
 				chosen = []candidate{cand}
 				break
 			}

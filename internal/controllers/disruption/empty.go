@@ -38,6 +38,13 @@ func (c *Controller) giveBackEmpty(ctx context.Context, pp *poolPass, empty []ca
 				continue
 			}
 		}
+		if kept, err := c.keepsBufferRoom(ctx, pp.pass, []candidate{cand}); err != nil || !kept {
+			if err != nil {
+				return err
+			}
+			log.FromContext(ctx).V(1).Info("Not disrupting an empty node that keeps capacity buffers' room", "nodeclaim", cand.claim.Name)
+			continue
+		}
 		if pp.idleMayGo() <= 0 {
 			log.FromContext(ctx).V(1).Info("The active window keeps the pool's running nodes", "nodepool", pp.pool.Name, "minRunning", pp.minRunning)
 			return nil

@@ -39,6 +39,9 @@ type pass struct {
 	// next is when the pass after should run at the latest: a candidate's wait ends, or
 	// a node expires. Zero: at the next poll.
 	next time.Time
+	// buffers are the active-capacity CapacityBuffers' virtual pods, whose room on
+	// running nodes giving nodes back keeps (buffers.go).
+	buffers []*corev1.Pod
 }
 
 // wakeAt makes the next pass run by t.
@@ -115,6 +118,9 @@ func (c *Controller) Pass(ctx context.Context) (next time.Time, err error) {
 		return time.Time{}, err
 	}
 	p := &pass{now: c.Clock.Now(), snap: c.State.Snapshot()}
+	if p.buffers, err = activeBufferPods(ctx, c.Client); err != nil {
+		return time.Time{}, err
+	}
 	size = recovery.Size{"pools", len(pools.Items), "claims", len(p.snap.All), "nodes", len(p.snap.Nodes), "pending", len(p.snap.Pending)}
 	live := map[string]bool{}
 	for _, claim := range p.snap.All {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/budgets"
+	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/indexes"
@@ -48,15 +49,22 @@ type Reconciler struct {
 	Calendar clock.PassiveClock
 	// CalendarChanged, when set, signals that Calendar jumped: every pool is looked at.
 	CalendarChanged <-chan struct{}
+	// Served, when set, takes the nodes learned pools pre-started that serve pods.
+	Served ServedRecorder
 	// Options bound the claims a pool creates and its backoff after failed warm-ups;
 	// zero values are the defaults.
 	Options Options
+	// BufferRoom holds the standby nodes standby-capacity buffers need, added to the
+	// pools' targets; nil adds none.
+	BufferRoom *capacitybuffer.StandbyRoom
 
 	expectations expectations
 	series       poolSeries
 	creations    creationLimits
 	gone         goneFailures
 	pacing       pacingNotes
+	preStarts    preStarts
+	learnedNotes learnedNotes
 }
 
 // Reconcile brings one pool's standby claims to target and writes its status.
@@ -85,7 +93,12 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 
 	before := pool.DeepCopy()
 	targets, windowErr := windows.For(pool, windows.Calendar(r.Calendar, r.Clock).Now())
+	learnedNext, err := r.learn(ctx, pool, claims.Items, &targets)
+	if err != nil {
+		return ctrl.Result{}, err
+	}
 	obs := observation{target: targets.MinStandby, targets: targets, windowErr: windowErr, claims: claims.Items}
+	obs.target = r.withBufferRoom(pool, targets, obs.target)
 	obs.budgetBlocking, obs.budgetErr = budgets.Check(pool.Spec.Disruption.Budgets, r.Clock.Now())
 	switch {
 	case pool.Spec.KillSwitch:
@@ -200,11 +213,11 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			soon(wait)
 		}
 	}
-	for _, at := range []time.Time{obs.nextExpiry, targets.Next} {
+	for _, at := range []time.Time{obs.nextExpiry, targets.Next, learnedNext} {
 		if at.IsZero() {
 			continue
 		}
-		if wait := max(at.Sub(windows.Calendar(r.Calendar, r.Clock).Now()), conflictRetry); result.RequeueAfter == 0 || wait < result.RequeueAfter {
+		if wait := max(r.onRealClock(at.Sub(windows.Calendar(r.Calendar, r.Clock).Now())), conflictRetry); result.RequeueAfter == 0 || wait < result.RequeueAfter {
 			result.RequeueAfter = wait
 		}
 	}
@@ -437,6 +450,8 @@ func (r *Reconciler) finalize(ctx context.Context, pool *v1beta1.NodePool, claim
 		return nil
 	}
 	r.forgetPool(pool.Name)
+	r.preStarts.forget(pool.Name)
+	r.learnedNotes.forget(pool.Name)
 	r.expectations.forget(pool.Name)
 	r.creations.forget(pool.Name)
 	r.gone.take(pool.Name)

@@ -172,7 +172,8 @@ func (r *Reconciler) forgetPool(name string) {
 	labels := prometheus.Labels{"nodepool": name}
 	for _, vec := range []interface {
 		DeletePartialMatch(prometheus.Labels) int
-	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage, metrics.PoolWarmupFailures, metrics.PoolWarmupBackoff, metrics.PoolDegraded, metrics.PoolUnhealthyNodes} {
+	}{metrics.PoolStandbyTarget, metrics.PoolNodes, metrics.PoolStandbyNodes, metrics.PoolStandbyHourlyCost, metrics.PoolLimit, metrics.PoolUsage, metrics.PoolWarmupFailures, metrics.PoolWarmupBackoff, metrics.PoolDegraded, metrics.PoolUnhealthyNodes,
+		metrics.PoolDemandNodes, metrics.PoolForecastNodes, metrics.PoolLearnedStandbyTarget, metrics.PoolLearnedPreStartNodes} {
 		vec.DeletePartialMatch(labels)
 	}
 	r.series.mu.Lock()

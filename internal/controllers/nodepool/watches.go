@@ -16,15 +16,20 @@ import (
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
 
-// SetupWithManager watches pools, their claims and their node classes.
+// SetupWithManager watches pools, their claims, their demand histories and their node
+// classes.
 func (r *Reconciler) SetupWithManager(mgr ctrl.Manager) error {
 	b := ctrl.NewControllerManagedBy(mgr).
 		Named("nodepool").
 		For(&v1beta1.NodePool{}).
 		Owns(&v1beta1.NodeClaim{}).
+		Owns(&v1beta1.NodePoolDemand{}). // a learned pool's history changed
 		Watches(&v1beta1.NodeClaim{}, handler.Funcs{DeleteFunc: r.claimGone})
 	for _, class := range nodeclass.Objects() {
 		b = b.Watches(class, handler.EnqueueRequestsFromMapFunc(r.poolsOfClass))
+	}
+	if r.BufferRoom != nil {
+		b = b.WatchesRawSource(source.Func(r.onBufferRoom))
 	}
 	if r.CalendarChanged != nil {
 		b = b.WatchesRawSource(source.Func(r.onCalendarJump))

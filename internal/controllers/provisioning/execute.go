@@ -16,6 +16,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
 	"github.com/stratos-sh/stratos/internal/simulation"
+	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // Event reasons of provisioning.
@@ -53,11 +54,22 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 		}
 	}
 	placed := &placements{}
+	// The demand is of the moment decided, not of when each write returns.
+	decided := windows.Calendar(p.Calendar, p.Clock).Now()
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Starts), func(i int) {
-		record(p.start(ctx, claims[r.Starts[i].Claim], r.Starts[i].Pods, placed))
+		claim := claims[r.Starts[i].Claim]
+		err := p.start(ctx, claim, r.Starts[i].Pods, placed)
+		if err == nil {
+			p.recordStart(pools[claim.Spec.NodePool], claim, r.Starts[i].Pods, decided)
+		}
+		record(err)
 	})
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Launches), func(i int) {
-		record(p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i], placed))
+		err := p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i], placed)
+		if err == nil {
+			p.recordLaunch(pools[r.Launches[i].Pool], r.Launches[i], decided)
+		}
+		record(err)
 	})
 	byClaim := map[string][]*corev1.Pod{}
 	for pod, claim := range r.InFlight {

@@ -18,7 +18,9 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/demand"
 	"github.com/stratos-sh/stratos/internal/controllers/podstartup"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/podscope"
@@ -69,12 +71,17 @@ type Provisioner struct {
 	// Calendar is the clock windows are read on; nil is Clock.
 	Calendar clock.PassiveClock
 	Options  Options
+	// Demand, when set, records the nodes learned pools' pending pods needed.
+	Demand *demand.Recorder
 	// Startup, when set, is told the pods each decision is about, so that their
 	// startup is measured (see podstartup).
 	Startup *podstartup.Tracker
 	// Scope tells which pending pods to serve (podscope.All or podscope.OptedIn) while
 	// another autoscaler may serve them too; nil serves all.
 	Scope interface{ Current() podscope.Scope }
+	// BufferRoom receives the standby nodes standby-capacity buffers need, for the
+	// nodepool controller; nil keeps no standby room.
+	BufferRoom *capacitybuffer.StandbyRoom
 
 	window *window
 	// relearned is set once the tracker learned the pods of the first snapshot.
@@ -87,6 +94,11 @@ type Provisioner struct {
 	// wake opens a batch at wakeTime, when a nomination lapses.
 	wake     *time.Timer
 	wakeTime time.Time
+	// bufferPrint sums up what the buffers' last placement read (see fingerprint).
+	bufferPrint    uint64
+	bufferPrintSet bool
+	// bufferMetrics are the buffers whose series the last pass set.
+	bufferMetrics map[string]bool
 }
 
 type seen struct {
@@ -166,7 +178,8 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	}
 	size = recovery.Size{"pods", len(pods), "nodes", len(snap.Nodes), "claims", len(snap.Claims)}
 	if len(pods) == 0 {
-		return nil
+		// Buffers keep room with no pod waiting; the pass is skipped when nothing changed.
+		return p.keepBufferRoom(ctx, nil)
 	}
 	in, err := simulation.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock, Calendar: p.Calendar}.Input(ctx, snap, pods)
 	if err != nil {
@@ -178,7 +191,10 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 	metrics.SimulationDuration.Observe(time.Since(simulated).Seconds())
 	decided = outcomeOf(result)
 	logDecision(log.FromContext(ctx), pods, result, poolsOfClaims(in), time.Since(started))
-	return p.execute(ctx, in, result, snap.Version)
+	if err := p.execute(ctx, in, result, snap.Version); err != nil {
+		return err
+	}
+	return p.keepBufferRoom(ctx, result.Existing)
 }
 
 // inScope returns the pods the scope serves. Those it leaves out are another

@@ -65,6 +65,29 @@ func TestDefaultsOfAMinimalNodePool(t *testing.T) {
 	}
 }
 
+// A learned warm pool asked for with nothing set forecasts the 90th percentile of
+// 15-minute intervals of UTC days, with a half-life of a week; preStart runs 2 minutes
+// ahead of a peak seen on 3 of the last 7 days.
+func TestDefaultsOfALearnedWarmPool(t *testing.T) {
+	ctx := testContext(t)
+	pool := patched(t, basePool, `spec: {standby: {learned: {preStart: {}}}}`, "defaults-learned")
+	if err := env.Client.Create(ctx, pool); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = env.Client.Delete(ctx, pool) })
+	got := &v1beta1.NodePool{}
+	if err := env.Client.Get(ctx, client.ObjectKey{Name: "defaults-learned"}, got); err != nil {
+		t.Fatal(err)
+	}
+	want := &v1beta1.LearnedStandby{
+		Percentile: 90, Interval: v1beta1.NewDuration(15 * time.Minute), HalfLife: v1beta1.NewDuration(168 * time.Hour), TimeZone: "UTC",
+		PreStart: &v1beta1.PreStart{Lead: v1beta1.NewDuration(2 * time.Minute), MinDays: 3},
+	}
+	if diff := cmp.Diff(want, got.Spec.Standby.Learned); diff != "" {
+		t.Errorf("defaults differ (-want +got):\n%s", diff)
+	}
+}
+
 func TestDefaultsOfAClaimAndTheNodeClasses(t *testing.T) {
 	ctx := testContext(t)
 	claim := patched(t, baseClaim, `{}`, "defaults-claim")

@@ -161,6 +161,15 @@ var invalidCases = []invalidCase{
 	{"window pre-warm in words", basePool, `spec: {windows: [{name: w, preWarm: ten minutes, minStandby: 1}]}`, `must be a duration such as 30s, 10m or 1h30m`},
 	{"window name with spaces", basePool, `spec: {windows: [{name: Office Hours, minStandby: 1}]}`, `window name must be lowercase letters, digits and '-'`},
 	{"duplicate window names", basePool, `spec: {windows: [{name: w, minStandby: 1}, {name: w, maxNodes: 0}]}`, `spec.windows[1]: Duplicate value: {"name":"w"}`},
+	// NodePool: a learned warm pool.
+	{"learned interval of 7m", basePool, `spec: {standby: {learned: {interval: 7m}}}`, `interval must be whole minutes from 1m to 2h that divide a day`},
+	{"learned interval of 30s", basePool, `spec: {standby: {learned: {interval: 30s}}}`, `interval must be whole minutes from 1m to 2h that divide a day`},
+	{"learned interval of 3h", basePool, `spec: {standby: {learned: {interval: 3h}}}`, `interval must be whole minutes from 1m to 2h that divide a day`},
+	{"learned interval of 90.5s", basePool, `spec: {standby: {learned: {interval: 90.5s}}}`, `interval must be whole minutes from 1m to 2h that divide a day`},
+	{"learned half-life of 10m", basePool, `spec: {standby: {learned: {halfLife: 10m}}}`, `halfLife must be at least 1h`},
+	{"learned percentile 40", basePool, `spec: {standby: {learned: {percentile: 40}}}`, `should be greater than or equal to 50`},
+	{"learned time zone Local", basePool, `spec: {standby: {learned: {timeZone: Local}}}`, `time zone must be an IANA name`},
+	{"learned preStart minDays 8", basePool, `spec: {standby: {learned: {preStart: {minDays: 8}}}}`, `should be less than or equal to 7`},
 	// NodeClaim.
 	{"claim name of 64 characters", baseClaim, "metadata: {name: " + name64 + "}", `a NodeClaim's name must be at most 63 characters`},
 	{"claim without pool", baseClaim, `spec: {nodePool: null}`, `spec.nodePool: Required value`},
