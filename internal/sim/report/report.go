@@ -43,8 +43,11 @@ type Report struct {
 	// the scenario has none.
 	Interruptions *Interruptions `json:"interruptions,omitempty"`
 	Repairs       *Repairs       `json:"repairs,omitempty"`
-	Steps         []Step         `json:"steps"`
-	Timeline      []Sample       `json:"timeline"`
+	// Standby is the cost of each pool's warm pool over the operator's calendar, by
+	// pool name; every pool the run saw is there.
+	Standby  map[string]StandbyHours `json:"standby"`
+	Steps    []Step                  `json:"steps"`
+	Timeline []Sample                `json:"timeline"`
 }
 
 // Pods summarises the workload pods the scenario created.
@@ -59,6 +62,10 @@ type Pods struct {
 	// ByPath breaks the running pods and their latencies down by how each was
 	// served (see Path).
 	ByPath PodsByPath `json:"byPath"`
+	// ByWorkload breaks the running pods and their latencies down by the burst that
+	// made them, by its name (namespace/name outside the default namespace), so that
+	// a scenario can report one phase of its load alone, such as the last day's peak.
+	ByWorkload map[string]WorkloadPods `json:"byWorkload"`
 }
 
 // Path is how a pod was served: by a node started from standby for it, by a
@@ -100,6 +107,54 @@ func ByPath(latencies map[Path][]float64) PodsByPath {
 		*b.Of(path) = ServedPods{Count: len(values), LatencySeconds: Percentiles(values), Latencies: values}
 	}
 	return b
+}
+
+// WorkloadPods are the running pods of one workload (burst).
+type WorkloadPods struct {
+	Count          int     `json:"count"`
+	LatencySeconds Latency `json:"latencySeconds"`
+	// Latencies are their creation→Running times in seconds, out of the JSON as
+	// Pods.Latencies is.
+	Latencies []float64 `json:"-"`
+	// Paths counts them by how each was served; a pod whose node was never seen is in
+	// none.
+	Paths PathCounts `json:"paths"`
+}
+
+// PathCounts counts pods by path.
+type PathCounts struct {
+	Standby  int `json:"standby"`
+	Cold     int `json:"cold"`
+	Existing int `json:"existing"`
+}
+
+// WorkloadPod is one running pod of a workload: its latency in seconds, and its path
+// ("" when unknown).
+type WorkloadPod struct {
+	LatencySeconds float64
+	Path           Path
+}
+
+// ByWorkload summarises each workload's pods, by workload name.
+func ByWorkload(pods map[string][]WorkloadPod) map[string]WorkloadPods {
+	all := make(map[string]WorkloadPods, len(pods))
+	for name, ran := range pods {
+		w := WorkloadPods{Count: len(ran)}
+		for _, pod := range ran {
+			w.Latencies = append(w.Latencies, pod.LatencySeconds)
+			switch pod.Path {
+			case PathStandby:
+				w.Paths.Standby++
+			case PathCold:
+				w.Paths.Cold++
+			case PathExisting:
+				w.Paths.Existing++
+			}
+		}
+		w.LatencySeconds = Percentiles(w.Latencies)
+		all[name] = w
+	}
+	return all
 }
 
 // Of returns the pods of path.
@@ -253,6 +308,12 @@ func (r *Report) WriteJSON(path string) error {
 	}
 	if out.Timeline == nil {
 		out.Timeline = []Sample{}
+	}
+	if out.Standby == nil {
+		out.Standby = map[string]StandbyHours{}
+	}
+	if out.Pods.ByWorkload == nil {
+		out.Pods.ByWorkload = map[string]WorkloadPods{}
 	}
 	data, err := json.MarshalIndent(&out, "", "  ")
 	if err != nil {

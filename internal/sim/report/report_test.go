@@ -64,7 +64,12 @@ func sampleReport() *Report {
 				PathStandby: {0.8, 1.2, 0.5, 1.0},
 				PathCold:    {2.5, 7.25},
 			}),
+			ByWorkload: ByWorkload(map[string][]WorkloadPod{
+				"peak-1": {{2.5, PathCold}, {7.25, PathCold}},
+				"peak-2": {{0.8, PathStandby}, {1.2, PathStandby}, {0.5, PathExisting}, {1.0, ""}},
+			}),
 		},
+		Standby:    map[string]StandbyHours{"fixed": {NodeHours: 240.5, Peak: 10}, "none": {}},
 		Nodes:      Nodes{StartedFromStandby: 3, TakenWhileWarming: 1, LaunchedCold: 2, Peak: 7},
 		CloudCalls: map[string]int{"Start": 3, "Create": 2, "Terminate": 1},
 		APIWrites: map[string]int{
@@ -113,6 +118,8 @@ func TestWriteJSONFieldNames(t *testing.T) {
 		"invariants.leakedInstances", "invariants.duplicateInstances", "invariants.orphanClaims",
 		"operator.restarts", "operator.peakRSSBytes",
 		"provisioning.startCallLatencySeconds.p99",
+		"pods.byWorkload.peak-2.count", "pods.byWorkload.peak-2.latencySeconds.p90", "pods.byWorkload.peak-2.paths.existing",
+		"standby.fixed.nodeHours", "standby.fixed.peak", "standby.none.nodeHours",
 		"steps", "timeline",
 	}
 	for _, p := range paths {
@@ -129,6 +136,9 @@ func TestWriteJSONFieldNames(t *testing.T) {
 	for path, want := range map[string]float64{
 		"pods.byPath.standby.count": 4, "pods.byPath.standby.latencySeconds.p50": 0.8, "pods.byPath.standby.latencySeconds.max": 1.2,
 		"pods.byPath.cold.count": 2, "pods.byPath.cold.latencySeconds.p50": 2.5, "pods.byPath.existing.count": 0,
+		"pods.byWorkload.peak-2.count": 4, "pods.byWorkload.peak-2.latencySeconds.p90": 1.2, "pods.byWorkload.peak-1.latencySeconds.max": 7.25,
+		"pods.byWorkload.peak-1.paths.cold": 2, "pods.byWorkload.peak-2.paths.standby": 2, "pods.byWorkload.peak-2.paths.existing": 1, "pods.byWorkload.peak-2.paths.cold": 0,
+		"standby.fixed.nodeHours": 240.5, "standby.fixed.peak": 10,
 	} {
 		if v, _ := lookup(m, path); v != want {
 			t.Errorf("%s = %v, want %v", path, v, want)

@@ -62,6 +62,11 @@ func WriteTable(w io.Writer, r *Report) error {
 		}
 		row("  "+pathLabel[path], "%s (%s)", formatLatency(served.LatencySeconds), podCount(served.Count))
 	}
+	for _, name := range sortedWorkloads(r.Pods.ByWorkload) {
+		served := r.Pods.ByWorkload[name]
+		row("  of "+name+" p50/p90/p99/max", "%s (%s: %d standby, %d cold, %d existing)", formatLatency(served.LatencySeconds),
+			podCount(served.Count), served.Paths.Standby, served.Paths.Cold, served.Paths.Existing)
+	}
 	row("Start-call latency p50/p90/p99/max", "%s", formatLatency(r.Provisioning.StartCallLatencySeconds))
 	if in := r.Interruptions; in != nil {
 		row("Interruptions: instances / pods displaced / replaced / killed", "%d / %d / %d / %d",
@@ -76,6 +81,10 @@ func WriteTable(w io.Writer, r *Report) error {
 	}
 	row("Nodes from standby / warming / cold / peak", "%d / %d / %d / %d",
 		r.Nodes.StartedFromStandby, r.Nodes.TakenWhileWarming, r.Nodes.LaunchedCold, r.Nodes.Peak)
+	for _, pool := range sortedPools(r.Standby) {
+		standby := r.Standby[pool]
+		row("Standby node-hours of pool "+pool, "%.2f (at most %d standby at once)", standby.NodeHours, standby.Peak)
+	}
 	row("Cloud calls", "%s", formatCounts(r.CloudCalls, byName, 0))
 	if len(r.CloudErrors) > 0 {
 		row("Cloud errors", "%s", formatCounts(r.CloudErrors, byName, 0))
@@ -112,6 +121,16 @@ func formatServed(s ServedPods) string {
 		return "none"
 	}
 	return fmt.Sprintf("p50 %s s, p90 %s s (%s)", formatSeconds(s.LatencySeconds.P50), formatSeconds(s.LatencySeconds.P90), podCount(s.Count))
+}
+
+// sortedWorkloads lists the workloads in name order, for stable output.
+func sortedWorkloads(byWorkload map[string]WorkloadPods) []string {
+	names := make([]string, 0, len(byWorkload))
+	for name := range byWorkload {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return names
 }
 
 func podCount(n int) string {

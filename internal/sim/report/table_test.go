@@ -41,6 +41,10 @@ func TestWriteTable(t *testing.T) {
 		`\n  from standby p50/p90/p99/max +0\.80s / 1\.20s / 1\.20s / 1\.20s \(4 pods\)\n`,
 		`\n  from cold launches p50/p90/p99/max +2\.50s / 7\.25s / 7\.25s / 7\.25s \(2 pods\)\n`,
 		`\n  on existing nodes p50/p90/p99/max +none\n`,
+		// then a row per workload, by name
+		`\n  of peak-1 p50/p90/p99/max +2\.50s / 7\.25s / 7\.25s / 7\.25s \(2 pods: 0 standby, 2 cold, 0 existing\)\n  of peak-2 p50/p90/p99/max +0\.80s / 1\.20s / 1\.20s / 1\.20s \(4 pods: 2 standby, 0 cold, 1 existing\)\n`,
+		// and a row per pool's standby cost, by name
+		`\nStandby node-hours of pool fixed +240\.50 \(at most 10 standby at once\)\nStandby node-hours of pool none +0\.00 \(at most 0 standby at once\)\n`,
 	} {
 		if !regexp.MustCompile(want).MatchString(out) {
 			t.Errorf("table lacks a row matching %s:\n%s", want, out)

@@ -56,7 +56,7 @@ func (r *run) collect() {
 	times := r.observer.podTimes()
 	rep.Pods.Created = len(times)
 	registrations, starts := r.observer.nodeRegistrations(), startsByInstance(r.cloud.startCalls())
-	byPath := map[report.Path][]float64{}
+	byPath, byWorkload := map[report.Path][]float64{}, map[string][]report.WorkloadPod{}
 	for _, t := range times {
 		if t.running.IsZero() {
 			continue
@@ -64,12 +64,16 @@ func (r *run) collect() {
 		latency := t.running.Sub(t.created).Seconds() * r.scale
 		rep.Pods.Running++
 		rep.Pods.Latencies = append(rep.Pods.Latencies, latency)
-		if path, ok := servingPath(t.created, t.running, registrations[t.nodeName], starts); ok {
+		path, ok := servingPath(t.created, t.running, registrations[t.nodeName], starts)
+		if ok {
 			byPath[path] = append(byPath[path], latency)
 		}
+		byWorkload[workloadKey(t.owner)] = append(byWorkload[workloadKey(t.owner)], report.WorkloadPod{LatencySeconds: latency, Path: path})
 	}
 	rep.Pods.LatencySeconds = report.Percentiles(rep.Pods.Latencies)
 	rep.Pods.ByPath = report.ByPath(byPath)
+	rep.Pods.ByWorkload = report.ByWorkload(byWorkload)
+	rep.Standby = r.standbyHours()
 	rep.Provisioning.StartCallLatencySeconds = report.Percentiles(startCallLatencies(times, registrations, r.cloud.startCalls(), r.observer.startedFromStandby))
 	rep.Interruptions, rep.Repairs = r.recoveries(time.Now())
 	counts := r.observer.counters()

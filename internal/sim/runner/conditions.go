@@ -54,6 +54,11 @@ type costlyCounts interface {
 	// displaced answers the counts of displaced pods and their recovery, by the
 	// condition's name (podsDisplaced, podsAwaitingReplacement…).
 	displaced(name string) int
+	// workloadLatency is a percentile of the latencies of one workload's pods that run,
+	// in scenario seconds rounded up.
+	workloadLatency(want *scenario.WorkloadLatency) int
+	// standbyNodeHours is a pool's standby node-hours so far, rounded up.
+	standbyNodeHours(pool string) int
 }
 
 // claimKey is what claims are counted by: pool, zone and capacity type of the instance
@@ -169,6 +174,12 @@ func (v *view) count(c scenario.NamedCount, from moment) int {
 		return v.nodesShowing(c.Nodes)
 	case c.PoolCondition != nil:
 		return v.poolsShowing(c.PoolCondition)
+	case c.Latency != nil:
+		return v.costly.workloadLatency(c.Latency)
+	case c.StandbyHours != nil:
+		return v.costly.standbyNodeHours(c.StandbyHours.Pool)
+	case c.StandbyTarget != nil:
+		return v.standbyTarget(c.StandbyTarget.Pool)
 	case c.Name == "evictions":
 		return v.costly.evictions()
 	case c.Name == "podLatencyP99":

@@ -30,6 +30,9 @@ type fixedCounts struct {
 	markAt          time.Time
 	p99SinceMark    int
 	servedSinceMark map[report.Path]int
+	// latencies are by workload name and percentile; hours by pool.
+	latencies map[string]map[int]int
+	hours     map[string]int
 }
 
 func (f fixedCounts) podsServed(path report.Path, since time.Time) int {
@@ -45,6 +48,11 @@ func (f fixedCounts) podsServed(path report.Path, since time.Time) int {
 func (f fixedCounts) buffersShowing(want *scenario.BufferConditionCount) int {
 	return f.buffers[want.Type+"/"+string(want.StatusOrDefault())]
 }
+
+func (f fixedCounts) workloadLatency(want *scenario.WorkloadLatency) int {
+	return f.latencies[want.Name][want.Percentile]
+}
+func (f fixedCounts) standbyNodeHours(pool string) int { return f.hours[pool] }
 
 func (f fixedCounts) displaced(name string) int { return f.displacedBy[name] }
 
@@ -71,7 +79,9 @@ func TestHolds(t *testing.T) {
 		claims: map[claimKey]int{
 			{"a", "zone-1", "on-demand", "Standby"}: 2, {"a", "zone-2", "on-demand", "Standby"}: 1, {"a", "zone-1", "spot", "Running"}: 4, {"b", "zone-2", "on-demand", "Standby"}: 2,
 		},
+		pools: []v1beta1.NodePool{{ObjectMeta: metav1.ObjectMeta{Name: "a"}, Status: v1beta1.NodePoolStatus{StandbyTarget: 3}}},
 		costly: fixedCounts{events: map[string]int{"NoNodePoolFits": 6}, evicted: 1, p99: 48, mx: 61, onStandby: 3,
+			latencies: map[string]map[int]int{"peak-5": {50: 4, 90: 9}}, hours: map[string]int{"fixed": 1200, "learned": 31},
 			displacedBy: map[string]int{"podsDisplaced": 12, "podsAwaitingReplacement": 1, "podsKilledByInterruption": 0, "interruptionRecoveryP99": 14, "interruptionRecoveryMax": 31, "repairRecoveryMax": 70}},
 	}
 	cases := []struct {
@@ -103,6 +113,16 @@ func TestHolds(t *testing.T) {
 		}, true, ""},
 		{"displaced pods waiting", scenario.Condition{PodsAwaitingReplacement: &scenario.Count{Equals: ptr.To(0)}, InterruptionRecoveryMax: &scenario.Count{AtMost: ptr.To(30)}}, false,
 			"podsAwaitingReplacement is 1, want = 0; interruptionRecoveryMax is 31, want ≤ 30"},
+		{"a workload's latency", scenario.Condition{WorkloadLatency: []scenario.WorkloadLatency{
+			{WorkloadRef: scenario.WorkloadRef{Name: "peak-5"}, Percentile: 50, Count: scenario.Count{AtMost: ptr.To(5)}},
+			{WorkloadRef: scenario.WorkloadRef{Name: "peak-5"}, Percentile: 90, Count: scenario.Count{AtMost: ptr.To(8)}},
+		}}, false, "p90 latency of peak-5 is 9, want ≤ 8"},
+		{"standby node-hours", scenario.Condition{StandbyNodeHours: []scenario.PoolCount{
+			{Pool: "learned", Count: scenario.Count{AtMost: ptr.To(31)}}, {Pool: "fixed", Count: scenario.Count{AtMost: ptr.To(1000)}},
+		}}, false, "standby node-hours of pool fixed is 1200, want ≤ 1000"},
+		{"standby target", scenario.Condition{StandbyTarget: []scenario.PoolCount{
+			{Pool: "a", Count: scenario.Count{Equals: ptr.To(3)}}, {Pool: "gone", Count: scenario.Count{Equals: ptr.To(0)}},
+		}}, true, ""},
 		{"every count must hold", scenario.Condition{
 			StartedFromStandby: &scenario.Count{Equals: ptr.To(5)},
 			LaunchedCold:       &scenario.Count{Equals: ptr.To(0)},

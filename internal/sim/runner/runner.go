@@ -82,6 +82,8 @@ type run struct {
 	failures  []string
 	timeline  []report.Sample
 	peakNodes int
+	// standby integrates the pools' standby claims over the operator's calendar.
+	standby *report.StandbyMeter
 	// displacements are the Nodes interrupt and unhealthy steps displaced pods from.
 	displacements []displacement
 	// marks are the moments mark steps named.
@@ -154,11 +156,17 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	logf("stratos running on the %s cloud (log: %s); running %d steps at time scale %g", s.Cloud, operatorLog, len(s.Steps), s.TimeScale)
 
 	r.started = time.Now()
+	r.standby = report.NewStandbyMeter(r.started, s.TimeScale)
 	background, stopBackground := context.WithCancel(simCtx)
 	var watchers sync.WaitGroup
 	watchers.Add(1)
 	go func() { defer watchers.Done(); r.watch(background) }()
 	r.runSteps(ctx)
+	// The timeline's last sample may be half a second old: the standby figures run to
+	// the end of the steps.
+	if v, err := look(ctx, r.client, r.observer); err == nil {
+		r.observeStandby(v)
+	}
 	r.kills.Wait()
 	r.background.Wait()
 	stopBackground()

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/stratos-sh/stratos/internal/calendar"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
@@ -75,7 +74,7 @@ func (r *run) runStep(ctx context.Context, st *scenario.Step) error {
 		r.scheduleKill(ctx, st.KillOperator)
 		return nil
 	case st.SetClock != nil:
-		return calendar.Write(r.calendarFile(), calendar.Setting{Time: st.SetClock.Time, SetAt: time.Now(), Rate: r.scale})
+		return r.setClock(ctx, *st.SetClock)
 	case st.Faults != nil:
 		r.cloud.setFaults(st.Faults)
 		return nil

@@ -38,6 +38,7 @@ func (r *run) watch(ctx context.Context) {
 				continue
 			}
 			last = v
+			r.observeStandby(v)
 			r.mu.Lock()
 			r.timeline = append(r.timeline, report.Sample{Seconds: r.now(), PodsRunning: v.podsRunning, PodsPending: v.podsPending, NodesByPhase: v.byPhase()})
 			r.peakNodes = max(r.peakNodes, v.readyNodes)

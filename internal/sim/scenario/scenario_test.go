@@ -62,6 +62,10 @@ func TestParseRejects(t *testing.T) {
 		"object without kind": {"objects:\n- metadata: {name: x}\nsteps:\n- sleep: 1s\n", "'Kind' is missing"},
 		"object without name": {"objects:\n- {apiVersion: v1, kind: Namespace}\nsteps:\n- sleep: 1s\n", "metadata.name are required"},
 		"kill without window": {"steps:\n- killOperator: {}\n", "within must be positive"},
+		"bad percentile":      {"steps:\n- expect: {workloadLatency: [{name: peak, percentile: 95, atMost: 5}]}\n", "percentile 95 is not one of [50 90 99 100]"},
+		"latency of no one":   {"steps:\n- expect: {workloadLatency: [{percentile: 90, atMost: 5}]}\n", `p90 latency of : name ""`},
+		"hours of no pool":    {"steps:\n- expect: {standbyNodeHours: [{atMost: 5}]}\n", "standby node-hours of pool : pool is required"},
+		"target of no pool":   {"steps:\n- expect: {standbyTarget: [{equals: 0}]}\n", "standby target of pool : pool is required"},
 		"step index in error": {"steps:\n- sleep: 1s\n- sleep: 1s\n  clearFaults: true\n", "steps[1]"},
 		// NodePools of the shape before v1beta1 are refused when the scenario is read.
 		"pool of the old template": {"objects:\n- {apiVersion: stratos.sh/v1beta1, kind: NodePool, metadata: {name: p}, spec: {template: {nodeClassRef: {kind: FakeNodeClass, name: default}}}}\nsteps:\n- sleep: 1s\n",

@@ -1,6 +1,8 @@
 package scenario
 
 import (
+	"fmt"
+
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -121,6 +123,33 @@ type Condition struct {
 	InterruptionRecoveryMax *Count `json:"interruptionRecoveryMax,omitempty"`
 	// RepairRecoveryMax bounds the same from a Node turning unhealthy.
 	RepairRecoveryMax *Count `json:"repairRecoveryMax,omitempty"`
+
+	// WorkloadLatency bounds a percentile of the latencies of one burst's pods that run
+	// so far, in scenario seconds rounded up: one phase of a scenario's load alone.
+	WorkloadLatency []WorkloadLatency `json:"workloadLatency,omitempty"`
+	// StandbyNodeHours bounds a pool's standby node-hours so far (as the report's
+	// standby figures), rounded up to whole node-hours.
+	StandbyNodeHours []PoolCount `json:"standbyNodeHours,omitempty"`
+	// StandbyTarget bounds the standby nodes a pool aims for now (its
+	// status.standbyTarget): standby.min, a window's, or the learned target.
+	StandbyTarget []PoolCount `json:"standbyTarget,omitempty"`
+}
+
+// WorkloadLatency bounds a percentile (50, 90, 99 or 100 for the maximum) of the
+// creation→Running latencies of a burst's pods.
+type WorkloadLatency struct {
+	WorkloadRef `json:",inline"`
+	Percentile  int `json:"percentile"`
+	Count       `json:",inline"`
+}
+
+// Percentiles are those a workloadLatency condition may bound: the report's.
+var Percentiles = []int{50, 90, 99, 100}
+
+// PoolCount bounds a figure of one pool.
+type PoolCount struct {
+	Pool  string `json:"pool"`
+	Count `json:",inline"`
 }
 
 // PoolConditionCount counts the NodePools, one by name or all, whose condition Type is
@@ -170,6 +199,11 @@ type NamedCount struct {
 	// entry.
 	Served          *ServedCount
 	BufferCondition *BufferConditionCount
+	// Latency is set for a workloadLatency entry, StandbyHours for a standbyNodeHours
+	// entry, StandbyTarget for a standbyTarget entry.
+	Latency       *WorkloadLatency
+	StandbyHours  *PoolCount
+	StandbyTarget *PoolCount
 }
 
 // Counts lists the counts the condition sets, in the order of the file format.
@@ -248,6 +282,22 @@ func (c *Condition) Counts() []NamedCount {
 	for i := range c.BufferConditions {
 		bc := &c.BufferConditions[i]
 		counts = append(counts, NamedCount{Name: bc.describe(), Want: &bc.Count, BufferCondition: bc})
+	}
+	for i := range c.WorkloadLatency {
+		l := &c.WorkloadLatency[i]
+		name := fmt.Sprintf("p%d latency of %s", l.Percentile, l.Name)
+		if l.Percentile == 100 {
+			name = "max latency of " + l.Name
+		}
+		counts = append(counts, NamedCount{Name: name, Want: &l.Count, Latency: l})
+	}
+	for i := range c.StandbyNodeHours {
+		h := &c.StandbyNodeHours[i]
+		counts = append(counts, NamedCount{Name: "standby node-hours of pool " + h.Pool, Want: &h.Count, StandbyHours: h})
+	}
+	for i := range c.StandbyTarget {
+		target := &c.StandbyTarget[i]
+		counts = append(counts, NamedCount{Name: "standby target of pool " + target.Pool, Want: &target.Count, StandbyTarget: target})
 	}
 	return counts
 }

@@ -122,6 +122,17 @@ func (c *Condition) validate() error {
 		if count.Nodes != nil && count.Nodes.CapacityType != "" && !slices.Contains(capacityTypes, count.Nodes.CapacityType) {
 			errs = append(errs, fmt.Errorf("%s: capacityType %q is not one of %v", count.Name, count.Nodes.CapacityType, capacityTypes))
 		}
+		if count.Latency != nil {
+			if !slices.Contains(Percentiles, count.Latency.Percentile) {
+				errs = append(errs, fmt.Errorf("%s: percentile %d is not one of %v", count.Name, count.Latency.Percentile, Percentiles))
+			}
+			errs = append(errs, prefix(count.Name, count.Latency.WorkloadRef.validate()))
+		}
+		for _, pool := range []*PoolCount{count.StandbyHours, count.StandbyTarget} {
+			if pool != nil && pool.Pool == "" {
+				errs = append(errs, fmt.Errorf("%s: pool is required", count.Name))
+			}
+		}
 		errs = append(errs, prefix(count.Name, count.Want.validate()))
 	}
 	errs = append(errs, c.validateWindowCounts())
