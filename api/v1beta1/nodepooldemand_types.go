@@ -26,7 +26,7 @@ type NodePoolDemandSpec struct {
 	// changes starts its history anew.
 	Interval Duration `json:"interval"`
 
-	// TimeZone is the IANA time zone the days are read in.
+	// TimeZone is the IANA time zone the days are read in. Unset: UTC.
 	// +optional
 	TimeZone string `json:"timeZone,omitempty"`
 
@@ -36,7 +36,7 @@ type NodePoolDemandSpec struct {
 	Since string `json:"since"`
 
 	// Days are the days with demand, oldest first; days older than the history keeps
-	// are dropped.
+	// are dropped. Empty: no demand since the history began.
 	// +optional
 	// +listType=map
 	// +listMapKey=date

@@ -89,27 +89,31 @@ type CapacityBufferSpec struct {
 	// +kubebuilder:validation:MaxLength=253
 	ProvisioningStrategy *string `json:"provisioningStrategy,omitempty"`
 
-	// PodTemplateRef names the PodTemplate of one chunk of the buffer.
+	// PodTemplateRef names the PodTemplate of one chunk of the buffer. Unset when
+	// scalableRef is set.
 	// +optional
 	PodTemplateRef *LocalObjectRef `json:"podTemplateRef,omitempty"`
 
-	// ScalableRef names a workload whose pod template is the chunk's.
+	// ScalableRef names a workload whose pod template is the chunk's. Unset when
+	// podTemplateRef is set.
 	// +optional
 	ScalableRef *ScalableRef `json:"scalableRef,omitempty"`
 
 	// Replicas is how many chunks to keep room for. With percentage too, the larger
-	// wins; with neither, as many as the limits allow.
+	// wins; unset, and percentage too, as many as the limits allow.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Replicas *int32 `json:"replicas,omitempty"`
 
 	// Percentage is the number of chunks as a share of the scalableRef's current
-	// replicas, rounded up (to at least one when the workload has any).
+	// replicas, rounded up (to at least one when the workload has any). Unset: replicas
+	// alone counts.
 	// +optional
 	// +kubebuilder:validation:Minimum=0
 	Percentage *int32 `json:"percentage,omitempty"`
 
-	// Limits cap the chunks by their total requests, such as {cpu: "20"}.
+	// Limits cap the chunks by their total requests, such as {cpu: "20"}. Unset: no
+	// cap.
 	// +optional
 	Limits *ResourceList `json:"limits,omitempty"`
 }
