@@ -139,7 +139,7 @@ func TestPreStartRunsTheNodesBeforeAConfidentPeak(t *testing.T) {
 	f.Eventually("4 nodes run at 08:58, before the peak", func() bool { return len(running()) == 4 })
 	// Disruption must keep them running though they are empty for longer than
 	// consolidateAfter (1 s): until the peak's interval ends, none is asked back.
-	askedBack := watchAskedToStandBy(f)
+	askedBack := watchAskedToStandBy(f, running())
 	if l := learned(f, "prestart"); l.Running != 4 || !strings.Contains(l.Message, "run ahead") {
 		t.Fatalf("status.learned %+v: want 4 running ahead of the peak", l)
 	}
@@ -196,10 +196,14 @@ func TestALearnedTargetStaysWithinMaxAndLimits(t *testing.T) {
 	f.CheckInvariants()
 }
 
-// watchAskedToStandBy records, from now on, the claims asked to go back to standby, and
-// returns a function that reports their names.
-func watchAskedToStandBy(f *stack.Fixture) func() []string {
+// watchAskedToStandBy records, from now on, which of the claims are asked to go back to
+// standby, and returns a function that reports their names.
+func watchAskedToStandBy(f *stack.Fixture, claims []v1beta1.NodeClaim) func() []string {
 	f.T.Helper()
+	watched := map[string]bool{}
+	for _, c := range claims {
+		watched[c.Name] = true
+	}
 	wc, err := client.NewWithWatch(f.Env.Config, client.Options{Scheme: f.Env.Scheme})
 	if err != nil {
 		f.T.Fatal(err)
