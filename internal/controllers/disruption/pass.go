@@ -213,14 +213,7 @@ func (c *Controller) passPool(ctx context.Context, p *pass, pool *v1beta1.NodePo
 	if err != nil {
 		log.FromContext(ctx).V(1).Info("The pool's windows cannot be read; its spec's targets hold", "nodepool", pool.Name, "error", err.Error())
 	}
-	// The nodepool controller adds to the window's targets what only it works out — a
-	// learned warm pool's target and the nodes it runs ahead of a peak, and buffers'
-	// standby room — and publishes them in the pool's status: disruption keeps those
-	// nodes too, rather than giving back before the peak the nodes started for it.
-	if learned := pool.Status.Learned; learned != nil {
-		targets.MinRunning = max(targets.MinRunning, learned.Running)
-	}
-	targets.MaxStandby = max(targets.MaxStandby, pool.Status.StandbyTarget)
+	targets = withPoolStatus(targets, pool)
 	current, canStandBy, err := c.current(ctx, pool)
 	if err != nil {
 		return err
