@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 )
 
 // A package whose TestMain runs through RunShared leases API servers from a pool instead
@@ -19,8 +20,9 @@ import (
 var shared struct {
 	mu      sync.Mutex
 	enabled bool
-	idle    []*sweptEnv
-	all     []*sweptEnv
+	// idle holds the servers no test uses, by the name of their preparation.
+	idle map[string][]*sweptEnv
+	all  []*sweptEnv
 }
 
 type sweptEnv struct {
@@ -28,11 +30,20 @@ type sweptEnv struct {
 	base *baseline
 }
 
+// Prepared says how to start the servers of a pool: the harness's options, then prepare
+// (installing CRDs, say), which runs once per server, before its baseline is taken.
+type Prepared struct {
+	// Name tells the pools apart; servers are leased only to tests that ask for the same.
+	Name    string
+	Options Options
+	Prepare func(*Env) error
+}
+
 // RunShared runs a package's tests with the pool of shared API servers enabled, then
 // stops them; a TestMain calls os.Exit(harness.RunShared(m)).
 func RunShared(m *testing.M) int {
 	shared.mu.Lock()
-	shared.enabled = true
+	shared.enabled, shared.idle = true, map[string][]*sweptEnv{}
 	shared.mu.Unlock()
 	code := m.Run()
 	shared.mu.Lock()
@@ -52,22 +63,40 @@ func RunShared(m *testing.M) int {
 // its operators and kubelets stop in cleanups registered after Lease, so before the sweep.
 func Lease(t testing.TB) *Env {
 	t.Helper()
+	return LeasePrepared(t, Prepared{Name: "stratos"})
+}
+
+// LeasePrepared is Lease for servers started and prepared as p says.
+func LeasePrepared(t testing.TB, p Prepared) *Env {
+	t.Helper()
 	shared.mu.Lock()
 	if !shared.enabled {
 		shared.mu.Unlock()
-		return StartT(t)
+		env := StartWithT(t, p.Options)
+		if p.Prepare != nil {
+			if err := p.Prepare(env); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return env
 	}
 	var s *sweptEnv
-	if n := len(shared.idle); n > 0 {
-		s, shared.idle = shared.idle[n-1], shared.idle[:n-1]
+	if idle := shared.idle[p.Name]; len(idle) > 0 {
+		s, shared.idle[p.Name] = idle[len(idle)-1], idle[:len(idle)-1]
 	}
 	shared.mu.Unlock()
 	if s == nil {
-		env, err := Start()
+		env, err := StartWith(p.Options)
 		if err != nil {
 			t.Fatal(err)
 		}
 		t.Logf("shared API server started in %s", env.StartupTime)
+		if p.Prepare != nil {
+			if err := p.Prepare(env); err != nil {
+				_ = env.Stop()
+				t.Fatal(err)
+			}
+		}
 		base, err := takeBaseline(env)
 		if err != nil {
 			_ = env.Stop()
@@ -93,13 +122,15 @@ func Lease(t testing.TB) *Env {
 		}
 	}
 	t.Cleanup(func() {
+		started := time.Now()
+		defer func() { t.Logf("swept the shared API server in %s", time.Since(started).Round(time.Millisecond)) }()
 		if err := s.base.sweep(); err != nil {
 			t.Errorf("sweeping the shared API server after the test: %v", err)
 			retire(s)
 			return
 		}
 		shared.mu.Lock()
-		shared.idle = append(shared.idle, s)
+		shared.idle[p.Name] = append(shared.idle[p.Name], s)
 		shared.mu.Unlock()
 	})
 	return s.env

@@ -21,15 +21,18 @@ import (
 )
 
 // sweepTimeout bounds a sweep: deletions without a finalizer or a grace period take
-// milliseconds, so running out means something keeps recreating objects.
-const sweepTimeout = 30 * time.Second
+// milliseconds each, a few hundred objects a few seconds on a loaded machine, so running
+// out means something keeps recreating objects.
+const sweepTimeout = 3 * time.Minute
 
 // baseline is what a freshly started API server holds, and the resources to look in.
 type baseline struct {
 	resources []schema.GroupVersionResource
-	objects   sets.Set[string]
-	meta      metadata.Interface
-	core      kubernetes.Interface
+	// collections are the resources that can be deleted a namespace at a time.
+	collections sets.Set[schema.GroupVersionResource]
+	objects     sets.Set[string]
+	meta        metadata.Interface
+	core        kubernetes.Interface
 }
 
 // ignoredGroups are the API server's own configuration, which it keeps writing by
@@ -45,7 +48,8 @@ func takeBaseline(env *Env) (*baseline, error) {
 	if err != nil && len(lists) == 0 {
 		return nil, fmt.Errorf("discovering the API server's resources: %w", err)
 	}
-	b := &baseline{meta: metadata.NewForConfigOrDie(env.Config), core: kubernetes.NewForConfigOrDie(env.Config)}
+	b := &baseline{meta: metadata.NewForConfigOrDie(env.Config), core: kubernetes.NewForConfigOrDie(env.Config),
+		collections: sets.New[schema.GroupVersionResource](), objects: sets.New[string]()}
 	for _, list := range lists {
 		gv, err := schema.ParseGroupVersion(list.GroupVersion)
 		if err != nil || slices.Contains(ignoredGroups, gv.Group) {
@@ -56,13 +60,15 @@ func takeBaseline(env *Env) (*baseline, error) {
 				continue
 			}
 			b.resources = append(b.resources, gv.WithResource(r.Name))
+			if slices.Contains(r.Verbs, "deletecollection") {
+				b.collections.Insert(gv.WithResource(r.Name))
+			}
 		}
 	}
 	objects, err := b.list(context.Background())
 	if err != nil {
 		return nil, err
 	}
-	b.objects = sets.New[string]()
 	for key := range objects {
 		b.objects.Insert(key)
 	}
@@ -80,6 +86,11 @@ type object struct {
 
 func (o object) key() string {
 	return o.gvr.GroupResource().String() + " " + o.namespace + "/" + o.name
+}
+
+// group is the object's resource and namespace: what one delete of a collection takes.
+func (o object) group() string {
+	return o.gvr.GroupResource().String() + " " + o.namespace
 }
 
 func (b *baseline) list(ctx context.Context) (map[string]object, error) {
@@ -138,31 +149,59 @@ func (b *baseline) sweep() error {
 			return false, err
 		}
 		left = left[:0]
+		// A group that holds the API server's own objects is not deleted as a collection.
+		mixed := sets.New[string]()
+		for key, o := range objects {
+			if b.objects.Has(key) || system(o) {
+				mixed.Insert(o.group())
+			}
+		}
+		collections := map[string]object{}
 		for key, o := range objects {
 			if b.objects.Has(key) || system(o) {
 				continue
 			}
 			left = append(left, key)
+			if o.finalizers {
+				if err := b.stripFinalizers(ctx, o); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
+					return false, fmt.Errorf("stripping the finalizers of %s: %w", key, err)
+				}
+			}
+			// What the baseline has none of goes a collection at a time: a test may leave
+			// hundreds of Events, Leases and Nodes.
+			if b.collections.Has(o.gvr) && !mixed.Has(o.group()) && o.gvr.Resource != "namespaces" {
+				collections[o.group()] = o
+				continue
+			}
 			if err := b.remove(ctx, o); err != nil && !apierrors.IsNotFound(err) && !apierrors.IsConflict(err) {
 				return false, fmt.Errorf("deleting %s: %w", key, err)
+			}
+		}
+		for group, o := range collections {
+			err := b.meta.Resource(o.gvr).Namespace(o.namespace).DeleteCollection(ctx, deleteNow(), metav1.ListOptions{})
+			if err != nil && !apierrors.IsNotFound(err) {
+				return false, fmt.Errorf("deleting the collection %s: %w", group, err)
 			}
 		}
 		return len(left) == 0, nil
 	})
 	if errors.Is(err, context.DeadlineExceeded) {
 		slices.Sort(left)
+		if len(left) > 20 {
+			left = append(left[:20], fmt.Sprintf("and %d more", len(left)-20))
+		}
 		return fmt.Errorf("after %s these remain: %v", sweepTimeout, left)
 	}
 	return err
 }
 
+func (b *baseline) stripFinalizers(ctx context.Context, o object) error {
+	_, err := b.meta.Resource(o.gvr).Namespace(o.namespace).Patch(ctx, o.name, types.MergePatchType,
+		[]byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{})
+	return err
+}
+
 func (b *baseline) remove(ctx context.Context, o object) error {
-	client := b.meta.Resource(o.gvr).Namespace(o.namespace)
-	if o.finalizers {
-		if _, err := client.Patch(ctx, o.name, types.MergePatchType, []byte(`{"metadata":{"finalizers":null}}`), metav1.PatchOptions{}); err != nil {
-			return err
-		}
-	}
 	if o.gvr.Group == "" && o.gvr.Resource == "namespaces" && o.deleting {
 		// The namespace controller's last step: its contents are gone (the sweep deletes
 		// them in the same pass), so its spec.finalizers go and the namespace with them.
@@ -175,6 +214,10 @@ func (b *baseline) remove(ctx context.Context, o object) error {
 			return err
 		}
 	}
-	return client.Delete(ctx, o.name, metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0),
-		PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)})
+	return b.meta.Resource(o.gvr).Namespace(o.namespace).Delete(ctx, o.name, deleteNow())
+}
+
+// deleteNow deletes without a grace period: no kubelet is left to confirm a pod's end.
+func deleteNow() metav1.DeleteOptions {
+	return metav1.DeleteOptions{GracePeriodSeconds: ptr.To[int64](0), PropagationPolicy: ptr.To(metav1.DeletePropagationBackground)}
 }
