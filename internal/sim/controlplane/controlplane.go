@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -72,6 +73,9 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 		BinaryAssetsDirectory: opts.ToolsDir,
 		CRDDirectoryPaths:     []string{opts.CRDDir},
 		ErrorIfCRDPathMissing: true,
+		// Not envtest's 20 s: on a loaded machine (scenarios side by side in test/e2e)
+		// a start only takes longer.
+		ControlPlaneStartTimeout: 2 * time.Minute,
 	}
 	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(opts.ToolsDir, "etcd")}
 	apiServer := env.ControlPlane.GetAPIServer()
