@@ -143,7 +143,7 @@ func (b *baseline) sweep() error {
 	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
 	defer cancel()
 	var left []string
-	err := wait.PollUntilContextCancel(ctx, 20*time.Millisecond, true, func(ctx context.Context) (bool, error) {
+	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		objects, err := b.list(ctx)
 		if err != nil {
 			return false, err
