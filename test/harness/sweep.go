@@ -143,10 +143,12 @@ func (b *baseline) sweep() error {
 	ctx, cancel := context.WithTimeout(context.Background(), sweepTimeout)
 	defer cancel()
 	var left []string
+	var lastErr error
 	err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
 		objects, err := b.list(ctx)
 		if err != nil {
-			return false, err
+			lastErr = err // a loaded API server's timeout: the next round tries again
+			return false, nil
 		}
 		left = left[:0]
 		// A group that holds the API server's own objects is not deleted as a collection.
@@ -178,9 +180,11 @@ func (b *baseline) sweep() error {
 			}
 		}
 		for group, o := range collections {
+			// A collection of hundreds can outlast the API server's request timeout on a
+			// loaded machine, which deletes on regardless: the next round looks again.
 			err := b.meta.Resource(o.gvr).Namespace(o.namespace).DeleteCollection(ctx, deleteNow(), metav1.ListOptions{})
 			if err != nil && !apierrors.IsNotFound(err) {
-				return false, fmt.Errorf("deleting the collection %s: %w", group, err)
+				lastErr = fmt.Errorf("deleting the collection %s: %w", group, err)
 			}
 		}
 		return len(left) == 0, nil
@@ -190,7 +194,7 @@ func (b *baseline) sweep() error {
 		if len(left) > 20 {
 			left = append(left[:20], fmt.Sprintf("and %d more", len(left)-20))
 		}
-		return fmt.Errorf("after %s these remain: %v", sweepTimeout, left)
+		return fmt.Errorf("after %s these remain: %v (last error: %v)", sweepTimeout, left, lastErr)
 	}
 	return err
 }
