@@ -34,6 +34,10 @@ SIDE_BY_SIDE := $(MAKE) --no-print-directory -j2
 # flags). Started at once, both builds would compile those packages at the same time.
 build-and-tools = $(SIDE_BY_SIDE) build tools-fetch FETCH_TOOLS="$(1)" && hack/tools.sh $(1)
 GO_TEST_FLAGS ?= -count=1 -timeout=20m
+# The packages whose tests take longest, named first: go test starts packages in the order
+# given (two at a time on two cores), and ./... alone puts test/ after internal/, so the
+# longest ran last, on their own, after the short ones had finished.
+LONG_TEST_PACKAGES := ./test/e2e ./test/integration/provisioning ./test/integration/warmpool ./test/integration/disruption
 
 .PHONY: all
 all: build
@@ -128,7 +132,7 @@ harness-tools: ## Build the API-server harness binaries (etcd, kube-apiserver, k
 .PHONY: test
 test: ## The test command: generated files, lint, the release build, unit and integration tests, a benchmark smoke run, bounded fuzzing.
 	$(SIDE_BY_SIDE) test-tools test-checks
-	go test $(GO_TEST_FLAGS) ./...
+	go test $(GO_TEST_FLAGS) $(LONG_TEST_PACKAGES) ./...
 	$(MAKE) bench-smoke
 	$(MAKE) fuzz
 

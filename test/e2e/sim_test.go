@@ -8,10 +8,12 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stratos-sh/stratos/internal/sim/controlplane"
@@ -42,8 +44,11 @@ func simulate(t *testing.T, scenario string, args ...string) *report.Report {
 	if err != nil {
 		t.Fatal(err)
 	}
+	sim, err := built()
+	if err != nil {
+		t.Fatal(err)
+	}
 	dir := t.TempDir()
-	sim := build(t, root, dir)
 	jsonPath, plotPath := filepath.Join(dir, "report.json"), filepath.Join(dir, "plot.svg")
 	path := scenario
 	if !filepath.IsAbs(path) {
@@ -75,17 +80,22 @@ func simulate(t *testing.T, scenario string, args ...string) *report.Report {
 	return rep
 }
 
-// build builds stratos and stratos-sim side by side with hack/build.sh, as make build
-// does (so the build reuses what make build compiled), and returns stratos-sim's path.
-func build(t *testing.T, root, dir string) string {
-	t.Helper()
-	cmd := exec.Command(filepath.Join(root, "hack", "build.sh"), "stratos", "stratos-sim")
-	cmd.Env = append(os.Environ(), "DIST="+dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("hack/build.sh: %v\n%s", err, out)
+// built builds stratos and stratos-sim side by side with hack/build.sh, as make build
+// does (so the build reuses what make build compiled), once for the package's tests, and
+// returns stratos-sim's path: linking the two binaries costs seconds of both cores, once
+// per test before.
+var built = sync.OnceValues(func() (string, error) {
+	root, err := harness.RepoRoot()
+	if err != nil {
+		return "", err
 	}
-	return filepath.Join(dir, "stratos-sim")
-}
+	cmd := exec.Command(filepath.Join(root, "hack", "build.sh"), "stratos", "stratos-sim")
+	cmd.Env = append(os.Environ(), "DIST="+distDir)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("hack/build.sh: %w\n%s", err, out)
+	}
+	return filepath.Join(distDir, "stratos-sim"), nil
+})
 
 func checkSVG(t *testing.T, path string) {
 	t.Helper()

@@ -62,7 +62,6 @@ func StartWithoutCRDs() (*Env, error) { return StartWith(Options{WithoutCRDs: tr
 
 // StartWith starts etcd and kube-apiserver as opts say.
 func StartWith(opts Options) (*Env, error) {
-	installCRDs := !opts.WithoutCRDs
 	root, err := RepoRoot()
 	if err != nil {
 		return nil, err
@@ -72,21 +71,20 @@ func StartWith(opts Options) (*Env, error) {
 		return nil, err
 	}
 	started := time.Now()
-	env := &envtest.Environment{BinaryAssetsDirectory: assets}
-	// Name the binaries outright so that a KUBEBUILDER_ASSETS left in the environment
-	// cannot swap in other versions.
-	env.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
-	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
-	if len(opts.AdmissionPlugins) > 0 {
-		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
-	}
-	if installCRDs {
-		env.CRDDirectoryPaths = []string{filepath.Join(root, "config", "crd", "bases")}
-		env.ErrorIfCRDPathMissing = true
-	}
-	cfg, err := env.Start()
-	if err != nil {
-		return nil, fmt.Errorf("starting etcd and kube-apiserver from %s: %w", assets, err)
+	var env *envtest.Environment
+	var cfg *rest.Config
+	// envtest waits a fixed 5 s for the default namespace after the API server is ready,
+	// which a loaded 2-core machine can exceed ("default namespace didn't register within
+	// deadline", seen at load 50): a start that fails is stopped and tried again.
+	for attempt := 1; ; attempt++ {
+		env = newEnvironment(assets, root, opts)
+		if cfg, err = env.Start(); err == nil {
+			break
+		}
+		_ = env.Stop()
+		if attempt == startAttempts {
+			return nil, fmt.Errorf("starting etcd and kube-apiserver from %s (%d attempts): %w", assets, attempt, err)
+		}
 	}
 	c, err := client.New(cfg, client.Options{Scheme: scheme.Scheme})
 	if err != nil {
@@ -94,6 +92,29 @@ func StartWith(opts Options) (*Env, error) {
 		return nil, err
 	}
 	return &Env{Config: cfg, Client: c, Scheme: scheme.Scheme, StartupTime: time.Since(started), env: env}, nil
+}
+
+// startAttempts is how many times StartWith starts the control plane before it gives up.
+const startAttempts = 3
+
+// newEnvironment is an envtest environment of the pinned binaries in assets, as opts say.
+func newEnvironment(assets, root string, opts Options) *envtest.Environment {
+	// envtest gives each process 20 s to become ready, which a loaded 2-core machine can
+	// exceed (seen: "timeout waiting for process kube-apiserver to start" at load 50):
+	// a slow start should only wait longer, never fail a test.
+	env := &envtest.Environment{BinaryAssetsDirectory: assets, ControlPlaneStartTimeout: 2 * time.Minute}
+	// Name the binaries outright so that a KUBEBUILDER_ASSETS left in the environment
+	// cannot swap in other versions.
+	env.ControlPlane.GetAPIServer().Path = filepath.Join(assets, "kube-apiserver")
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(assets, "etcd")}
+	if len(opts.AdmissionPlugins) > 0 {
+		env.ControlPlane.GetAPIServer().Configure().Append("enable-admission-plugins", strings.Join(opts.AdmissionPlugins, ","))
+	}
+	if !opts.WithoutCRDs {
+		env.CRDDirectoryPaths = []string{filepath.Join(root, "config", "crd", "bases")}
+		env.ErrorIfCRDPathMissing = true
+	}
+	return env
 }
 
 // StartT starts an Env for one test and stops it when the test ends.

@@ -45,7 +45,9 @@ type Fixture struct {
 // NewFixture starts a cluster for one test, run in parallel with the others, with a
 // FakeNodeClass named default; tune adjusts the NodeClaim controllers' options.
 func NewFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
-	// Each test has its own API server and cloud, so tests run side by side.
+	// Each test has an API server of its own while it runs (harness.Lease: leased from
+	// the package's pool when its TestMain shares them) and its own cloud, so tests run
+	// side by side.
 	t.Parallel()
 	return NewSerialFixture(t, tune)
 }
@@ -71,7 +73,7 @@ func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.O
 func NewSerialFixtureWith(t *testing.T, cloud fake.Options, tune func(*OperatorOptions)) *Fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	f := &Fixture{T: t, Ctx: ctx, Env: harness.StartT(t)}
+	f := &Fixture{T: t, Ctx: ctx, Env: harness.Lease(t)}
 	cloud.TimeScale, cloud.Seed = TimeScale, 1
 	if cloud.ClusterName == "" {
 		cloud.ClusterName = ClusterName

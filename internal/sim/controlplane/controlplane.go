@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"time"
 
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
@@ -68,25 +69,24 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 	if err := os.WriteFile(policy, []byte(auditPolicy), 0o644); err != nil {
 		return nil, err
 	}
-	env := &envtest.Environment{
-		BinaryAssetsDirectory: opts.ToolsDir,
-		CRDDirectoryPaths:     []string{opts.CRDDir},
-		ErrorIfCRDPathMissing: true,
-	}
-	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(opts.ToolsDir, "etcd")}
-	apiServer := env.ControlPlane.GetAPIServer()
-	apiServer.Path = filepath.Join(opts.ToolsDir, "kube-apiserver")
-	apiServer.Configure().
-		Set("audit-policy-file", policy).
-		Set("audit-log-path", cp.AuditLog).
-		Set("audit-log-format", "json").
-		Set("audit-log-mode", "blocking").
-		// A burst of a thousand pods must not queue behind the default request limits.
-		Set("max-requests-inflight", "1000").
-		Set("max-mutating-requests-inflight", "500")
-	cfg, err := env.Start()
-	if err != nil {
-		return nil, fmt.Errorf("starting etcd and kube-apiserver from %s: %w", opts.ToolsDir, err)
+	// envtest waits a fixed 5 s for the default namespace once the API server is ready,
+	// which a loaded machine can exceed: a failed start is stopped and tried again.
+	var env *envtest.Environment
+	var cfg *rest.Config
+	var err error
+	for attempt := 1; ; attempt++ {
+		env = newEnvironment(opts, policy, cp.AuditLog)
+		if cfg, err = env.Start(); err == nil {
+			break
+		}
+		_ = env.Stop()
+		if attempt == 3 {
+			return nil, fmt.Errorf("starting etcd and kube-apiserver from %s (%d attempts): %w", opts.ToolsDir, attempt, err)
+		}
+		// The next attempt's writes are the run's only ones.
+		if err := os.Remove(cp.AuditLog); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
 	}
 	cp.env, cp.Config = env, cfg
 
@@ -119,6 +119,31 @@ func Start(ctx context.Context, opts Options) (*ControlPlane, error) {
 }
 
 // writeKubeconfig writes a kubeconfig for a cluster administrator named user.
+// newEnvironment is the envtest environment of the simulated cluster's etcd and
+// kube-apiserver, auditing to auditLog by policy.
+func newEnvironment(opts Options, policy, auditLog string) *envtest.Environment {
+	env := &envtest.Environment{
+		BinaryAssetsDirectory: opts.ToolsDir,
+		CRDDirectoryPaths:     []string{opts.CRDDir},
+		ErrorIfCRDPathMissing: true,
+		// Not envtest's 20 s: on a loaded machine (scenarios side by side in test/e2e)
+		// a start only takes longer.
+		ControlPlaneStartTimeout: 2 * time.Minute,
+	}
+	env.ControlPlane.Etcd = &envtest.Etcd{Path: filepath.Join(opts.ToolsDir, "etcd")}
+	apiServer := env.ControlPlane.GetAPIServer()
+	apiServer.Path = filepath.Join(opts.ToolsDir, "kube-apiserver")
+	apiServer.Configure().
+		Set("audit-policy-file", policy).
+		Set("audit-log-path", auditLog).
+		Set("audit-log-format", "json").
+		Set("audit-log-mode", "blocking").
+		// A burst of a thousand pods must not queue behind the default request limits.
+		Set("max-requests-inflight", "1000").
+		Set("max-mutating-requests-inflight", "500")
+	return env
+}
+
 func (cp *ControlPlane) writeKubeconfig(user, path string) error {
 	u, err := cp.env.ControlPlane.AddUser(envtest.User{Name: user, Groups: []string{"system:masters"}}, nil)
 	if err != nil {

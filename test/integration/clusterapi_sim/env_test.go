@@ -6,6 +6,7 @@ package clusterapisim_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 	"time"
@@ -55,21 +56,38 @@ func newScheme(t *testing.T) *runtime.Scheme {
 	return s
 }
 
-// start brings up the API server, installs CAPI's CRDs (from the capi-manager tool's
-// config) and the simulator's (simapi.Install), and runs the providers and kubelets.
+// start leases an API server with CAPI's CRDs (from the capi-manager tool's config) and
+// the simulator's (simapi.Install), one of the package's pool when its TestMain shares
+// them, and runs the providers and kubelets.
 func start(t *testing.T) *simEnv {
 	t.Helper()
-	env := harness.StartWithT(t, harness.Options{WithoutCRDs: true})
+	return run(t, harness.LeasePrepared(t, harness.Prepared{Name: "capi-crds", Options: harness.Options{WithoutCRDs: true}, Prepare: installCRDs}))
+}
+
+// installCRDs installs CAPI's CRDs and the simulator's, so that the server's resources
+// are known before the shared pool takes its baseline.
+func installCRDs(env *harness.Env) error {
 	bin, err := harness.EnsureTools("capi-manager")
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	if _, err := envtest.InstallCRDs(env.Config, envtest.CRDInstallOptions{
 		Paths: []string{filepath.Join(bin, "capi-config", "crd")}, ErrorIfPathMissing: true,
 	}); err != nil {
-		t.Fatalf("installing CAPI's CRDs: %v", err)
+		return fmt.Errorf("installing CAPI's CRDs: %w", err)
 	}
-	return run(t, env)
+	s := runtime.NewScheme()
+	if err := apiextensionsv1.AddToScheme(s); err != nil {
+		return err
+	}
+	c, err := client.New(env.Config, client.Options{Scheme: s})
+	if err != nil {
+		return err
+	}
+	if err := simapi.Install(context.Background(), c); err != nil {
+		return fmt.Errorf("installing the simulator's CRDs: %w", err)
+	}
+	return nil
 }
 
 // run installs the simulator's CRDs in env's API server, which serves CAPI's, and runs

@@ -95,7 +95,7 @@ type fixture struct {
 func newFixture(t *testing.T, opts nodeclass.Options, setup func(*fixture)) *fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	f := &fixture{t: t, ctx: ctx, env: harness.StartT(t)}
+	f := &fixture{t: t, ctx: ctx, env: harness.Lease(t)}
 	f.startMoto(imageV1AMD64, imageV1ARM64, imageV2AMD64)
 	f.putParameter(alAMD64, imageV1AMD64.ID)
 	f.putParameter(alARM64, imageV1ARM64.ID)

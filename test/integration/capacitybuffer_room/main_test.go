@@ -1,0 +1,12 @@
+package capacitybuffer_room_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stratos-sh/stratos/test/harness"
+)
+
+// The tests share API servers, one per test running at once, swept clean between tests
+// (harness.RunShared).
+func TestMain(m *testing.M) { os.Exit(harness.RunShared(m)) }
