@@ -14,26 +14,30 @@ import (
 
 // Faults are failures injected into the cloud's calls. Maps are keyed by operation name:
 // cloudprovider.OpCreate, OpStart, OpStop, OpTerminate, OpGet (DescribeInstances) and
-// OpList (ListInstances).
+// OpList (ListInstances). It is the one fault type of the simulator: a scenario file's
+// faults decode into it (the JSON names below are the scenario format, docs/simulator.md);
+// a FakeNodeClass's faults (v1beta1.FakeFaults) are the API's own, per class.
 type Faults struct {
 	// Errors make a share of an operation's calls fail as a whole.
-	Errors map[string]ErrorFault
+	Errors map[string]ErrorFault `json:"errors,omitempty"`
 	// RateLimits throttle an operation's calls beyond a rate, as EC2's request limits do.
-	RateLimits map[string]RateLimit
+	RateLimits map[string]RateLimit `json:"rateLimits,omitempty"`
 	// InsufficientCapacity lists offerings the cloud has no capacity for.
-	InsufficientCapacity []Offering
+	InsufficientCapacity []Offering `json:"insufficientCapacity,omitempty"`
 	// NeverRegister is the probability, from 0 to 1, that a launched instance's kubelet
 	// never registers a Node.
-	NeverRegister float64
+	NeverRegister float64 `json:"neverRegister,omitempty"`
 	// AccountLimits refuse launches of the offerings they cover, as EC2's account
-	// limits do.
-	AccountLimits []AccountLimit
+	// limits do. Not part of the scenario format.
+	AccountLimits []AccountLimit `json:"-"`
 	// StopsHang is the probability, from 0 to 1, that a stop never ends: the instance
-	// stays stopping until a forced stop (ForceStopInstances) ends it.
-	StopsHang float64
+	// stays stopping until a forced stop (ForceStopInstances) ends it. Not part of the
+	// scenario format.
+	StopsHang float64 `json:"-"`
 	// ForcedStopsHang is the probability, from 0 to 1, that even a forced stop never
-	// ends: the instance stays stopping until it is terminated.
-	ForcedStopsHang float64
+	// ends: the instance stays stopping until it is terminated. Not part of the scenario
+	// format.
+	ForcedStopsHang float64 `json:"-"`
 }
 
 // AccountLimit is an account limit reached: a launch whose cheapest offering it covers
@@ -71,25 +75,25 @@ func (c *Cloud) accountLimitOn(key cloudprovider.OfferingKey) (AccountLimit, boo
 // ErrorFault fails calls at random.
 type ErrorFault struct {
 	// Probability that a call fails, from 0 to 1.
-	Probability float64
+	Probability float64 `json:"probability"`
 	// Code the failing calls return; CodeInternal when empty.
-	Code cloudprovider.ErrorCode
+	Code cloudprovider.ErrorCode `json:"code,omitempty"`
 }
 
 // RateLimit is a token bucket: PerSecond calls refill it, it holds Burst calls.
 type RateLimit struct {
-	PerSecond float64
-	Burst     int
+	PerSecond float64 `json:"perSecond"`
+	Burst     int     `json:"burst"`
 }
 
 // Offering names an instance type in a zone, of a capacity type; an empty field matches
 // any.
 type Offering struct {
-	InstanceType string
-	Zone         string
+	InstanceType string `json:"instanceType,omitempty"`
+	Zone         string `json:"zone,omitempty"`
 	// CapacityType (spot or on-demand) lets a fault take one capacity type away, as EC2
 	// runs out of spot capacity while it still sells on-demand.
-	CapacityType string
+	CapacityType string `json:"capacityType,omitempty"`
 }
 
 func (o Offering) matches(key cloudprovider.OfferingKey) bool {

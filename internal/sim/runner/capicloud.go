@@ -94,9 +94,9 @@ func (c *clusterAPISimCloud) record(rep *report.Report) {
 	rep.CloudCalls = c.watch.calls()
 	rep.SimulatorCloudCalls = c.cloud.Calls()
 }
-func (c *clusterAPISimCloud) startCalls() []startCall      { return c.watch.startCalls() }
-func (c *clusterAPISimCloud) setFaults(f *scenario.Faults) { c.cloud.SetFaults(faults(f)) }
-func (c *clusterAPISimCloud) problems() []string           { return nil }
+func (c *clusterAPISimCloud) startCalls() []startCall       { return c.watch.startCalls() }
+func (c *clusterAPISimCloud) setFaults(f *fakecloud.Faults) { c.cloud.SetFaults(faults(f)) }
+func (c *clusterAPISimCloud) problems() []string            { return nil }
 
 // Validation refuses interrupt steps on clusterapi: this answers a caller that did not
 // validate.

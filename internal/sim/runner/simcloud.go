@@ -44,7 +44,7 @@ type simCloud interface {
 	// startCalls are the operator's StartInstances calls.
 	startCalls() []startCall
 	// setFaults replaces the injected faults; only the fake cloud has them.
-	setFaults(*scenario.Faults)
+	setFaults(*fakecloud.Faults)
 	// problems are what the cloud found wrong with the instances the operator launched.
 	problems() []string
 	// interrupt gives notice of a kind (scenario.KindSpot…) about instances, taking them
@@ -94,13 +94,13 @@ func (c *fakeSimCloud) owned() []cloudprovider.Instance     { return c.cloud.Ins
 func (c *fakeSimCloud) operatorFlags() []string {
 	return []string{"--cloud-provider=fake", "--fake-cloud-endpoint=" + c.endpoint}
 }
-func (c *fakeSimCloud) operatorEnv() []string        { return nil }
-func (c *fakeSimCloud) calls() map[string]int        { return c.cloud.Calls() }
-func (c *fakeSimCloud) record(rep *report.Report)    { rep.CloudCalls = c.cloud.Calls() }
-func (c *fakeSimCloud) startCalls() []startCall      { return c.recording.startCalls() }
-func (c *fakeSimCloud) setFaults(f *scenario.Faults) { c.cloud.SetFaults(faults(f)) }
-func (c *fakeSimCloud) problems() []string           { return nil }
-func (c *fakeSimCloud) stop()                        { _ = c.server.Close() }
+func (c *fakeSimCloud) operatorEnv() []string         { return nil }
+func (c *fakeSimCloud) calls() map[string]int         { return c.cloud.Calls() }
+func (c *fakeSimCloud) record(rep *report.Report)     { rep.CloudCalls = c.cloud.Calls() }
+func (c *fakeSimCloud) startCalls() []startCall       { return c.recording.startCalls() }
+func (c *fakeSimCloud) setFaults(f *fakecloud.Faults) { c.cloud.SetFaults(faults(f)) }
+func (c *fakeSimCloud) problems() []string            { return nil }
+func (c *fakeSimCloud) stop()                         { _ = c.server.Close() }
 
 func (c *fakeSimCloud) interrupt(kind string, ids []string, notice time.Duration) error {
 	switch kind {
@@ -183,9 +183,9 @@ func (c *awsSimCloud) record(rep *report.Report) {
 	rep.CloudCalls, rep.CloudErrors = c.proxy.counts()
 	rep.SimulatorCloudCalls = c.kubelets.Calls()
 }
-func (c *awsSimCloud) startCalls() []startCall    { return c.proxy.startCalls() }
-func (c *awsSimCloud) setFaults(*scenario.Faults) {}
-func (c *awsSimCloud) problems() []string         { return c.kubelets.Problems() }
+func (c *awsSimCloud) startCalls() []startCall     { return c.proxy.startCalls() }
+func (c *awsSimCloud) setFaults(*fakecloud.Faults) {}
+func (c *awsSimCloud) problems() []string          { return c.kubelets.Problems() }
 
 // Validation refuses interrupt and unhealthy steps on aws; these answer a caller that
 // did not validate.
