@@ -23,7 +23,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/capicontract"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/clusterapi"
-	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/clusterapinodeclass"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
@@ -68,7 +68,7 @@ func startSimulatedCluster(ctx context.Context, kubeconfig string) error {
 	if err := simprovider.Setup(mgr, cloud, simprovider.Options{ClusterName: stack.ClusterName, TimeScale: timeScale}); err != nil {
 		return err
 	}
-	classes := &nodeclassctrl.ClusterAPIReconciler{
+	classes := &clusterapinodeclass.ClusterAPIReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Resolver: capicontract.Resolver{Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader()},
 		Powers:   clusterapi.DefaultPowers(), Recorder: mgr.GetEventRecorder("stratos"),

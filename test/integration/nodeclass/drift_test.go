@@ -15,8 +15,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/controllers/ec2nodeclass"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
@@ -101,7 +101,7 @@ func (f *fixture) claimImages(pool string) map[string]string {
 // is published behind the alias, the node is marked Drifted for ImageChanged and a
 // standby node of the new image takes its place.
 func TestNodesOnAnImageTheClassNoLongerResolvesDrift(t *testing.T) {
-	f := newFixture(t, nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
+	f := newFixture(t, ec2nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
 	f.startOperatorOnFakeCloud()
 	// A class whose subnets match nothing yet: the pool makes no node.
 	web := class("web")

@@ -1,4 +1,4 @@
-package nodeclass
+package clusterapinodeclass
 
 import (
 	"context"

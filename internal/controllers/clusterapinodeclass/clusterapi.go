@@ -1,4 +1,7 @@
-package nodeclass
+// Package clusterapinodeclass checks ClusterAPINodeClasses: that the Cluster and the
+// templates a class names exist, and whether Stratos can power its machines off and on,
+// with a Ready condition that says what does not resolve.
+package clusterapinodeclass
 
 import (
 	"context"

@@ -5,43 +5,43 @@ import (
 	"time"
 )
 
-// window gathers triggers into batches. A batch opens on the first trigger and closes
+// batcher gathers triggers into batches. A batch opens on the first trigger and closes
 // once no trigger came for idle, or max after it opened, whichever is first: a burst of
 // pods marked unschedulable one by one is decided at once.
-type window struct {
+type batcher struct {
 	idle, max time.Duration
 	triggers  chan struct{}
 }
 
-func newWindow(idle, max time.Duration) *window {
-	return &window{idle: idle, max: max, triggers: make(chan struct{}, 1)}
+func newBatcher(idle, max time.Duration) *batcher {
+	return &batcher{idle: idle, max: max, triggers: make(chan struct{}, 1)}
 }
 
 // trigger opens a batch, or extends the open one. It never blocks.
-func (w *window) trigger() {
+func (b *batcher) trigger() {
 	select {
-	case w.triggers <- struct{}{}:
+	case b.triggers <- struct{}{}:
 	default:
 	}
 }
 
 // wait blocks until a batch closes, and reports false when ctx ends first.
-func (w *window) wait(ctx context.Context) bool {
+func (b *batcher) wait(ctx context.Context) bool {
 	select {
 	case <-ctx.Done():
 		return false
-	case <-w.triggers:
+	case <-b.triggers:
 	}
-	maxTimer := time.NewTimer(w.max)
+	maxTimer := time.NewTimer(b.max)
 	defer maxTimer.Stop()
-	idleTimer := time.NewTimer(w.idle)
+	idleTimer := time.NewTimer(b.idle)
 	defer idleTimer.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return false
-		case <-w.triggers:
-			idleTimer.Reset(w.idle)
+		case <-b.triggers:
+			idleTimer.Reset(b.idle)
 		case <-idleTimer.C:
 			return true
 		case <-maxTimer.C:

@@ -1,10 +1,10 @@
-// Package nodeclass resolves EC2NodeClasses: their selectors become the images,
+// Package ec2nodeclass resolves EC2NodeClasses: their selectors become the images,
 // subnets, security groups and instance profile in their status, with a Ready condition
 // that says what does not resolve. It resolves on every spec change and again
 // periodically, so that a new image behind an alias is seen (and the nodes on the old
 // one drift), and removes the instance profile it made for a class once the class is
 // deleted and no claim uses it.
-package nodeclass
+package ec2nodeclass
 
 import (
 	"context"

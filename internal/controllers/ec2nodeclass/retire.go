@@ -1,4 +1,4 @@
-package nodeclass
+package ec2nodeclass
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package simulation
+package schedulinginput
 
 import (
 	"testing"

@@ -1,4 +1,4 @@
-package simulation
+package schedulinginput
 
 import (
 	corev1 "k8s.io/api/core/v1"

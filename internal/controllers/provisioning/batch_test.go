@@ -6,18 +6,18 @@ import (
 	"time"
 )
 
-func TestWindowClosesAfterTheIdleGap(t *testing.T) {
-	w := newWindow(20*time.Millisecond, time.Hour)
-	w.trigger()
-	w.trigger()
+func TestBatchClosesAfterTheIdleGap(t *testing.T) {
+	b := newBatcher(20*time.Millisecond, time.Hour)
+	b.trigger()
+	b.trigger()
 	// With max an hour away, returning at all shows the idle gap closed the batch.
-	if !w.wait(context.Background()) {
-		t.Fatal("the window did not close")
+	if !b.wait(context.Background()) {
+		t.Fatal("the batch did not close")
 	}
 }
 
-func TestWindowClosesAtItsMaximumUnderSteadyTriggers(t *testing.T) {
-	w := newWindow(time.Hour, 30*time.Millisecond)
+func TestBatchClosesAtItsMaximumUnderSteadyTriggers(t *testing.T) {
+	b := newBatcher(time.Hour, 30*time.Millisecond)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -28,21 +28,21 @@ func TestWindowClosesAtItsMaximumUnderSteadyTriggers(t *testing.T) {
 			case <-ctx.Done():
 				return
 			case <-ticker.C:
-				w.trigger()
+				b.trigger()
 			}
 		}
 	}()
 	// With the idle gap an hour, returning shows the maximum closed the batch.
-	if !w.wait(ctx) {
-		t.Fatal("the window did not close")
+	if !b.wait(ctx) {
+		t.Fatal("the batch did not close")
 	}
 }
 
-func TestWindowWaitEndsWithItsContext(t *testing.T) {
-	w := newWindow(time.Hour, time.Hour)
+func TestBatchWaitEndsWithItsContext(t *testing.T) {
+	b := newBatcher(time.Hour, time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if w.wait(ctx) {
+	if b.wait(ctx) {
 		t.Fatal("wait reported a batch after its context ended")
 	}
 }

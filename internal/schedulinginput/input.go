@@ -1,9 +1,9 @@
-// Package simulation turns the cluster's state into the input of the scheduling
+// Package schedulinginput turns the cluster's state into the input of the scheduling
 // simulation: the Nodes pods could use now, the claims coming and standing by, and the
 // pools' templates with the instance types their node classes offer. Provisioning asks
 // it where waiting pods would go; disruption asks it where a node's pods would go if the
 // node went away.
-package simulation
+package schedulinginput
 
 import (
 	"context"
