@@ -2,11 +2,10 @@ package kubelet
 
 import (
 	"context"
-	"errors"
-	corev1 "k8s.io/api/core/v1"
-	"slices"
 	"testing"
 	"time"
+
+	corev1 "k8s.io/api/core/v1"
 
 	testingclock "k8s.io/utils/clock/testing"
 
@@ -69,32 +68,6 @@ func wantState(t *testing.T, c *fakecloud.Cloud, id string, want cloudprovider.I
 	}
 }
 
-// wantCode checks that err is a cloud error with the given code.
-func wantCode(t *testing.T, err error, want cloudprovider.ErrorCode) {
-	t.Helper()
-	var cloudErr *cloudprovider.Error
-	if !errors.As(err, &cloudErr) || cloudErr.Code != want {
-		t.Fatalf("error = %v, want code %s", err, want)
-	}
-}
-
-// wantOfferings checks the offerings a cloud error says are out of capacity.
-func wantOfferings(t *testing.T, err error, want []cloudprovider.OfferingKey) {
-	t.Helper()
-	var cloudErr *cloudprovider.Error
-	if !errors.As(err, &cloudErr) || !slices.Equal(cloudErr.Offerings, want) {
-		t.Fatalf("error %v names offerings %v, want %v", err, offeringsOf(err), want)
-	}
-}
-
-func offeringsOf(err error) []cloudprovider.OfferingKey {
-	var cloudErr *cloudprovider.Error
-	if errors.As(err, &cloudErr) {
-		return cloudErr.Offerings
-	}
-	return nil
-}
-
 // act calls a batch operation on one instance and returns its per-instance error.
 func act(t *testing.T, call func(context.Context, []string) (map[string]error, error), id string) error {
 	t.Helper()
@@ -118,38 +91,10 @@ func view(t *testing.T, c *fakecloud.Cloud, id string) physics.NodeView {
 	return physics.NodeView{}
 }
 
-// running launches an instance and steps the clock until it runs.
-func running(t *testing.T, c *fakecloud.Cloud, clk *testingclock.FakeClock, req *cloudprovider.CreateRequest) *cloudprovider.Instance {
-	t.Helper()
-	inst := create(t, c, req)
-	clk.Step(c.Physics().LaunchDelay)
-	wantState(t, c, inst.ID, cloudprovider.StateRunning)
-	return inst
-}
-
-// stopped launches an instance and stops it.
-func stopped(t *testing.T, c *fakecloud.Cloud, clk *testingclock.FakeClock, req *cloudprovider.CreateRequest) *cloudprovider.Instance {
-	t.Helper()
-	inst := running(t, c, clk, req)
-	if err := act(t, plainStop(c), inst.ID); err != nil {
-		t.Fatal(err)
-	}
-	clk.Step(c.Physics().StopDelay)
-	wantState(t, c, inst.ID, cloudprovider.StateStopped)
-	return inst
-}
-
 // plainStop is c's StopInstances without hibernation, as a batch operation.
 func plainStop(c *fakecloud.Cloud) func(context.Context, []string) (map[string]error, error) {
 	return func(ctx context.Context, ids []string) (map[string]error, error) {
 		return c.StopInstances(ctx, ids, false)
-	}
-}
-
-// hibernateStop is c's StopInstances with hibernation, as a batch operation.
-func hibernateStop(c *fakecloud.Cloud) func(context.Context, []string) (map[string]error, error) {
-	return func(ctx context.Context, ids []string) (map[string]error, error) {
-		return c.StopInstances(ctx, ids, true)
 	}
 }
 
