@@ -11,7 +11,7 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
-	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/ec2nodeclass"
 )
 
 // newAWSCloud builds the EC2 provider: clients from the SDK's default credential chain,
@@ -61,7 +61,7 @@ func newAWSCloud(ctx context.Context, opts *Options, mgr manager.Manager) (*aws.
 	// The node classes resolve into the status launches read: images, subnets, security
 	// groups and the instance profile.
 	resolver := aws.NewResolver(awsOpts, clients)
-	if err := (&nodeclassctrl.AWSReconciler{Client: mgr.GetClient(), Resolver: resolver, Recorder: mgr.GetEventRecorder("stratos"), Options: nodeclassctrl.Options{}}).SetupWithManager(mgr); err != nil {
+	if err := (&ec2nodeclass.AWSReconciler{Client: mgr.GetClient(), Resolver: resolver, Recorder: mgr.GetEventRecorder("stratos"), Options: ec2nodeclass.Options{}}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	return cloud, nil

@@ -8,7 +8,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/capicontract"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/clusterapi"
-	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/clusterapinodeclass"
 )
 
 // newClusterAPICloud builds the Cluster API provider, which launches nodes as Machines
@@ -21,7 +21,7 @@ func newClusterAPICloud(opts *Options, mgr manager.Manager) (cloudprovider.API, 
 	if err != nil {
 		return nil, err
 	}
-	classes := &nodeclassctrl.ClusterAPIReconciler{
+	classes := &clusterapinodeclass.ClusterAPIReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Resolver: capicontract.Resolver{Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader()},
 		Powers:   powers, Recorder: mgr.GetEventRecorder("stratos"),

@@ -17,7 +17,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/pdbs"
 	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
-	"github.com/stratos-sh/stratos/internal/simulation"
+	"github.com/stratos-sh/stratos/internal/schedulinginput"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/internal/windows"
 )
@@ -75,7 +75,7 @@ func (p *pass) pdbSet() pdbs.Set {
 // replaced are going and offer no room; their pods are on the claims replacing them.
 func (c *Controller) simulationInput(ctx context.Context, p *pass) (scheduling.Input, error) {
 	if p.input == nil {
-		in, err := simulation.Builder{Client: c.Client, Cloud: c.Cloud, Clock: c.Clock, Calendar: c.Calendar}.Input(ctx, p.snap, nil)
+		in, err := schedulinginput.Builder{Client: c.Client, Cloud: c.Cloud, Clock: c.Clock, Calendar: c.Calendar}.Input(ctx, p.snap, nil)
 		if err != nil {
 			return in, err
 		}

@@ -14,7 +14,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
-	"github.com/stratos-sh/stratos/internal/simulation"
+	"github.com/stratos-sh/stratos/internal/schedulinginput"
 )
 
 // replacement is a stale claim being replaced: its Node, the claims that will hold its
@@ -236,7 +236,7 @@ func (c *Controller) startReplacements(ctx context.Context, pp *poolPass, in sch
 		by, holds[s.Claim] = append(by, s.Claim), s.Pods
 	}
 	for _, l := range result.Launches {
-		claim := simulation.LaunchClaim(pools[l.Pool], l)
+		claim := schedulinginput.LaunchClaim(pools[l.Pool], l)
 		if err := controllerutil.SetControllerReference(pools[l.Pool], claim, c.Client.Scheme()); err != nil {
 			return by, holds, err
 		}
@@ -289,7 +289,7 @@ func withoutNode(in scheduling.Input, node string) scheduling.Input {
 	out.Nodes = withoutNodes(in.Nodes, map[string]bool{node: true})
 	out.Claims = nil
 	for _, cl := range in.Claims {
-		if !cl.Standby || cl.Rank < simulation.StaleRank {
+		if !cl.Standby || cl.Rank < schedulinginput.StaleRank {
 			out.Claims = append(out.Claims, cl)
 		}
 	}

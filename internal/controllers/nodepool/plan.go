@@ -169,7 +169,7 @@ func planPool(g goal, members []member, left limits.Left, perNode corev1.Resourc
 
 // startForMinimum plans the running minimum's share: short more nodes must run. It
 // starts fresh standby claims before stale ones, which the pool replaces anyway (as
-// provisioning ranks them, simulation.StaleRank), the readiest first within each, and
+// provisioning ranks them, schedulinginput.StaleRank), the readiest first within each, and
 // launches the rest within what left allows, which it spends. It returns the standby
 // claims not started.
 func (p *plan) startForMinimum(short int, fresh, stale []member, left *limits.Left, perNode corev1.ResourceList) ([]member, []member) {

@@ -20,7 +20,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/scheduling"
-	"github.com/stratos-sh/stratos/internal/simulation"
+	"github.com/stratos-sh/stratos/internal/schedulinginput"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -67,7 +67,7 @@ func (p *Provisioner) keepBufferRoom(ctx context.Context, existing map[*corev1.P
 		return nil
 	}
 	outcomes := map[string]*bufferOutcome{}
-	builder := simulation.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock, Calendar: p.Calendar}
+	builder := schedulinginput.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock, Calendar: p.Calendar}
 	if len(active) > 0 {
 		if err := p.keepActive(ctx, builder, snap, active, existing, outcomes); err != nil {
 			return err
@@ -183,7 +183,7 @@ func fingerprint(snap state.Snapshot, buffers []buffer, existing map[*corev1.Pod
 // keepActive places the active-capacity buffers' virtual pods on the whole cluster:
 // room on Nodes and claims coming needs nothing, standby claims are started (no pod is
 // nominated to them) and new claims launched, marked with the buffers they are for.
-func (p *Provisioner) keepActive(ctx context.Context, builder simulation.Builder, snap state.Snapshot, active []buffer, existing map[*corev1.Pod]string, outcomes map[string]*bufferOutcome) error {
+func (p *Provisioner) keepActive(ctx context.Context, builder schedulinginput.Builder, snap state.Snapshot, active []buffer, existing map[*corev1.Pod]string, outcomes map[string]*bufferOutcome) error {
 	byPod := map[*corev1.Pod]*buffer{}
 	var pods []*corev1.Pod
 	for i := range active {
@@ -322,7 +322,7 @@ func (p *Provisioner) startForBuffers(ctx context.Context, claim *v1beta1.NodeCl
 
 // launchForBuffers creates a claim for buffers' virtual pods, nominating none.
 func (p *Provisioner) launchForBuffers(ctx context.Context, pool *v1beta1.NodePool, l scheduling.Launch, buffers string) error {
-	claim := simulation.LaunchClaim(pool, l)
+	claim := schedulinginput.LaunchClaim(pool, l)
 	if claim.Annotations == nil {
 		claim.Annotations = map[string]string{}
 	}

@@ -15,7 +15,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/metrics"
 	"github.com/stratos-sh/stratos/internal/scheduling"
-	"github.com/stratos-sh/stratos/internal/simulation"
+	"github.com/stratos-sh/stratos/internal/schedulinginput"
 	"github.com/stratos-sh/stratos/internal/windows"
 )
 
@@ -109,7 +109,7 @@ func (p *Provisioner) start(ctx context.Context, claim *v1beta1.NodeClaim, pods 
 
 // launch creates a claim for pods from their pool's template.
 func (p *Provisioner) launch(ctx context.Context, pool *v1beta1.NodePool, l scheduling.Launch, placed *placements) error {
-	claim := simulation.LaunchClaim(pool, l)
+	claim := schedulinginput.LaunchClaim(pool, l)
 	if err := controllerutil.SetControllerReference(pool, claim, p.Client.Scheme()); err != nil {
 		return err
 	}

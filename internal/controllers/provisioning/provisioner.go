@@ -26,7 +26,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/podscope"
 	"github.com/stratos-sh/stratos/internal/recovery"
 	"github.com/stratos-sh/stratos/internal/scheduling"
-	"github.com/stratos-sh/stratos/internal/simulation"
+	"github.com/stratos-sh/stratos/internal/schedulinginput"
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
@@ -83,7 +83,7 @@ type Provisioner struct {
 	// nodepool controller; nil keeps no standby room.
 	BufferRoom *capacitybuffer.StandbyRoom
 
-	window *window
+	batcher *batcher
 	// relearned is set once the tracker learned the pods of the first snapshot.
 	relearned bool
 
@@ -112,11 +112,11 @@ func (p *Provisioner) NeedLeaderElection() bool { return true }
 // Start runs the loop until ctx ends.
 func (p *Provisioner) Start(ctx context.Context) error {
 	p.Options = p.Options.WithDefaults()
-	p.mu.Lock() // Trigger reads the window from another goroutine
-	p.window = newWindow(p.Options.BatchIdle, p.Options.BatchMax)
+	p.mu.Lock() // Trigger reads the batcher from another goroutine
+	p.batcher = newBatcher(p.Options.BatchIdle, p.Options.BatchMax)
 	p.unschedulable = map[types.UID]seen{}
 	p.mu.Unlock()
-	p.State.OnPending(p.window.trigger)
+	p.State.OnPending(p.batcher.trigger)
 	ctx = log.IntoContext(ctx, log.FromContext(ctx).WithName("provisioning"))
 	// A new leader decides, and relearns the pods whose startup it measures, on the whole
 	// picture, and at once: pods the leader before placed may be Ready within seconds,
@@ -124,9 +124,9 @@ func (p *Provisioner) Start(ctx context.Context) error {
 	if !toolscache.WaitForCacheSync(ctx.Done(), p.State.HasSynced) {
 		return nil
 	}
-	p.window.trigger()
+	p.batcher.trigger()
 	go p.resync(ctx)
-	for p.window.wait(ctx) {
+	for p.batcher.wait(ctx) {
 		if err := p.Provision(ctx); err != nil && ctx.Err() == nil {
 			log.FromContext(ctx).Error(err, "Provisioning failed; the next batch tries again")
 		}
@@ -143,7 +143,7 @@ func (p *Provisioner) resync(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-ticker.C:
-			p.window.trigger()
+			p.batcher.trigger()
 		}
 	}
 }
@@ -181,7 +181,7 @@ func (p *Provisioner) Provision(ctx context.Context) (err error) {
 		// Buffers keep room with no pod waiting; the pass is skipped when nothing changed.
 		return p.keepBufferRoom(ctx, nil)
 	}
-	in, err := simulation.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock, Calendar: p.Calendar}.Input(ctx, snap, pods)
+	in, err := schedulinginput.Builder{Client: p.Client, Cloud: p.Cloud, Clock: p.Clock, Calendar: p.Calendar}.Input(ctx, snap, pods)
 	if err != nil {
 		return err
 	}
@@ -218,10 +218,10 @@ func (p *Provisioner) inScope(ctx context.Context, pods []*corev1.Pod) ([]*corev
 // Trigger opens a batch now: the scope changed, and pods it serves now may wait.
 func (p *Provisioner) Trigger() {
 	p.mu.Lock()
-	w := p.window
+	b := p.batcher
 	p.mu.Unlock()
-	if w != nil {
-		w.trigger()
+	if b != nil {
+		b.trigger()
 	}
 }
 
@@ -239,7 +239,7 @@ func poolsOfClaims(in scheduling.Input) map[string]string {
 func (p *Provisioner) wakeAt(t time.Time) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if t.IsZero() || p.window == nil {
+	if t.IsZero() || p.batcher == nil {
 		return // nothing lapses, or the loop does not run
 	}
 	if p.wake != nil && p.wakeTime.After(p.Clock.Now()) && !p.wakeTime.After(t) {
@@ -248,7 +248,7 @@ func (p *Provisioner) wakeAt(t time.Time) {
 	if p.wake != nil {
 		p.wake.Stop()
 	}
-	p.wake, p.wakeTime = time.AfterFunc(max(t.Sub(p.Clock.Now()), 0), p.window.trigger), t
+	p.wake, p.wakeTime = time.AfterFunc(max(t.Sub(p.Clock.Now()), 0), p.batcher.trigger), t
 }
 
 // toSimulate returns the waiting pods, less those known not to fit anywhere whose pod

@@ -6,8 +6,7 @@ import (
 	"time"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
-	"github.com/stratos-sh/stratos/internal/sim/scenario"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // startCall is one StartInstances call the operator made: when it arrived and which
@@ -50,24 +49,10 @@ func (r *recordingCloud) startCalls() []startCall {
 	return append([]startCall(nil), r.starts...)
 }
 
-// faults converts a scenario's faults to the fake cloud's.
-func faults(f *scenario.Faults) fake.Faults {
+// faults are a scenario's faults for the fake cloud: none when the scenario sets none.
+func faults(f *fakecloud.Faults) fakecloud.Faults {
 	if f == nil {
-		return fake.Faults{}
+		return fakecloud.Faults{}
 	}
-	out := fake.Faults{
-		Errors:        map[string]fake.ErrorFault{},
-		RateLimits:    map[string]fake.RateLimit{},
-		NeverRegister: f.NeverRegister,
-	}
-	for op, e := range f.Errors {
-		out.Errors[op] = fake.ErrorFault{Probability: e.Probability, Code: cloudprovider.ErrorCode(e.Code)}
-	}
-	for op, l := range f.RateLimits {
-		out.RateLimits[op] = fake.RateLimit{PerSecond: l.PerSecond, Burst: l.Burst}
-	}
-	for _, o := range f.InsufficientCapacity {
-		out.InsufficientCapacity = append(out.InsufficientCapacity, fake.Offering{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType})
-	}
-	return out
+	return *f
 }

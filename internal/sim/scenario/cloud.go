@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 )
 
@@ -109,7 +110,7 @@ func (s *Scenario) refuse(limits cloudLimits) error {
 			}
 		}
 	}
-	faults := func(where string, f *Faults) {
+	faults := func(where string, f *fakecloud.Faults) {
 		switch {
 		case f == nil:
 		case !limits.keepsNeverRegister:

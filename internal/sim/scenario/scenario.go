@@ -12,6 +12,7 @@ import (
 	"sigs.k8s.io/yaml"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // Scenario is one scenario file.
@@ -40,41 +41,12 @@ type Scenario struct {
 	// front of moto before moto answers. Defaults to 0: every call answers at once.
 	CallLatency *metav1.Duration `json:"callLatency,omitempty"`
 	// Faults are injected from the start.
-	Faults *Faults `json:"faults,omitempty"`
+	Faults *fakecloud.Faults `json:"faults,omitempty"`
 	// Objects are applied in order before the first step: node classes, pools,
 	// namespaces, Deployments, PodDisruptionBudgets…
 	Objects []unstructured.Unstructured `json:"objects,omitempty"`
 	// Steps run in order; a failed wait or expectation fails the scenario and ends it.
 	Steps []Step `json:"steps"`
-}
-
-// Faults are the fake cloud's injected failures, by operation name (Create, Start,
-// Stop, Terminate, Get, List).
-type Faults struct {
-	Errors               map[string]ErrorFault `json:"errors,omitempty"`
-	RateLimits           map[string]RateLimit  `json:"rateLimits,omitempty"`
-	InsufficientCapacity []Offering            `json:"insufficientCapacity,omitempty"`
-	NeverRegister        float64               `json:"neverRegister,omitempty"`
-}
-
-// ErrorFault fails a share of an operation's calls with a code (default Internal).
-type ErrorFault struct {
-	Probability float64 `json:"probability"`
-	Code        string  `json:"code,omitempty"`
-}
-
-// RateLimit throttles an operation beyond perSecond calls with a burst.
-type RateLimit struct {
-	PerSecond float64 `json:"perSecond"`
-	Burst     int     `json:"burst"`
-}
-
-// Offering names an instance type in a zone, of a capacity type (on-demand or spot), the
-// cloud has no capacity for; empty matches any: {capacityType: spot} takes spot away.
-type Offering struct {
-	InstanceType string `json:"instanceType,omitempty"`
-	Zone         string `json:"zone,omitempty"`
-	CapacityType string `json:"capacityType,omitempty"`
 }
 
 // Load reads and validates a scenario file.

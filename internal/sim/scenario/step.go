@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
@@ -42,8 +43,8 @@ type Step struct {
 	SetClock *metav1.Time `json:"setClock,omitempty"`
 
 	// Faults replaces the cloud's injected faults; ClearFaults removes them all.
-	Faults      *Faults `json:"faults,omitempty"`
-	ClearFaults bool    `json:"clearFaults,omitempty"`
+	Faults      *fakecloud.Faults `json:"faults,omitempty"`
+	ClearFaults bool              `json:"clearFaults,omitempty"`
 
 	// Interrupt has the cloud give notice about instances that hold workload pods: spot
 	// interruptions, rebalance recommendations or scheduled changes.

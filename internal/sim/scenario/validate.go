@@ -10,6 +10,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // Operations are the fake cloud's operation names that faults may name.
@@ -39,7 +40,7 @@ func (s *Scenario) Validate() error {
 		errs = append(errs, fmt.Errorf("callLatency must not be negative, got %s", s.CallLatency.Duration))
 	}
 	if s.Faults != nil {
-		errs = append(errs, prefix("faults", s.Faults.validate()))
+		errs = append(errs, prefix("faults", validateFaults(s.Faults)))
 	}
 	for i, o := range s.Objects {
 		if o.GetKind() == "" || o.GetAPIVersion() == "" || o.GetName() == "" {
@@ -91,7 +92,7 @@ func (st *Step) validate() error {
 	case st.KillOperator != nil && st.KillOperator.Within.Duration <= 0:
 		return errors.New("killOperator: within must be positive")
 	case st.Faults != nil:
-		return prefix("faults", st.Faults.validate())
+		return prefix("faults", validateFaults(st.Faults))
 	case st.Interrupt != nil:
 		return prefix("interrupt", st.Interrupt.validate())
 	case st.Unhealthy != nil:
@@ -179,13 +180,14 @@ func (r *WorkloadRef) validate() error {
 	return nil
 }
 
-func (f *Faults) validate() error {
+// validateFaults checks a scenario's faults (the fake cloud's Faults) by the format's rules.
+func validateFaults(f *fakecloud.Faults) error {
 	var errs []error
 	for op, e := range f.Errors {
 		if !slices.Contains(Operations, op) {
 			errs = append(errs, fmt.Errorf("errors: operation %q is not one of %v", op, Operations))
 		}
-		if e.Code != "" && !slices.Contains(errorCodes, cloudprovider.ErrorCode(e.Code)) {
+		if e.Code != "" && !slices.Contains(errorCodes, e.Code) {
 			errs = append(errs, fmt.Errorf("errors.%s: code %q is not one of %v", op, e.Code, errorCodes))
 		}
 		if e.Probability < 0 || e.Probability > 1 {

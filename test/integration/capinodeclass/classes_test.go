@@ -14,7 +14,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/clusterapinodeclass"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
 )
 
@@ -81,18 +81,18 @@ func TestClassResolvesOnceItsClusterAndTemplatesExist(t *testing.T) {
 	f := newFixture(t)
 	f.create(class("work", ref(infraGroup, "TestMachineTemplate", "workers"), nil))
 
-	_, ready := f.readyWhen("work", because(nodeclassctrl.ReasonClusterNotFound))
+	_, ready := f.readyWhen("work", because(clusterapinodeclass.ReasonClusterNotFound))
 	if !strings.Contains(ready.Message, "Cluster default/work does not exist") {
 		t.Errorf("Ready's message %q does not name the Cluster", ready.Message)
 	}
 	f.cluster("work")
-	_, ready = f.readyWhen("work", because(nodeclassctrl.ReasonTemplateNotFound))
+	_, ready = f.readyWhen("work", because(clusterapinodeclass.ReasonTemplateNotFound))
 	if !strings.Contains(ready.Message, "TestConfigTemplate.bootstrap.test.stratos.sh default/workers") {
 		t.Errorf("Ready's message %q does not name the bootstrap template", ready.Message)
 	}
 	f.template(bootstrapGroup, "v1beta1", "TestConfigTemplate", "workers")
 	f.eventually("the infrastructure template is what is missing", func() bool {
-		_, ready = f.readyWhen("work", because(nodeclassctrl.ReasonTemplateNotFound))
+		_, ready = f.readyWhen("work", because(clusterapinodeclass.ReasonTemplateNotFound))
 		return strings.Contains(ready.Message, "infrastructure template TestMachineTemplate")
 	})
 	// Read at v1beta1, the latest version its CRD names for the contract.
@@ -106,8 +106,8 @@ func TestClassResolvesOnceItsClusterAndTemplatesExist(t *testing.T) {
 	}
 	f.eventually("the Events tell the story", func() bool {
 		warnings, normals := f.eventReasons("work", corev1.EventTypeWarning), f.eventReasons("work", corev1.EventTypeNormal)
-		return contains(warnings, nodeclassctrl.ReasonClusterNotFound) && contains(warnings, nodeclassctrl.ReasonTemplateNotFound) &&
-			contains(normals, nodeclassctrl.ReasonResolved)
+		return contains(warnings, clusterapinodeclass.ReasonClusterNotFound) && contains(warnings, clusterapinodeclass.ReasonTemplateNotFound) &&
+			contains(normals, clusterapinodeclass.ReasonResolved)
 	})
 }
 
@@ -133,12 +133,12 @@ func TestClassStandbyAndBadKinds(t *testing.T) {
 	}
 
 	f.create(class("unlabelled", ref(infraGroup, "UnlabelledMachineTemplate", "unlabelled"), nil))
-	_, ready := f.readyWhen("unlabelled", because(nodeclassctrl.ReasonTemplateNotContractVersioned))
+	_, ready := f.readyWhen("unlabelled", because(clusterapinodeclass.ReasonTemplateNotContractVersioned))
 	if !strings.Contains(ready.Message, "UnlabelledMachineTemplate") {
 		t.Errorf("Ready's message %q does not name the kind", ready.Message)
 	}
 	f.create(class("unknown", ref("infrastructure.cluster.x-k8s.io", "Metal3MachineTemplate", "workers"), nil))
-	_, ready = f.readyWhen("unknown", because(nodeclassctrl.ReasonTemplateKindUnknown))
+	_, ready = f.readyWhen("unknown", because(clusterapinodeclass.ReasonTemplateKindUnknown))
 	if !strings.Contains(ready.Message, "Metal3MachineTemplate.infrastructure.cluster.x-k8s.io") {
 		t.Errorf("Ready's message %q does not name the kind", ready.Message)
 	}

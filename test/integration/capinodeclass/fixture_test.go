@@ -26,7 +26,7 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/capicontract"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/clusterapi"
-	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/clusterapinodeclass"
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/test/harness"
 )
@@ -72,13 +72,13 @@ func newFixture(t *testing.T) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	r := &nodeclassctrl.ClusterAPIReconciler{
+	r := &clusterapinodeclass.ClusterAPIReconciler{
 		Client: mgr.GetClient(), APIReader: mgr.GetAPIReader(),
 		Resolver: capicontract.Resolver{Mapper: mgr.GetRESTMapper(), Reader: mgr.GetAPIReader()},
 		// Only TestMachines can be powered off and on.
 		Powers:   clusterapi.Powers{{Group: infraGroup, Kind: "TestMachine"}: noPower{}},
 		Recorder: mgr.GetEventRecorder("stratos"),
-		Options:  nodeclassctrl.Options{RetryFailed: 200 * time.Millisecond},
+		Options:  clusterapinodeclass.Options{RetryFailed: 200 * time.Millisecond},
 	}
 	if err := r.SetupWithManager(mgr); err != nil {
 		t.Fatal(err)

@@ -38,11 +38,11 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/ec2nodeclass"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 	"github.com/stratos-sh/stratos/test/harness"
-	"github.com/stratos-sh/stratos/test/moto"
 )
 
 const (
@@ -92,7 +92,7 @@ type fixture struct {
 // newFixture starts the API server and moto_server, publishes al2023@latest (the first
 // release) and makes the network and role; setup adds controllers to the manager before
 // it starts, besides the EC2NodeClass controller with opts.
-func newFixture(t *testing.T, opts nodeclass.Options, setup func(*fixture)) *fixture {
+func newFixture(t *testing.T, opts ec2nodeclass.Options, setup func(*fixture)) *fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f := &fixture{t: t, ctx: ctx, env: harness.Lease(t)}
@@ -145,7 +145,7 @@ func newFixture(t *testing.T, opts nodeclass.Options, setup func(*fixture)) *fix
 	if err := indexes.Register(ctx, f.mgr.GetFieldIndexer()); err != nil {
 		t.Fatal(err)
 	}
-	reconciler := &nodeclass.AWSReconciler{Client: f.mgr.GetClient(), Resolver: f.resolver, Recorder: f.mgr.GetEventRecorder("stratos"), Options: opts}
+	reconciler := &ec2nodeclass.AWSReconciler{Client: f.mgr.GetClient(), Resolver: f.resolver, Recorder: f.mgr.GetEventRecorder("stratos"), Options: opts}
 	if err := reconciler.SetupWithManager(f.mgr); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/ec2nodeclass"
 )
 
 // A class resolves to the images behind its alias, its subnets with their zones, its
@@ -23,7 +23,7 @@ import (
 // resolves once a subnet is tagged for it; a new image published behind the alias is
 // picked up by the periodic refresh.
 func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
-	f := newFixture(t, nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
+	f := newFixture(t, ec2nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
 	f.create(class("default"))
 	f.eventually("default is Ready", func() bool {
 		c := f.ready("default")
@@ -48,13 +48,13 @@ func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
 	if f.subnets[0].ZoneID == "" {
 		t.Errorf("moto gave no zone IDs: they were not checked")
 	}
-	if c := f.ready("default"); c.Reason != nodeclass.ReasonResolved || c.ObservedGeneration != got.Generation {
+	if c := f.ready("default"); c.Reason != ec2nodeclass.ReasonResolved || c.ObservedGeneration != got.Generation {
 		t.Errorf("Ready %+v", c)
 	}
-	if !controllerutil.ContainsFinalizer(got, nodeclass.Finalizer) || !f.profileExists(profile) {
+	if !controllerutil.ContainsFinalizer(got, ec2nodeclass.Finalizer) || !f.profileExists(profile) {
 		t.Errorf("finalizers %v, profile %s exists: %v; a class with a role gets both", got.Finalizers, profile, f.profileExists(profile))
 	}
-	f.eventually("a Resolved event for default", func() bool { return len(f.events("default", nodeclass.ReasonResolved)) == 1 })
+	f.eventually("a Resolved event for default", func() bool { return len(f.events("default", ec2nodeclass.ReasonResolved)) == 1 })
 
 	broken := class("broken")
 	broken.Spec.SubnetSelectorTerms = []v1beta1.SubnetSelectorTerm{{Tags: map[string]string{"stratos.sh/discovery": "broken"}}}
@@ -88,7 +88,7 @@ func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
 		c := f.ready("broken")
 		return c.Status == metav1.ConditionTrue && len(f.get("broken").Status.Subnets) == 1
 	})
-	f.eventually("a Resolved event for broken", func() bool { return len(f.events("broken", nodeclass.ReasonResolved)) == 1 })
+	f.eventually("a Resolved event for broken", func() bool { return len(f.events("broken", ec2nodeclass.ReasonResolved)) == 1 })
 
 	// A new image behind al2023@latest: the refresh picks it up, arm64 stays.
 	f.putParameter(alAMD64, imageV2AMD64.ID)
@@ -96,14 +96,14 @@ func TestClassesResolveSayWhatDoesNotAndFollowNewImages(t *testing.T) {
 		amis := f.get("default").Status.AMIs
 		return len(amis) == 2 && amis[0].ID == imageV2AMD64.ID && amis[1].ID == imageV1ARM64.ID
 	})
-	f.eventually("an ImagesChanged event for default", func() bool { return len(f.events("default", nodeclass.ReasonImagesChanged)) == 1 })
+	f.eventually("an ImagesChanged event for default", func() bool { return len(f.events("default", ec2nodeclass.ReasonImagesChanged)) == 1 })
 }
 
 // A deleted class keeps its instance profile until no claim uses it, then removes it
 // and goes; a class that names its own profile has no finalizer and goes at once; and
 // the sweep removes a profile Stratos made for a class that no longer exists.
 func TestDeletingAClassRemovesItsInstanceProfileOnceNoClaimUsesIt(t *testing.T) {
-	f := newFixture(t, nodeclass.Options{SweepInterval: 500 * time.Millisecond}, nil)
+	f := newFixture(t, ec2nodeclass.Options{SweepInterval: 500 * time.Millisecond}, nil)
 	// A profile left by a class deleted while its finalizer was taken off by hand.
 	if res := f.resolver.Resolver.Resolve(f.ctx, class("ghost")); res.Failure(aws.PartInstanceProfile) != nil {
 		t.Fatal(res.Failure(aws.PartInstanceProfile))
@@ -128,7 +128,7 @@ func TestDeletingAClassRemovesItsInstanceProfileOnceNoClaimUsesIt(t *testing.T) 
 	}
 	f.eventually("default says it waits for its claims", func() bool {
 		c := f.ready("default")
-		return c.Status == metav1.ConditionFalse && c.Reason == nodeclass.ReasonDeleting && strings.Contains(c.Message, "1 NodeClaims")
+		return c.Status == metav1.ConditionFalse && c.Reason == ec2nodeclass.ReasonDeleting && strings.Contains(c.Message, "1 NodeClaims")
 	})
 	// The sweep runs meanwhile: a class being deleted still exists, and keeps its profile.
 	sweeps := f.resolver.sweepCount()
@@ -149,7 +149,7 @@ func TestDeletingAClassRemovesItsInstanceProfileOnceNoClaimUsesIt(t *testing.T) 
 		c := f.ready("own")
 		return c != nil && c.Status == metav1.ConditionTrue && f.get("own").Status.InstanceProfile == "own-profile"
 	})
-	if got := f.get("own"); controllerutil.ContainsFinalizer(got, nodeclass.Finalizer) {
+	if got := f.get("own"); controllerutil.ContainsFinalizer(got, ec2nodeclass.Finalizer) {
 		t.Errorf("finalizers %v; a class with its own profile needs none", got.Finalizers)
 	}
 	if err := f.env.Client.Delete(f.ctx, f.get("own")); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/ec2nodeclass"
 )
 
 // A role change never touches the instance profile the nodes hold. A role that does not
@@ -26,7 +26,7 @@ import (
 // failed at "after a role that does not exist, the old profile holds []; want [nodes]"
 // and "status.instanceProfile = \"\"; want the old".
 func TestARoleChangeLeavesTheProfileNodesHoldUntilNoClaimHoldsIt(t *testing.T) {
-	f := newFixture(t, nodeclass.Options{}, nil)
+	f := newFixture(t, ec2nodeclass.Options{}, nil)
 	f.create(class("default"))
 	f.eventually("default is Ready", func() bool {
 		c := f.ready("default")
@@ -76,7 +76,7 @@ func TestARoleChangeLeavesTheProfileNodesHoldUntilNoClaimHoldsIt(t *testing.T) {
 	if !f.profileExists(current) {
 		t.Errorf("the current profile %s went too", current)
 	}
-	f.eventually("an InstanceProfileRetired Event", func() bool { return len(f.events("default", nodeclass.ReasonInstanceProfileRetired)) == 1 })
+	f.eventually("an InstanceProfileRetired Event", func() bool { return len(f.events("default", ec2nodeclass.ReasonInstanceProfileRetired)) == 1 })
 }
 
 // claimHolding makes a standby claim of class whose stopped instance was launched with

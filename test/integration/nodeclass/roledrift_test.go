@@ -10,7 +10,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
-	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
+	"github.com/stratos-sh/stratos/internal/controllers/ec2nodeclass"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 )
 
@@ -24,7 +24,7 @@ import (
 // role in place, the standby node changed role under it at once, outside any budget,
 // and drifted only as TemplateChanged.
 func TestNodesOnTheProfileOfAnEarlierRoleDriftAndTheProfileGoes(t *testing.T) {
-	f := newFixture(t, nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
+	f := newFixture(t, ec2nodeclass.Options{Refresh: time.Second, RetryFailed: 500 * time.Millisecond}, nil)
 	f.startOperatorOnFakeCloud()
 	f.create(class("web"))
 	f.create(standbyPool("web"))
