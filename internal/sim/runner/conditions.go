@@ -59,6 +59,9 @@ type costlyCounts interface {
 	workloadLatency(want *scenario.WorkloadLatency) int
 	// standbyNodeHours is a pool's standby node-hours so far, rounded up.
 	standbyNodeHours(pool string) int
+	// scaleFigures are the operator's memory, decision time, writes and cloud calls so
+	// far, which the scale counts bound.
+	scaleFigures() scaleFigures
 }
 
 // claimKey is what claims are counted by: pool, zone and capacity type of the instance
@@ -180,6 +183,8 @@ func (v *view) count(c scenario.NamedCount, from moment) int {
 		return v.costly.standbyNodeHours(c.StandbyHours.Pool)
 	case c.StandbyTarget != nil:
 		return v.standbyTarget(c.StandbyTarget.Pool)
+	case c.CloudCalls != nil || scaleCounts[c.Name]:
+		return v.costly.scaleFigures().count(c)
 	case c.Name == "evictions":
 		return v.costly.evictions()
 	case c.Name == "podLatencyP99":

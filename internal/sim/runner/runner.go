@@ -88,6 +88,10 @@ type run struct {
 	displacements []displacement
 	// marks are the moments mark steps named.
 	marks map[string]moment
+	// callSamples are the operator's cloud calls so far, sampled with the timeline.
+	callSamples []report.CallSample
+	// decisions reads the operator's decision time from its metrics.
+	decisions *decisionScraper
 }
 
 // Run runs the scenario and returns its report. An error means the simulated cluster
@@ -149,7 +153,13 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 			return nil, err
 		}
 	}
-	r.operator, err = operatorproc.Start(opts.OperatorBinary, append(operatorArgs(cp.OperatorKubeconfig, r.cloud.operatorFlags(), s), "--calendar-file="+r.calendarFile()), r.cloud.operatorEnv(), operatorLog)
+	metricsAddress, err := freeLoopbackAddress()
+	if err != nil {
+		return nil, err
+	}
+	r.decisions = newDecisionScraper(metricsAddress)
+	args := append(operatorArgs(cp.OperatorKubeconfig, r.cloud.operatorFlags(), s), "--calendar-file="+r.calendarFile(), "--metrics-bind-address="+metricsAddress)
+	r.operator, err = operatorproc.Start(opts.OperatorBinary, args, r.cloud.operatorEnv(), operatorLog)
 	if err != nil {
 		return nil, err
 	}
@@ -173,6 +183,9 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	watchers.Wait()
 
 	r.checkInvariants(ctx)
+	// The last figures before the operator goes: its histogram goes with it.
+	r.sampleCalls(time.Now())
+	r.decisions.scrape(ctx)
 	stopErr := r.operator.Stop()
 	r.collect()
 	return r.report, stopErr
@@ -317,7 +330,6 @@ func operatorArgs(kubeconfig string, cloudFlags []string, s *scenario.Scenario) 
 	}, cloudFlags...)
 	args = append(args,
 		"--leader-elect=false",
-		"--metrics-bind-address=0",
 		"--health-probe-bind-address=0",
 		"--log-format=text",
 	)
