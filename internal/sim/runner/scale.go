@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -91,7 +92,11 @@ func histogramBuckets(family *dto.MetricFamily) map[float64]uint64 {
 		for _, b := range h.GetBucket() {
 			buckets[b.GetUpperBound()] += b.GetCumulativeCount()
 		}
-		buckets[math.Inf(1)] += h.GetSampleCount()
+		// The exposition may leave the +Inf bucket out (the parser keeps it when it is
+		// there): the sample count is that bucket.
+		if !slices.ContainsFunc(h.GetBucket(), func(b *dto.Bucket) bool { return math.IsInf(b.GetUpperBound(), 1) }) {
+			buckets[math.Inf(1)] += h.GetSampleCount()
+		}
 	}
 	return buckets
 }
