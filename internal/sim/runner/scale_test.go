@@ -1,7 +1,12 @@
 package runner
 
 import (
+	"math"
+	"strings"
 	"testing"
+
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 
 	"k8s.io/utils/ptr"
 
@@ -50,5 +55,24 @@ func TestScaleCountsRoundUpSoThatABoundIsAnAtMost(t *testing.T) {
 		if ok, _ := holds(&c, empty); ok {
 			t.Errorf("%s holds with nothing measured", describeCondition(&c))
 		}
+	}
+}
+
+func TestHistogramBucketsCountTheInfBucketOnce(t *testing.T) {
+	exposition := `# TYPE stratos_provisioning_duration_seconds histogram
+stratos_provisioning_duration_seconds_bucket{le="0.001"} 2
+stratos_provisioning_duration_seconds_bucket{le="0.002"} 6
+stratos_provisioning_duration_seconds_bucket{le="+Inf"} 10
+stratos_provisioning_duration_seconds_sum 0.5
+stratos_provisioning_duration_seconds_count 10
+`
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	families, err := parser.TextToMetricFamilies(strings.NewReader(exposition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	buckets := histogramBuckets(families[decisionMetric])
+	if buckets[0.001] != 2 || buckets[0.002] != 6 || buckets[math.Inf(1)] != 10 || len(buckets) != 3 {
+		t.Errorf("buckets = %v, want 0.001: 2, 0.002: 6, +Inf: 10", buckets)
 	}
 }
