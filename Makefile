@@ -54,7 +54,7 @@ generate: ## Regenerate deep-copy code, CRDs (Stratos's and the simulator's CAPI
 	$(CONTROLLER_GEN) object:headerFile=hack/boilerplate.go.txt paths=./internal/sim/clusterapi/simapi/...
 	$(CONTROLLER_GEN) crd paths=./internal/sim/clusterapi/simapi/... output:crd:artifacts:config=internal/sim/clusterapi/simapi/crds
 	$(CONTROLLER_GEN) rbac:roleName=stratos paths="./internal/operator/...;./internal/controllers/..." output:rbac:artifacts:config=config/rbac
-	$(CONTROLLER_GEN) rbac:roleName=stratos-fake-kubelets paths=./internal/cloudprovider/fake/... output:rbac:artifacts:config=config/rbac/fake-kubelets
+	$(CONTROLLER_GEN) rbac:roleName=stratos-fake-kubelets paths=./internal/sim/kubelet/... output:rbac:artifacts:config=config/rbac/fake-kubelets
 	$(CONTROLLER_GEN) rbac:roleName=stratos-clusterapi paths=./internal/cloudprovider/clusterapi/... output:rbac:artifacts:config=config/rbac/clusterapi
 	hack/chart-files.sh
 	go run ./hack/apidocs -crds config/crd/bases -out docs/api.md

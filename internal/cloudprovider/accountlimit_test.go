@@ -8,7 +8,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // A launch refused by an account limit marks the offerings the limit covers, saying
@@ -18,7 +18,7 @@ import (
 func TestAnAccountLimitMarksWhatItCoversAndNamesItselfOnceNothingIsLeft(t *testing.T) {
 	s := newSetup(t)
 	ctx := context.Background()
-	s.cloud.SetFaults(fake.Faults{AccountLimits: []fake.AccountLimit{{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"m5"}, CapacityType: v1beta1.CapacityTypeOnDemand}}})
+	s.cloud.SetFaults(fakecloud.Faults{AccountLimits: []fakecloud.AccountLimit{{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"m5"}, CapacityType: v1beta1.CapacityTypeOnDemand}}})
 
 	var firstExpiry time.Time
 	for attempt := 1; attempt <= 2; attempt++ {

@@ -14,7 +14,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 )
 
 var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
@@ -25,7 +26,7 @@ var batching = cloudprovider.BatchOptions{MaxItems: 100, Timeout: 10 * time.Seco
 // setup returns a fake cloud on its own fake clock, and a provider over it whose
 // unavailable offerings last a minute on another fake clock.
 type setup struct {
-	cloud      *fake.Cloud
+	cloud      *fakecloud.Cloud
 	cloudClock *testingclock.FakeClock
 	clock      *testingclock.FakeClock
 	marks      *cloudprovider.UnavailableOfferings
@@ -34,10 +35,10 @@ type setup struct {
 
 func newSetup(t *testing.T) setup {
 	t.Helper()
-	physics := fake.DefaultPhysics()
+	physics := physics.DefaultPhysics()
 	physics.JitterPercent = 0
 	s := setup{cloudClock: testingclock.NewFakeClock(epoch), clock: testingclock.NewFakeClock(epoch)}
-	s.cloud = fake.New(fake.Options{Clock: s.cloudClock, Physics: physics})
+	s.cloud = fakecloud.New(fakecloud.Options{Clock: s.cloudClock, Physics: physics})
 	s.marks = cloudprovider.NewUnavailableOfferings(time.Minute, s.clock)
 	s.provider = cloudprovider.New(s.cloud, batching, s.marks)
 	return s
@@ -119,12 +120,12 @@ func TestCreateAvoidsTheMarkedOfferings(t *testing.T) {
 func TestARefusedCreateMarksTheOfferingsItTried(t *testing.T) {
 	s := newSetup(t)
 	ctx := context.Background()
-	s.cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: "m5.large", Zone: "fake-1a"}, {InstanceType: "m5.large", Zone: "fake-1b"}}})
+	s.cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{InstanceType: "m5.large", Zone: "fake-1a"}, {InstanceType: "m5.large", Zone: "fake-1b"}}})
 	// The launch falls through to fake-1c; no error names what it passed over.
 	if inst, err := s.provider.Create(ctx, launchRequest("a")); err != nil || inst.Zone != "fake-1c" {
 		t.Fatalf("Create = %v, %v; want an instance in fake-1c", inst, err)
 	}
-	s.cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: "m5.large"}}})
+	s.cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{InstanceType: "m5.large"}}})
 
 	_, err := s.provider.Create(ctx, launchRequest("b"))
 	if !errors.Is(err, cloudprovider.ErrInsufficientCapacity) {
@@ -151,7 +152,7 @@ func TestARefusedCreateMarksTheOfferingsItTried(t *testing.T) {
 
 	// Once the marks expire and capacity is back, the cheapest offering is used again.
 	s.clock.Step(30 * time.Second)
-	s.cloud.SetFaults(fake.Faults{})
+	s.cloud.SetFaults(fakecloud.Faults{})
 	if inst, err := s.provider.Create(ctx, launchRequest("d")); err != nil || inst.Zone != "fake-1a" {
 		t.Fatalf("Create = %v, %v; want an instance in fake-1a", inst, err)
 	}
@@ -164,12 +165,12 @@ func TestARefusedStartMarksTheInstancesOffering(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s.cloudClock.Step(fake.DefaultPhysics().LaunchDelay)
+	s.cloudClock.Step(physics.DefaultPhysics().LaunchDelay)
 	if err := s.provider.Stop(ctx, inst.ID, false); err != nil {
 		t.Fatal(err)
 	}
-	s.cloudClock.Step(fake.DefaultPhysics().StopDelay)
-	s.cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: inst.Type, Zone: inst.Zone}}})
+	s.cloudClock.Step(physics.DefaultPhysics().StopDelay)
+	s.cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{InstanceType: inst.Type, Zone: inst.Zone}}})
 
 	if err := s.provider.Start(ctx, inst.ID); !errors.Is(err, cloudprovider.ErrInsufficientCapacity) {
 		t.Fatalf("Start = %v, want InsufficientCapacity", err)
@@ -189,9 +190,9 @@ func TestARefusedStartMarksTheInstancesOffering(t *testing.T) {
 
 // A nil cache is a fresh one: the provider still learns and heeds refusals.
 func TestANilCacheIsAFreshOne(t *testing.T) {
-	cloud := fake.New(fake.Options{Clock: testingclock.NewFakeClock(epoch)})
+	cloud := fakecloud.New(fakecloud.Options{Clock: testingclock.NewFakeClock(epoch)})
 	provider := cloudprovider.New(cloud, batching, nil)
-	cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: "m5.large", Zone: "fake-1a"}}})
+	cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{InstanceType: "m5.large", Zone: "fake-1a"}}})
 	req := launchRequest("a")
 	req.Requirements = append(req.Requirements, corev1.NodeSelectorRequirement{Key: corev1.LabelTopologyZone, Operator: corev1.NodeSelectorOpIn, Values: []string{"fake-1a"}})
 	if _, err := provider.Create(context.Background(), req); !errors.Is(err, cloudprovider.ErrInsufficientCapacity) {
@@ -208,7 +209,7 @@ func TestANilCacheIsAFreshOne(t *testing.T) {
 
 // stopCalls is the fake cloud with its StopInstances calls recorded, by mode.
 type stopCalls struct {
-	*fake.Cloud
+	*fakecloud.Cloud
 	mu    sync.Mutex
 	calls []stopCall
 }
@@ -241,7 +242,7 @@ func TestStopsAndHibernationsGoInCallsOfTheirMode(t *testing.T) {
 		}
 		ids = append(ids, inst.ID)
 	}
-	s.cloudClock.Step(fake.DefaultPhysics().LaunchDelay)
+	s.cloudClock.Step(physics.DefaultPhysics().LaunchDelay)
 	recorded := &stopCalls{Cloud: s.cloud}
 	provider := cloudprovider.New(recorded, batching, s.marks)
 
@@ -280,7 +281,7 @@ func TestStopsAndHibernationsGoInCallsOfTheirMode(t *testing.T) {
 // refusingFirst is a cloud whose launches succeed after it found some offerings out of
 // capacity, as an EC2 fleet that tries its overrides in turn.
 type refusingFirst struct {
-	*fake.Cloud
+	*fakecloud.Cloud
 	refused []cloudprovider.OfferingKey
 }
 
@@ -314,9 +315,9 @@ func TestALaunchMarksTheOfferingsRefusedOnTheWay(t *testing.T) {
 // Get tells an instance that is not the cluster's from one the cloud does not know:
 // NotOwned, naming how it is tagged. A terminated one is gone whoever owns it.
 func TestGetTellsAnInstanceNotOwnedFromOneNotFound(t *testing.T) {
-	physics := fake.DefaultPhysics()
+	physics := physics.DefaultPhysics()
 	physics.JitterPercent = 0
-	cloud := fake.New(fake.Options{Clock: testingclock.NewFakeClock(epoch), Physics: physics, ClusterName: "test"})
+	cloud := fakecloud.New(fakecloud.Options{Clock: testingclock.NewFakeClock(epoch), Physics: physics, ClusterName: "test"})
 	provider := cloudprovider.New(cloud, batching, nil)
 	ctx := context.Background()
 	launch := func(token, cluster string) *cloudprovider.Instance {

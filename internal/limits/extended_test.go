@@ -7,19 +7,19 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // gpuLimit is a pool limited to four GPUs and nothing else.
 func gpuLimit(gpus int64) v1beta1.Limits {
-	return v1beta1.Limits{fake.ResourceGPU: *resource.NewQuantity(gpus, resource.DecimalSI)}
+	return v1beta1.Limits{fakecloud.ResourceGPU: *resource.NewQuantity(gpus, resource.DecimalSI)}
 }
 
 // withGPUs is a node of the given CPUs with n GPUs in its capacity, as the NVIDIA device
 // plugin reports them.
 func withGPUs(cpu string, n int64) corev1.ResourceList {
 	capacity := size(cpu, "16Gi")
-	capacity[fake.ResourceGPU] = *resource.NewQuantity(n, resource.DecimalSI)
+	capacity[fakecloud.ResourceGPU] = *resource.NewQuantity(n, resource.DecimalSI)
 	return capacity
 }
 
@@ -33,7 +33,7 @@ func TestAGPULimitCountsTheClaimsGPUs(t *testing.T) {
 		claim("cpu-only", v1beta1.PhaseRunning, size("16", "64Gi")),
 	}
 	left := Remaining(gpuLimit(4), nil, claims, nil)
-	if got := left.Resources[fake.ResourceGPU]; got != 1 {
+	if got := left.Resources[fakecloud.ResourceGPU]; got != 1 {
 		t.Fatalf("%d GPUs left, want 1 (4 less 3 claims of one GPU)", got)
 	}
 	if n, why := left.Fit(withGPUs("4", 1)); n != 1 || why != "limits.nvidia.com/gpu (4)" {
@@ -50,7 +50,7 @@ func TestAGPULimitCountsTheClaimsGPUs(t *testing.T) {
 	if n, _ := left.Fit(withGPUs("4", 1)); n != 0 {
 		t.Fatalf("after taking the last GPU, %d more one-GPU claims fit", n)
 	}
-	if got := Used(claims, nil).Resources[fake.ResourceGPU]; got != 3 {
+	if got := Used(claims, nil).Resources[fakecloud.ResourceGPU]; got != 3 {
 		t.Fatalf("Used counts %d GPUs, want 3", got)
 	}
 }
@@ -60,10 +60,10 @@ func TestAGPULimitCountsTheClaimsGPUs(t *testing.T) {
 // estimated at the cheapest GPU type's one GPU, and a claim that may be any type at the
 // cheapest type's none.
 func TestAGPULimitEstimatesUnlaunchedClaimsFromTheCatalog(t *testing.T) {
-	catalog := fake.DefaultCatalog()
+	catalog := fakecloud.DefaultCatalog()
 	var gpuTypes []string
 	for _, it := range catalog {
-		if q, ok := it.Capacity[fake.ResourceGPU]; ok && !q.IsZero() {
+		if q, ok := it.Capacity[fakecloud.ResourceGPU]; ok && !q.IsZero() {
 			gpuTypes = append(gpuTypes, it.Name)
 		}
 	}
@@ -74,14 +74,14 @@ func TestAGPULimitEstimatesUnlaunchedClaimsFromTheCatalog(t *testing.T) {
 	gpu.Spec.Requirements = []v1beta1.NodeSelectorRequirement{{Key: corev1.LabelInstanceTypeStable, Operator: corev1.NodeSelectorOpIn, Values: gpuTypes}}
 	anyType := claim("any", v1beta1.PhaseLaunching, nil)
 	left := Remaining(gpuLimit(4), nil, []*v1beta1.NodeClaim{gpu, gpu.DeepCopy(), anyType}, Cheapest(catalog))
-	if got := left.Resources[fake.ResourceGPU]; got != 2 {
+	if got := left.Resources[fakecloud.ResourceGPU]; got != 2 {
 		t.Fatalf("%d GPUs left, want 2: two launching GPU claims of one GPU each, and one claim of no GPU", got)
 	}
 }
 
 // Limits on several resources bind together: the first one to run out names the reason.
 func TestTheFirstLimitToRunOutBinds(t *testing.T) {
-	l := v1beta1.Limits{corev1.ResourceCPU: resource.MustParse("64"), fake.ResourceGPU: resource.MustParse("2"), v1beta1.LimitNodes: resource.MustParse("10")}
+	l := v1beta1.Limits{corev1.ResourceCPU: resource.MustParse("64"), fakecloud.ResourceGPU: resource.MustParse("2"), v1beta1.LimitNodes: resource.MustParse("10")}
 	left := Remaining(l, l.Nodes(), nil, nil)
 	if n, why := left.Fit(withGPUs("8", 1)); n != 2 || why != "limits.nvidia.com/gpu (2)" {
 		t.Fatalf("Fit = %d (%q), want 2 by the GPU limit", n, why)

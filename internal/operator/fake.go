@@ -8,7 +8,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 )
 
 // newFakeCloud runs the simulated cloud in the operator's process, with its kubelet
@@ -17,20 +18,20 @@ import (
 // also plays its kubelets, so that its instances survive the operator.
 func newFakeCloud(opts *Options, mgr manager.Manager) (cloudprovider.API, error) {
 	if opts.FakeCloudEndpoint != "" {
-		remote, err := fake.NewRemote(opts.FakeCloudEndpoint, nil)
+		remote, err := fakecloud.NewRemote(opts.FakeCloudEndpoint, nil)
 		if err != nil {
 			return nil, err
 		}
 		return remote, nil
 	}
-	cloud := fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: opts.FakeTimeScale, Seed: opts.FakeSeed, ClusterName: opts.ClusterName})
+	cloud := fakecloud.New(fakecloud.Options{Clock: clock.RealClock{}, TimeScale: opts.FakeTimeScale, Seed: opts.FakeSeed, ClusterName: opts.ClusterName})
 	// The kubelets are not the operator: they read the API server directly, not
 	// through the operator's cache.
 	kubeletClient, err := client.New(mgr.GetConfig(), client.Options{Scheme: mgr.GetScheme()})
 	if err != nil {
 		return nil, fmt.Errorf("creating the fake kubelets' client: %w", err)
 	}
-	if err := fake.NewKubelet(cloud, kubeletClient, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
+	if err := kubelet.NewKubelet(cloud, kubeletClient, kubelet.KubeletOptions{}).SetupWithManager(mgr); err != nil {
 		return nil, err
 	}
 	return cloud, nil

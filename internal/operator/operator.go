@@ -29,7 +29,7 @@ import (
 
 // The permissions of the operator's ClusterRole and Role (config/rbac/role.yaml, `make
 // generate`), each verb one the code uses; docs/operations.md#permissions says why each is
-// needed. The fake cloud's kubelets have their own role (internal/cloudprovider/fake).
+// needed. The fake cloud's kubelets have their own role (internal/sim/kubelet).
 //
 // In the operator's namespace (a Role): the leader-election Lease (client-go's LeaseLock
 // gets, creates and updates it) and the core Events leader election records on it.

@@ -15,12 +15,12 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/aws"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
 	"github.com/stratos-sh/stratos/internal/podscope"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // Cloud providers the operator can run with.
@@ -286,7 +286,7 @@ func (o *Options) Validate() error {
 		if o.CloudProvider != ProviderFake {
 			errs = append(errs, fmt.Errorf("--fake-cloud-endpoint needs --cloud-provider=fake, not %q", o.CloudProvider))
 		}
-		if _, err := fake.ParseEndpoint(o.FakeCloudEndpoint); err != nil {
+		if _, err := fakecloud.ParseEndpoint(o.FakeCloudEndpoint); err != nil {
 			errs = append(errs, fmt.Errorf("--fake-cloud-endpoint %w", err))
 		}
 	}

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // env returns a lookup over a fixed set of variables.
@@ -236,7 +236,7 @@ func TestFakeCloudEndpointUsesTheRemoteCloudWithoutKubelets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := api.(*fake.Remote); !ok {
-		t.Fatalf("newFakeCloud = %T, want *fake.Remote", api)
+	if _, ok := api.(*fakecloud.Remote); !ok {
+		t.Fatalf("newFakeCloud = %T, want *fakecloud.Remote", api)
 	}
 }

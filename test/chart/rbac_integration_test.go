@@ -32,9 +32,10 @@ import (
 
 	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/operator"
 	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -107,8 +108,8 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	defer cancel()
 	admin := adminClient(t, env)
 
-	cloud := fake.New(fake.Options{TimeScale: 40, Seed: 1})
-	cloudServer := httptest.NewServer(fake.NewServer(cloud))
+	cloud := fakecloud.New(fakecloud.Options{TimeScale: 40, Seed: 1})
+	cloudServer := httptest.NewServer(fakecloud.NewServer(cloud))
 	t.Cleanup(cloudServer.Close)
 
 	// The chart as an installation renders it, with the fake cloud served elsewhere.
@@ -302,7 +303,7 @@ func resolveBuffer(ctx context.Context, t *testing.T, admin client.Client) {
 }
 
 // startKubelets runs the fake cloud's kubelets with cfg, until the test ends.
-func startKubelets(t *testing.T, cloud *fake.Cloud, cfg *rest.Config) {
+func startKubelets(t *testing.T, cloud *fakecloud.Cloud, cfg *rest.Config) {
 	t.Helper()
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
 		Logger:                 testr.New(t),
@@ -318,7 +319,7 @@ func startKubelets(t *testing.T, cloud *fake.Cloud, cfg *rest.Config) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fake.NewKubelet(cloud, direct, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
+	if err := kubelet.NewKubelet(cloud, direct, kubelet.KubeletOptions{}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

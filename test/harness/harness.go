@@ -7,20 +7,18 @@ package harness
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	"golang.org/x/mod/modfile"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
 
 	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/internal/sim/tools"
 )
 
 // Tools are the binaries the harness runs.
@@ -145,57 +143,9 @@ func (e *Env) Kubeconfig(path string) error {
 	return os.WriteFile(path, data, 0o600)
 }
 
-var (
-	ensureMu sync.Mutex
-	ensured  = map[string]bool{}
-)
-
 // EnsureTools builds the named tools with hack/tools.sh when they are not cached yet and
-// returns the folder that holds them.
-func EnsureTools(names ...string) (string, error) {
-	root, err := RepoRoot()
-	if err != nil {
-		return "", err
-	}
-	bin := filepath.Join(root, "bin")
-	ensureMu.Lock()
-	defer ensureMu.Unlock()
-	var missing []string
-	for _, name := range names {
-		if !ensured[name] {
-			missing = append(missing, name)
-		}
-	}
-	if len(missing) == 0 {
-		return bin, nil
-	}
-	cmd := exec.Command(filepath.Join(root, "hack", "tools.sh"), missing...)
-	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-	if err := cmd.Run(); err != nil {
-		return "", fmt.Errorf("building %v with hack/tools.sh: %w", missing, err)
-	}
-	for _, name := range missing {
-		ensured[name] = true
-	}
-	return bin, nil
-}
+// returns the folder that holds them (tools.EnsureTools, kept here for the tests).
+func EnsureTools(names ...string) (string, error) { return tools.EnsureTools(names...) }
 
-// RepoRoot is the folder that holds the module's go.mod.
-func RepoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if data, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && modfile.ModulePath(data) == modulePath {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no Stratos go.mod above the working directory")
-		}
-		dir = parent
-	}
-}
-
-const modulePath = "github.com/stratos-sh/stratos"
+// RepoRoot is the folder that holds the module's go.mod (tools.RepoRoot).
+func RepoRoot() (string, error) { return tools.RepoRoot() }

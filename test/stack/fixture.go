@@ -14,9 +14,9 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
-	"github.com/stratos-sh/stratos/internal/invariants"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/invariants"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -37,7 +37,7 @@ type Fixture struct {
 	T     *testing.T
 	Ctx   context.Context
 	Env   *harness.Env
-	Cloud *fake.Cloud
+	Cloud *fakecloud.Cloud
 	Op    *Operator
 	Opts  OperatorOptions
 }
@@ -53,12 +53,12 @@ func NewFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
 // NewSerialFixture is NewFixture for a test that must not share the CPU or the
 // process's metrics with others: it measures.
 func NewSerialFixture(t *testing.T, tune func(*nodeclaim.Options)) *Fixture {
-	return NewSerialFixtureOn(t, fake.Options{}, tune)
+	return NewSerialFixtureOn(t, fakecloud.Options{}, tune)
 }
 
 // NewSerialFixtureOn is NewSerialFixture on a fake cloud of those options (its time
 // scale and seed are the fixture's).
-func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.Options)) *Fixture {
+func NewSerialFixtureOn(t *testing.T, cloud fakecloud.Options, tune func(*nodeclaim.Options)) *Fixture {
 	return NewSerialFixtureWith(t, cloud, func(o *OperatorOptions) {
 		if tune != nil {
 			tune(&o.NodeClaim)
@@ -68,7 +68,7 @@ func NewSerialFixtureOn(t *testing.T, cloud fake.Options, tune func(*nodeclaim.O
 
 // NewSerialFixtureWith is NewSerialFixtureOn whose tune adjusts every option of the
 // operator, before it starts.
-func NewSerialFixtureWith(t *testing.T, cloud fake.Options, tune func(*OperatorOptions)) *Fixture {
+func NewSerialFixtureWith(t *testing.T, cloud fakecloud.Options, tune func(*OperatorOptions)) *Fixture {
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	f := &Fixture{T: t, Ctx: ctx, Env: harness.StartT(t)}

@@ -8,13 +8,13 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // PanickingCatalog is a fake cloud whose instance-type listing panics Panics times, as a
 // provider bug would, then answers as the cloud does.
 type PanickingCatalog struct {
-	*fake.Cloud
+	*fakecloud.Cloud
 	Panics atomic.Int32
 }
 

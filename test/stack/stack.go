@@ -26,7 +26,6 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/interruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
@@ -35,6 +34,8 @@ import (
 	"github.com/stratos-sh/stratos/internal/operator"
 	"github.com/stratos-sh/stratos/internal/podscope"
 	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -82,14 +83,14 @@ func runManager(t testing.TB, mgr manager.Manager) (stop func()) {
 
 // StartCloud runs a fake cloud's kubelets against the API server, as a cluster's
 // machines would: they outlive the operators a test starts and stops.
-func StartCloud(t testing.TB, env *harness.Env, opts fake.Options) *fake.Cloud {
+func StartCloud(t testing.TB, env *harness.Env, opts fakecloud.Options) *fakecloud.Cloud {
 	t.Helper()
-	cloud := fake.New(opts)
+	cloud := fakecloud.New(opts)
 	mgr, err := newManager(t, env, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fake.NewKubelet(cloud, env.Client, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
+	if err := kubelet.NewKubelet(cloud, env.Client, kubelet.KubeletOptions{}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	runManager(t, mgr)

@@ -14,7 +14,7 @@ import (
 	clocktesting "k8s.io/utils/clock/testing"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/test/moto"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 )
 
 // catalogCallCounter counts the AWS operations its clients call, one per call (a page

@@ -26,7 +26,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/metrics"
-	"github.com/stratos-sh/stratos/test/moto"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 )
 
 // ec2Env is a moto EC2 with a VPC, a subnet in each of two zones, a security group, an

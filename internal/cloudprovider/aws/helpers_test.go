@@ -6,7 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
 
-	"github.com/stratos-sh/stratos/test/moto"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 )
 
 // testCluster is the cluster name of every test's provider.

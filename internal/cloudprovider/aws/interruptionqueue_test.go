@@ -25,8 +25,8 @@ import (
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/metrics"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 	"github.com/stratos-sh/stratos/test/harness"
-	"github.com/stratos-sh/stratos/test/moto"
 )
 
 // queueEnv is a moto SQS queue set up as deploy/interruption sets it up on AWS: the

@@ -14,7 +14,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 )
 
 // describeInstances lists every instance tagged with the cluster, page by page.
@@ -70,7 +70,7 @@ func (m *Machines) admit(ctx context.Context, fresh []ec2types.Instance) ([]*mac
 			arch:       kubernetesArch(inst.Architecture),
 			providerID: providerID(inst),
 			// A new instance's disk holds no container image: pods ask for theirs.
-			images: fake.NewImageStore(id, m.opts.Physics, m.opts.TimeScale, nil),
+			images: physics.NewImageStore(id, m.opts.Physics, m.opts.TimeScale, nil),
 		}
 		m.mu.Lock()
 		mc.shape = m.shapes[string(inst.InstanceType)]

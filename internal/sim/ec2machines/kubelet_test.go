@@ -22,9 +22,10 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 	"github.com/stratos-sh/stratos/test/harness"
-	"github.com/stratos-sh/stratos/test/moto"
 )
 
 // eventually polls cond every 20 ms for up to 10 s.
@@ -58,7 +59,7 @@ func TestKubeletOnMoto(t *testing.T) {
 	env := harness.StartT(t)
 	ec2Client := motoEC2(t)
 	clk := testingclock.NewFakeClock(epoch)
-	p := fake.DefaultPhysics()
+	p := physics.DefaultPhysics()
 	p.JitterPercent = 0
 	m := New(Options{EC2: ec2Client, ClusterName: cluster, Region: moto.Region, Physics: p, Clock: clk, PollInterval: 50 * time.Millisecond})
 
@@ -73,7 +74,7 @@ func TestKubeletOnMoto(t *testing.T) {
 	if err := mgr.Add(m); err != nil {
 		t.Fatal(err)
 	}
-	if err := fake.NewKubelet(m, env.Client, fake.KubeletOptions{HeartbeatInterval: 200 * time.Millisecond}).SetupWithManager(mgr); err != nil {
+	if err := kubelet.NewKubelet(m, env.Client, kubelet.KubeletOptions{HeartbeatInterval: 200 * time.Millisecond}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

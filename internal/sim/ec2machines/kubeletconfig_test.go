@@ -9,7 +9,7 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/test/moto"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 )
 
 // TestMachinesReportTheKubeletConfiguration launches instances in moto whose user data

@@ -1,4 +1,4 @@
-// Package ec2machines feeds the kubelet simulator (fake.Kubelet) from the instances of
+// Package ec2machines feeds the kubelet simulator (kubelet.Kubelet) from the instances of
 // an EC2 endpoint, moto in the simulator's aws mode: each running instance tagged with
 // the cluster gets a Node named by its private DNS name, with provider ID
 // aws:///ZONE/ID, the labels and taints its user data asks the kubelet for, and the
@@ -20,7 +20,8 @@ import (
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 )
 
 // DefaultPollInterval is how often the instances are described: a local emulator
@@ -40,10 +41,10 @@ type Options struct {
 	// Physics time the kubelets: a launch seen running registers after LaunchDelay +
 	// BootDelay and is Ready ReadyDelay later; a start seen running registers after
 	// StartDelay and is Ready ResumeDelay later; the images pods ask for pull one
-	// at a time, ImagePullDelay each (fake.ImageStore); containers start
+	// at a time, ImagePullDelay each (physics.ImageStore); containers start
 	// ContainerStartDelay after their pod is bound and its images are on disk. The zero
-	// value means fake.DefaultPhysics().
-	Physics   fake.Physics
+	// value means physics.DefaultPhysics().
+	Physics   physics.Physics
 	TimeScale float64
 	// Seed seeds the jitter.
 	Seed int64
@@ -54,7 +55,7 @@ type Options struct {
 }
 
 // Machines are the instances of the cluster as their kubelets live them. It implements
-// fake.Machines and is safe for concurrent use; Start polls the endpoint.
+// kubelet.Machines and is safe for concurrent use; Start polls the endpoint.
 type Machines struct {
 	opts    Options
 	changes chan struct{}
@@ -80,17 +81,17 @@ type machine struct {
 	// registers, as on a real node.
 	broken  bool
 	running bool
-	boot    fake.Boot
+	boot    physics.Boot
 	// images are the container images on the instance's disk and its kubelet's pulls.
-	images *fake.ImageStore
+	images *physics.ImageStore
 }
 
-var _ fake.Machines = (*Machines)(nil)
+var _ kubelet.Machines = (*Machines)(nil)
 
 // New returns the machines of an EC2 endpoint; nothing is described before Start or Sync.
 func New(opts Options) *Machines {
-	if opts.Physics == (fake.Physics{}) {
-		opts.Physics = fake.DefaultPhysics()
+	if opts.Physics == (physics.Physics{}) {
+		opts.Physics = physics.DefaultPhysics()
 	}
 	if opts.TimeScale <= 0 {
 		opts.TimeScale = 1
@@ -198,7 +199,7 @@ func (m *Machines) observe(mc *machine, state ec2types.InstanceStateName, now ti
 	switch {
 	case state == ec2types.InstanceStateNameRunning && !mc.running:
 		mc.running = true
-		b := fake.Boot{Number: mc.boot.Number + 1}
+		b := physics.Boot{Number: mc.boot.Number + 1}
 		if b.Number == 1 {
 			b.RegisterAt = now.Add(m.draw(p.LaunchDelay) + m.draw(p.BootDelay))
 			b.ReadyAt = b.RegisterAt.Add(m.draw(p.ReadyDelay))

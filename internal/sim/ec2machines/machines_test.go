@@ -16,8 +16,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
-	"github.com/stratos-sh/stratos/test/moto"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 )
 
 const cluster = "test"
@@ -61,7 +61,7 @@ func poll(t *testing.T, m *Machines) {
 	}
 }
 
-func viewOf(t *testing.T, m *Machines, id string) fake.NodeView {
+func viewOf(t *testing.T, m *Machines, id string) physics.NodeView {
 	t.Helper()
 	_, views := m.NodeViews()
 	for _, v := range views {
@@ -70,10 +70,10 @@ func viewOf(t *testing.T, m *Machines, id string) fake.NodeView {
 		}
 	}
 	t.Fatalf("no view of %s among %d", id, len(views))
-	return fake.NodeView{}
+	return physics.NodeView{}
 }
 
-func wantPhase(t *testing.T, m *Machines, id string, boot int, phase fake.NodePhase) {
+func wantPhase(t *testing.T, m *Machines, id string, boot int, phase physics.NodePhase) {
 	t.Helper()
 	if v := viewOf(t, m, id); v.Boot != boot || v.Phase != phase {
 		t.Fatalf("%s: boot %d %v, want boot %d %v", id, v.Boot, v.Phase, boot, phase)
@@ -85,7 +85,7 @@ func wantPhase(t *testing.T, m *Machines, id string, boot int, phase fake.NodePh
 func TestMachinesFollowInstances(t *testing.T) {
 	client := motoEC2(t)
 	clk := testingclock.NewFakeClock(epoch)
-	p := fake.DefaultPhysics()
+	p := physics.DefaultPhysics()
 	p.JitterPercent = 0
 	m := New(Options{EC2: client, ClusterName: cluster, Region: moto.Region, Physics: p, Clock: clk})
 	owned := map[string]string{v1beta1.TagCluster: cluster, v1beta1.TagNodeClaim: "c1"}
@@ -103,7 +103,7 @@ func TestMachinesFollowInstances(t *testing.T) {
 	if _, views := m.NodeViews(); len(views) != 2 {
 		t.Fatalf("%d views, want the cluster's 2 instances", len(views))
 	}
-	wantPhase(t, m, id, 1, fake.NodeAbsent)
+	wantPhase(t, m, id, 1, physics.NodeAbsent)
 	v := viewOf(t, m, id)
 	if !strings.HasSuffix(v.NodeName, ".ec2.internal") || v.ProviderID != "aws:///us-east-1b/"+id || v.PrivateIP == "" {
 		t.Errorf("node %q provider ID %q IP %q", v.NodeName, v.ProviderID, v.PrivateIP)
@@ -129,15 +129,15 @@ func TestMachinesFollowInstances(t *testing.T) {
 	// The launch: seen running now, registered after the launch and boot delays, Ready
 	// after the ready delay.
 	clk.Step(p.LaunchDelay + p.BootDelay - time.Nanosecond)
-	wantPhase(t, m, id, 1, fake.NodeAbsent)
+	wantPhase(t, m, id, 1, physics.NodeAbsent)
 	if next, ok := m.NextEvent(clk.Now()); !ok || !next.Equal(epoch.Add(p.LaunchDelay+p.BootDelay)) {
 		t.Errorf("next event %v %v, want the registration", next, ok)
 	}
 	clk.Step(time.Nanosecond)
-	wantPhase(t, m, id, 1, fake.NodeNotReady)
+	wantPhase(t, m, id, 1, physics.NodeNotReady)
 	clk.Step(p.ReadyDelay)
-	wantPhase(t, m, id, 1, fake.NodeReady)
-	wantPhase(t, m, broken, 1, fake.NodeAbsent)
+	wantPhase(t, m, id, 1, physics.NodeReady)
+	wantPhase(t, m, broken, 1, physics.NodeAbsent)
 	if _, host, ok := m.PodHost(v.NodeName, "default/p"); !ok || !host.Ready || !host.Running || host.StartDelay != p.ContainerStartDelay {
 		t.Errorf("pod host %+v %v, want ready and running", host, ok)
 	}
@@ -149,7 +149,7 @@ func TestMachinesFollowInstances(t *testing.T) {
 	// cut by the stop below.
 	readyAt := clk.Now()
 	pulls, ok := m.PullImages(v.NodeName, 1, readyAt, []string{"app:1", "sidecar:1"})
-	if !ok || len(pulls) != 2 || pulls[0].State != fake.ImagePulling || !pulls[1].At.Equal(readyAt.Add(2*p.ImagePullDelay)) {
+	if !ok || len(pulls) != 2 || pulls[0].State != physics.ImagePulling || !pulls[1].At.Equal(readyAt.Add(2*p.ImagePullDelay)) {
 		t.Fatalf("pulls %+v %v, want both pulling, one after the other", pulls, ok)
 	}
 	select {
@@ -170,7 +170,7 @@ func TestMachinesFollowInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(t, m)
-	wantPhase(t, m, id, 1, fake.NodeShuttingDown)
+	wantPhase(t, m, id, 1, physics.NodeShuttingDown)
 	if _, host, _ := m.PodHost(v.NodeName, "default/p"); host.Running || host.Ready {
 		t.Errorf("pod host of a stopped instance %+v", host)
 	}
@@ -183,17 +183,17 @@ func TestMachinesFollowInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(t, m)
-	wantPhase(t, m, id, 2, fake.NodeAbsent)
+	wantPhase(t, m, id, 2, physics.NodeAbsent)
 	clk.Step(p.StartDelay)
-	wantPhase(t, m, id, 2, fake.NodeNotReady)
+	wantPhase(t, m, id, 2, physics.NodeNotReady)
 	clk.Step(p.ResumeDelay)
-	wantPhase(t, m, id, 2, fake.NodeReady)
+	wantPhase(t, m, id, 2, physics.NodeReady)
 	if images := viewOf(t, m, id).Images; !slices.Equal(images, []string{"app:1"}) {
 		t.Errorf("images after a restart %v: pulled images stay on disk, the cut pull is lost", images)
 	}
 	// Asked again, the image on disk is there, and the one cut is pulled whole from Ready.
 	pulls, ok = m.PullImages(v.NodeName, 2, readyAt, []string{"app:1", "sidecar:1"})
-	if !ok || pulls[0].State != fake.ImagePresent || pulls[1].State != fake.ImagePulling || !pulls[1].At.Equal(clk.Now().Add(p.ImagePullDelay)) {
+	if !ok || pulls[0].State != physics.ImagePresent || pulls[1].State != physics.ImagePulling || !pulls[1].At.Equal(clk.Now().Add(p.ImagePullDelay)) {
 		t.Errorf("pulls after the restart %+v %v, want app:1 present and sidecar:1 pulled again from now", pulls, ok)
 	}
 
@@ -201,7 +201,7 @@ func TestMachinesFollowInstances(t *testing.T) {
 		t.Fatal(err)
 	}
 	poll(t, m)
-	wantPhase(t, m, id, 2, fake.NodeShuttingDown)
+	wantPhase(t, m, id, 2, physics.NodeShuttingDown)
 	states := map[string]cloudprovider.InstanceState{}
 	for _, inst := range m.Instances() {
 		states[inst.ID] = inst.State

@@ -10,7 +10,7 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 )
 
 // Clock is the clock the kubelets' timelines are on.
@@ -20,11 +20,11 @@ func (m *Machines) Clock() clock.WithTicker { return m.opts.Clock }
 func (m *Machines) Changes() <-chan struct{} { return m.changes }
 
 // NodeViews returns what the kubelet of every instance reports now, by instance ID.
-func (m *Machines) NodeViews() (time.Time, []fake.NodeView) {
+func (m *Machines) NodeViews() (time.Time, []physics.NodeView) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.opts.Clock.Now()
-	views := make([]fake.NodeView, 0, len(m.machines))
+	views := make([]physics.NodeView, 0, len(m.machines))
 	for _, mc := range m.machines {
 		views = append(views, m.view(mc, now))
 	}
@@ -33,8 +33,8 @@ func (m *Machines) NodeViews() (time.Time, []fake.NodeView) {
 }
 
 // view is what the kubelet of one instance reports at now. The caller holds the lock.
-func (m *Machines) view(mc *machine, now time.Time) fake.NodeView {
-	v := fake.NodeView{
+func (m *Machines) view(mc *machine, now time.Time) physics.NodeView {
+	v := physics.NodeView{
 		InstanceID:   mc.id,
 		NodeName:     mc.nodeName,
 		ProviderID:   mc.providerID,
@@ -91,29 +91,29 @@ func (m *Machines) NextEvent(after time.Time) (time.Time, bool) {
 }
 
 // PodHost returns what the pods bound to the Node nodeName see of its instance.
-func (m *Machines) PodHost(nodeName, podKey string) (time.Time, fake.PodHost, bool) {
+func (m *Machines) PodHost(nodeName, podKey string) (time.Time, physics.PodHost, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.opts.Clock.Now()
 	mc, ok := m.machines[m.byNode[nodeName]]
 	if !ok || mc.broken {
-		return now, fake.PodHost{}, false
+		return now, physics.PodHost{}, false
 	}
 	v := m.view(mc, now)
-	return now, fake.PodHost{
+	return now, physics.PodHost{
 		InstanceID: mc.id,
 		PrivateIP:  mc.privateIP,
 		Boot:       v.Boot,
 		Running:    mc.running,
-		Ready:      mc.running && v.Phase == fake.NodeReady,
+		Ready:      mc.running && v.Phase == physics.NodeReady,
 		ReadyAt:    v.Since,
 		StartDelay: m.opts.Physics.PodStartDelay(mc.id, v.Boot, podKey, m.opts.TimeScale),
 	}, true
 }
 
 // PullImages asks the kubelet of the instance behind the Node nodeName for the images a
-// pod needs (see fake.Machines).
-func (m *Machines) PullImages(nodeName string, boot int, from time.Time, images []string) ([]fake.ImagePull, bool) {
+// pod needs (see kubelet.Machines).
+func (m *Machines) PullImages(nodeName string, boot int, from time.Time, images []string) ([]physics.ImagePull, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	now := m.opts.Clock.Now()

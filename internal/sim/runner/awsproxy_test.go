@@ -13,7 +13,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/iam"
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 
-	"github.com/stratos-sh/stratos/test/moto"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 )
 
 // TestRecordingProxy sends calls of the three protocols the operator uses through the

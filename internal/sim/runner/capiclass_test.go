@@ -7,7 +7,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
@@ -49,7 +49,7 @@ func testClusterAPIClasses() clusterAPINodeClasses {
 		bootstrap:      v1beta1.ClusterAPITemplateReference{APIGroup: "sim.stratos.sh", Kind: "SimConfigTemplate", Name: "sim-nodes"},
 		infrastructure: v1beta1.ClusterAPITemplateReference{APIGroup: "sim.stratos.sh", Kind: "SimMachineTemplate", Name: "sim-nodes"},
 		version:        "v1.37.0",
-		catalog:        fake.DefaultCatalog(),
+		catalog:        fakecloud.DefaultCatalog(),
 	}
 }
 
@@ -114,8 +114,8 @@ func TestTranslateForClusterAPI(t *testing.T) {
 	// A class applied by a step, allowing everything: every type of the catalogue, each
 	// in the fake region's three zones.
 	every := decode[v1beta1.ClusterAPINodeClass](t, s.Steps[0].Apply[0].Object)
-	if len(every.Spec.InstanceTypes) != len(fake.DefaultCatalog()) {
-		t.Errorf("a class of every type offers %d types, want the catalogue's %d", len(every.Spec.InstanceTypes), len(fake.DefaultCatalog()))
+	if len(every.Spec.InstanceTypes) != len(fakecloud.DefaultCatalog()) {
+		t.Errorf("a class of every type offers %d types, want the catalogue's %d", len(every.Spec.InstanceTypes), len(fakecloud.DefaultCatalog()))
 	}
 	for _, it := range every.Spec.InstanceTypes {
 		if len(it.Zones) != 3 || it.PricePerHour == "" {

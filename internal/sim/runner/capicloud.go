@@ -13,8 +13,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/capienv"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
@@ -31,7 +33,7 @@ var simMachineGVK = schema.GroupVersionKind{Group: "sim.stratos.sh", Version: "v
 type clusterAPISimCloud struct {
 	// classes translate the scenario's node classes once the cluster and templates exist.
 	classes clusterAPINodeClasses
-	cloud   *fake.Cloud
+	cloud   *fakecloud.Cloud
 	reader  client.Reader
 	watch   *machineWatch
 	// webhook is where CAPI's manager serves the webhooks installClusterAPI configured.
@@ -43,11 +45,11 @@ type clusterAPISimCloud struct {
 // newClusterAPICloud makes the fake cloud the simulator's provider boots machines in, and
 // registers the watch of the operator's Machines on the simulator's manager.
 func newClusterAPICloud(ctx context.Context, s *scenario.Scenario, mgr manager.Manager, webhook *capienv.Webhook) (*clusterAPISimCloud, error) {
-	opts := fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)}
+	opts := fakecloud.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: physics.DefaultPhysics().With(s.Physics)}
 	if s.CallLatency != nil {
 		opts.CallLatency = s.CallLatency.Duration
 	}
-	c := &clusterAPISimCloud{cloud: fake.New(opts), reader: mgr.GetClient(), watch: newMachineWatch(ClusterName), webhook: webhook}
+	c := &clusterAPISimCloud{cloud: fakecloud.New(opts), reader: mgr.GetClient(), watch: newMachineWatch(ClusterName), webhook: webhook}
 	c.cloud.SetFaults(faults(s.Faults))
 	machines, err := mgr.GetCache().GetInformer(ctx, &clusterv1.Machine{})
 	if err != nil {
@@ -67,7 +69,7 @@ func newClusterAPICloud(ctx context.Context, s *scenario.Scenario, mgr manager.M
 }
 
 func (c *clusterAPISimCloud) Instances() []cloudprovider.Instance { return c.cloud.Instances() }
-func (c *clusterAPISimCloud) machines() fake.Machines             { return c.cloud }
+func (c *clusterAPISimCloud) machines() kubelet.Machines          { return c.cloud }
 
 // owned lists the Machines and the fake instances no Machine accounts for, from the
 // simulator's cache; an error (a cache not synced) shows as nothing owned and the
@@ -102,7 +104,7 @@ func (c *clusterAPISimCloud) interrupt(string, []string, time.Duration) error {
 	return errors.New("interrupt: the operator hears no cloud notices on clusterapi")
 }
 
-func (c *clusterAPISimCloud) makeUnhealthy(ids []string, how fake.Unhealthy) error {
+func (c *clusterAPISimCloud) makeUnhealthy(ids []string, how physics.Unhealthy) error {
 	return c.cloud.MakeUnhealthy(ids, how)
 }
 

@@ -13,12 +13,12 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/capienv"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
 	"github.com/stratos-sh/stratos/internal/sim/controlplane"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // The simulator's CAPI cluster: the simulated cluster itself, made a CAPI cluster of
@@ -95,7 +95,7 @@ func (c *clusterAPISimCloud) start(ctx context.Context, cp *controlplane.Control
 		bootstrap:      templates.Bootstrap,
 		infrastructure: templates.Infrastructure,
 		version:        version,
-		catalog:        fake.DefaultCatalog(),
+		catalog:        fakecloud.DefaultCatalog(),
 	}
 	return nil
 }

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
@@ -51,23 +51,23 @@ func (r *recordingCloud) startCalls() []startCall {
 }
 
 // faults converts a scenario's faults to the fake cloud's.
-func faults(f *scenario.Faults) fake.Faults {
+func faults(f *scenario.Faults) fakecloud.Faults {
 	if f == nil {
-		return fake.Faults{}
+		return fakecloud.Faults{}
 	}
-	out := fake.Faults{
-		Errors:        map[string]fake.ErrorFault{},
-		RateLimits:    map[string]fake.RateLimit{},
+	out := fakecloud.Faults{
+		Errors:        map[string]fakecloud.ErrorFault{},
+		RateLimits:    map[string]fakecloud.RateLimit{},
 		NeverRegister: f.NeverRegister,
 	}
 	for op, e := range f.Errors {
-		out.Errors[op] = fake.ErrorFault{Probability: e.Probability, Code: cloudprovider.ErrorCode(e.Code)}
+		out.Errors[op] = fakecloud.ErrorFault{Probability: e.Probability, Code: cloudprovider.ErrorCode(e.Code)}
 	}
 	for op, l := range f.RateLimits {
-		out.RateLimits[op] = fake.RateLimit{PerSecond: l.PerSecond, Burst: l.Burst}
+		out.RateLimits[op] = fakecloud.RateLimit{PerSecond: l.PerSecond, Burst: l.Burst}
 	}
 	for _, o := range f.InsufficientCapacity {
-		out.InsufficientCapacity = append(out.InsufficientCapacity, fake.Offering{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType})
+		out.InsufficientCapacity = append(out.InsufficientCapacity, fakecloud.Offering{InstanceType: o.InstanceType, Zone: o.Zone, CapacityType: o.CapacityType})
 	}
 	return out
 }

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/invariants"
+	"github.com/stratos-sh/stratos/internal/sim/invariants"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 )
 

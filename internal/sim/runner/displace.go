@@ -14,8 +14,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/podutil"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
 )
 
@@ -175,7 +175,7 @@ func (r *run) makeUnhealthy(ctx context.Context, u *scenario.Unhealthy) error {
 		ids = append(ids, t.instanceID)
 	}
 	at := time.Now()
-	if err := r.cloud.makeUnhealthy(ids, fake.Unhealthy{Condition: u.Condition, Silent: u.Silent}); err != nil {
+	if err := r.cloud.makeUnhealthy(ids, physics.Unhealthy{Condition: u.Condition, Silent: u.Silent}); err != nil {
 		return err
 	}
 	for _, t := range picked {

@@ -32,10 +32,10 @@ import (
 	corev1 "k8s.io/api/core/v1"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/ccm"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/capienv"
 	"github.com/stratos-sh/stratos/internal/sim/controlplane"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/internal/sim/operatorproc"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
@@ -251,7 +251,7 @@ func (r *run) startCloud(ctx context.Context, cp *controlplane.ControlPlane) (st
 		err = mgr.Add(runnable)
 	}
 	if err == nil {
-		err = fake.NewKubelet(machines, direct, fake.KubeletOptions{}).SetupWithManager(mgr)
+		err = kubelet.NewKubelet(machines, direct, kubelet.KubeletOptions{}).SetupWithManager(mgr)
 	}
 	if err == nil {
 		err = r.addCloudControllerManager(mgr, cfg)

@@ -15,11 +15,13 @@ import (
 	"k8s.io/utils/clock"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/ec2machines"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 	"github.com/stratos-sh/stratos/internal/sim/report"
 	"github.com/stratos-sh/stratos/internal/sim/scenario"
-	"github.com/stratos-sh/stratos/test/moto"
 )
 
 // simCloud is the cloud a scenario runs against, as the runner drives and observes it:
@@ -32,7 +34,7 @@ type simCloud interface {
 	// instances, or on clusterapi its Machines and any machine without one.
 	owned() []cloudprovider.Instance
 	// machines feed the kubelet simulator.
-	machines() fake.Machines
+	machines() kubelet.Machines
 	// operatorFlags and operatorEnv reach the cloud from the operator.
 	operatorFlags() []string
 	operatorEnv() []string
@@ -49,7 +51,7 @@ type simCloud interface {
 	// away after notice (scenario time); makeUnhealthy makes their kubelets fail. Only
 	// the fake cloud has them.
 	interrupt(kind string, ids []string, notice time.Duration) error
-	makeUnhealthy(ids []string, how fake.Unhealthy) error
+	makeUnhealthy(ids []string, how physics.Unhealthy) error
 	stop()
 }
 
@@ -66,7 +68,7 @@ func serve(handler http.Handler) (*http.Server, string, error) {
 
 // fakeSimCloud is the fake cloud in this process, served to the operator over loopback.
 type fakeSimCloud struct {
-	cloud     *fake.Cloud
+	cloud     *fakecloud.Cloud
 	scale     float64
 	recording *recordingCloud
 	server    *http.Server
@@ -74,20 +76,20 @@ type fakeSimCloud struct {
 }
 
 func startFakeCloud(s *scenario.Scenario) (*fakeSimCloud, error) {
-	opts := fake.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: fake.DefaultPhysics().With(s.Physics)}
+	opts := fakecloud.Options{Clock: clock.RealClock{}, TimeScale: s.TimeScale, Seed: s.Seed, Physics: physics.DefaultPhysics().With(s.Physics)}
 	if s.CallLatency != nil {
 		opts.CallLatency = s.CallLatency.Duration
 	}
-	c := &fakeSimCloud{cloud: fake.New(opts), scale: s.TimeScale}
+	c := &fakeSimCloud{cloud: fakecloud.New(opts), scale: s.TimeScale}
 	c.cloud.SetFaults(faults(s.Faults))
 	c.recording = &recordingCloud{API: c.cloud}
 	var err error
-	c.server, c.endpoint, err = serve(fake.NewServer(c.recording))
+	c.server, c.endpoint, err = serve(fakecloud.NewServer(c.recording))
 	return c, err
 }
 
 func (c *fakeSimCloud) Instances() []cloudprovider.Instance { return c.cloud.Instances() }
-func (c *fakeSimCloud) machines() fake.Machines             { return c.cloud }
+func (c *fakeSimCloud) machines() kubelet.Machines          { return c.cloud }
 func (c *fakeSimCloud) owned() []cloudprovider.Instance     { return c.cloud.Instances() }
 func (c *fakeSimCloud) operatorFlags() []string {
 	return []string{"--cloud-provider=fake", "--fake-cloud-endpoint=" + c.endpoint}
@@ -112,7 +114,7 @@ func (c *fakeSimCloud) interrupt(kind string, ids []string, notice time.Duration
 	}
 }
 
-func (c *fakeSimCloud) makeUnhealthy(ids []string, how fake.Unhealthy) error {
+func (c *fakeSimCloud) makeUnhealthy(ids []string, how physics.Unhealthy) error {
 	return c.cloud.MakeUnhealthy(ids, how)
 }
 
@@ -156,7 +158,7 @@ func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string) (*
 		EC2:         ec2.New(ec2.Options{Region: awsRegion, Credentials: motoCredentials, BaseEndpoint: aws.String(server.Endpoint)}),
 		ClusterName: ClusterName,
 		Region:      awsRegion,
-		Physics:     fake.DefaultPhysics().With(s.Physics),
+		Physics:     physics.DefaultPhysics().With(s.Physics),
 		TimeScale:   s.TimeScale,
 		Seed:        s.Seed,
 	})
@@ -164,7 +166,7 @@ func startAWSCloud(ctx context.Context, s *scenario.Scenario, workDir string) (*
 }
 
 func (c *awsSimCloud) Instances() []cloudprovider.Instance { return c.kubelets.Instances() }
-func (c *awsSimCloud) machines() fake.Machines             { return c.kubelets }
+func (c *awsSimCloud) machines() kubelet.Machines          { return c.kubelets }
 func (c *awsSimCloud) owned() []cloudprovider.Instance     { return c.kubelets.Instances() }
 func (c *awsSimCloud) operatorFlags() []string {
 	return []string{
@@ -191,7 +193,7 @@ func (c *awsSimCloud) interrupt(string, []string, time.Duration) error {
 	return errors.New("interrupt: only the fake cloud gives notices")
 }
 
-func (c *awsSimCloud) makeUnhealthy([]string, fake.Unhealthy) error {
+func (c *awsSimCloud) makeUnhealthy([]string, physics.Unhealthy) error {
 	return errors.New("unhealthy: only the fake cloud makes kubelets fail")
 }
 func (c *awsSimCloud) stop() {

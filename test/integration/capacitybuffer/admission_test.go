@@ -19,8 +19,8 @@ import (
 	"k8s.io/utils/ptr"
 
 	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/capacitybuffer"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/harness"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -102,7 +102,7 @@ func TestOperatorRunsWithoutTheCRD(t *testing.T) {
 	if installed, err := capacitybuffer.Installed(mapper); err != nil || installed {
 		t.Fatalf("Installed = %v, %v in a cluster without the CRD; want false", installed, err)
 	}
-	op := stack.StartOperator(t, bare, fake.New(fake.Options{}), stack.OperatorOptions{})
+	op := stack.StartOperator(t, bare, fakecloud.New(fakecloud.Options{}), stack.OperatorOptions{})
 	if !op.Manager.GetCache().WaitForCacheSync(ctx) {
 		t.Fatal("the operator's caches did not sync")
 	}

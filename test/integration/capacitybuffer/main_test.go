@@ -23,7 +23,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/harness"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -66,7 +66,7 @@ func newFixture(t *testing.T) *fixture {
 	namespace := &corev1.Namespace{ObjectMeta: metav1.ObjectMeta{GenerateName: strings.Trim(prefix, "-") + "-"}}
 	f.create(namespace)
 	f.ns = namespace.Name
-	f.op = stack.StartOperator(t, env, fake.New(fake.Options{}), stack.OperatorOptions{})
+	f.op = stack.StartOperator(t, env, fakecloud.New(fakecloud.Options{}), stack.OperatorOptions{})
 	return f
 }
 

@@ -12,8 +12,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -28,7 +28,7 @@ const (
 // holds room; then the buffer launches a node again. Passes after that launch nothing.
 func TestAnActiveBufferKeepsRoomThatRealPodsTakeFirst(t *testing.T) {
 	t.Parallel()
-	f := stack.NewSerialFixtureWith(t, fake.Options{}, func(o *stack.OperatorOptions) {
+	f := stack.NewSerialFixtureWith(t, fakecloud.Options{}, func(o *stack.OperatorOptions) {
 		// The burst's pods are created and marked one by one; a wide window decides on
 		// all of them at once, which is what the test checks.
 		o.Provisioning = provisioning.Options{BatchIdle: time.Second, BatchMax: 5 * time.Second}

@@ -23,10 +23,11 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/capicontract"
 	"github.com/stratos-sh/stratos/internal/cloudprovider/clusterapi"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	nodeclassctrl "github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -44,7 +45,7 @@ const (
 )
 
 // cloud is the fake cloud the simulator's SimMachines boot in.
-var cloud *fake.Cloud
+var cloud *fakecloud.Cloud
 
 // startSimulatedCluster installs the simulator's CRDs, runs its providers, the fake
 // kubelets and the ClusterAPINodeClass controller in one manager until ctx ends, and
@@ -53,7 +54,7 @@ func startSimulatedCluster(ctx context.Context, kubeconfig string) error {
 	if err := simapi.Install(ctx, c); err != nil {
 		return fmt.Errorf("installing the simulator's CRDs: %w", err)
 	}
-	cloud = fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31, ClusterName: stack.ClusterName})
+	cloud = fakecloud.New(fakecloud.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31, ClusterName: stack.ClusterName})
 	mgr, err := ctrl.NewManager(env.Config, manager.Options{
 		Logger: logr.Discard(), Scheme: c.Scheme(),
 		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
@@ -61,7 +62,7 @@ func startSimulatedCluster(ctx context.Context, kubeconfig string) error {
 	if err != nil {
 		return err
 	}
-	if err := fake.NewKubelet(cloud, mgr.GetClient(), fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
+	if err := kubelet.NewKubelet(cloud, mgr.GetClient(), kubelet.KubeletOptions{}).SetupWithManager(mgr); err != nil {
 		return err
 	}
 	if err := simprovider.Setup(mgr, cloud, simprovider.Options{ClusterName: stack.ClusterName, TimeScale: timeScale}); err != nil {

@@ -16,9 +16,9 @@ import (
 
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi/v1alpha1"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // kubeconfig is an administrator's kubeconfig of the test's API server.
@@ -63,8 +63,8 @@ func TestCreateClusterMakesAProvisionedCluster(t *testing.T) {
 	for _, fd := range infra.Status.FailureDomains {
 		domains = append(domains, fd.Name)
 	}
-	if !slices.Equal(domains, fake.DefaultZones()) {
-		t.Errorf("failure domains = %v, want the fake cloud's zones %v", domains, fake.DefaultZones())
+	if !slices.Equal(domains, fakecloud.DefaultZones()) {
+		t.Errorf("failure domains = %v, want the fake cloud's zones %v", domains, fakecloud.DefaultZones())
 	}
 	server, err := clientcmd.RESTConfigFromKubeConfig(kubeconfig)
 	if err != nil {

@@ -25,9 +25,10 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/manager"
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -42,7 +43,7 @@ type simEnv struct {
 	ctx   context.Context
 	env   *harness.Env
 	c     client.Client
-	cloud *fake.Cloud
+	cloud *fakecloud.Cloud
 }
 
 func newScheme(t *testing.T) *runtime.Scheme {
@@ -86,7 +87,7 @@ func run(t *testing.T, env *harness.Env) *simEnv {
 	if err := simapi.Install(ctx, c); err != nil {
 		t.Fatalf("installing the simulator's CRDs: %v", err)
 	}
-	cloud := fake.New(fake.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31})
+	cloud := fakecloud.New(fakecloud.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31})
 	mgr, err := ctrl.NewManager(env.Config, manager.Options{
 		Logger:                 testr.NewWithInterface(t, testr.Options{Verbosity: 1}),
 		Scheme:                 s,
@@ -97,7 +98,7 @@ func run(t *testing.T, env *harness.Env) *simEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := fake.NewKubelet(cloud, c, fake.KubeletOptions{}).SetupWithManager(mgr); err != nil {
+	if err := kubelet.NewKubelet(cloud, c, kubelet.KubeletOptions{}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	if err := simprovider.Setup(mgr, cloud, simprovider.Options{TimeScale: timeScale}); err != nil {

@@ -15,8 +15,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/stack"
 )
@@ -35,7 +35,7 @@ func spotOrOnDemand(p *v1beta1.NodePool) {
 }
 
 // noSpot is the fake cloud out of spot capacity everywhere, on-demand still sold.
-var noSpot = fake.Faults{InsufficientCapacity: []fake.Offering{{CapacityType: v1beta1.CapacityTypeSpot}}}
+var noSpot = fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{CapacityType: v1beta1.CapacityTypeSpot}}}
 
 // replacementsOf are the claims of a pool asked to run but the one named.
 func replacementsOf(f *stack.Fixture, pool, but string) []v1beta1.NodeClaim {
@@ -96,7 +96,7 @@ func TestThePoolGoesBackToSpotAndParksItsOnDemandNode(t *testing.T) {
 		t.Fatalf("the %s Event says %q; want the spot node that replaces it first", disruption.ReasonUnderutilized, note)
 	}
 
-	f.Cloud.SetFaults(fake.Faults{})
+	f.Cloud.SetFaults(fakecloud.Faults{})
 	var spot v1beta1.NodeClaim
 	f.Eventually("a spot node runs for the pod", func() bool {
 		for _, c := range replacementsOf(f, "back-to-spot", onDemand.Name) {

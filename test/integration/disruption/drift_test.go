@@ -13,8 +13,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -172,7 +172,7 @@ func replacementIn(t *testing.T, note string) string {
 // was taken at launch, matched the new template, and the old node stayed for good.
 func TestATemplateChangeBeforeTheLaunchIsDrift(t *testing.T) {
 	f := stack.NewFixture(t, nil)
-	f.Cloud.SetFaults(fake.Faults{Errors: map[string]fake.ErrorFault{cloudprovider.OpCreate: {Probability: 1}}})
+	f.Cloud.SetFaults(fakecloud.Faults{Errors: map[string]fakecloud.ErrorFault{cloudprovider.OpCreate: {Probability: 1}}})
 	f.Pool("web", 1, nil)
 	var early v1beta1.NodeClaim
 	f.Eventually("the claim fails to launch", func() bool {
@@ -185,7 +185,7 @@ func TestATemplateChangeBeforeTheLaunchIsDrift(t *testing.T) {
 		return launched != nil && launched.Status == metav1.ConditionFalse
 	})
 	changeTemplate(f, "web")
-	f.Cloud.SetFaults(fake.Faults{})
+	f.Cloud.SetFaults(fakecloud.Faults{})
 
 	f.Eventually("the claim made from the old template is marked Drifted", func() bool {
 		return gone(f, early.Name) || meta.IsStatusConditionTrue(f.Claim(early.Name).Status.Conditions, v1beta1.ConditionDrifted)

@@ -9,8 +9,8 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -18,7 +18,7 @@ import (
 // given back to a warm pool the pool cannot keep, though its standby.max leaves room.
 func TestAnEmptyNodeOfAClassThatCannotStandByIsTerminated(t *testing.T) {
 	t.Parallel()
-	f := stack.NewSerialFixtureWith(t, fake.Options{}, func(o *stack.OperatorOptions) { o.WrapCloud = stack.CAPIOnFake })
+	f := stack.NewSerialFixtureWith(t, fakecloud.Options{}, func(o *stack.OperatorOptions) { o.WrapCloud = stack.CAPIOnFake })
 	class := f.CAPIClass("metal", v1beta1.ClusterAPIStandbyUnsupported)
 	pool := f.Pool("metal-empty", 0, func(p *v1beta1.NodePool) {
 		quickly(3)(p)

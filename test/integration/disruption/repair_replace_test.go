@@ -14,9 +14,9 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/disruption"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -208,14 +208,14 @@ func TestAFifthOfThePoolIsRepairedAtOnce(t *testing.T) {
 	repairs := map[string]string{"nodepool": "repair-fifth", "reason": "NotReady"}
 	before := stack.Counter(t, "stratos_node_repairs_total", repairs) // nonzero only under -count
 	changes := watchClaims(f)
-	f.Cloud.SetFaults(fake.Faults{Errors: map[string]fake.ErrorFault{cloudprovider.OpTerminate: {Probability: 1}}})
+	f.Cloud.SetFaults(fakecloud.Faults{Errors: map[string]fakecloud.ErrorFault{cloudprovider.OpTerminate: {Probability: 1}}})
 	setPaused(f, "repair-fifth", false)
 
 	f.Eventually("two unhealthy nodes are repaired at once", func() bool {
 		most, _ := mostRepairedAtOnce(changes, names(sick))
 		return most >= 2
 	})
-	f.Cloud.SetFaults(fake.Faults{})
+	f.Cloud.SetFaults(fakecloud.Faults{})
 	f.Eventually("the three unhealthy nodes are repaired", func() bool {
 		for _, c := range sick {
 			if !gone(f, c.Name) {

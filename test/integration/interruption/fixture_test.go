@@ -22,7 +22,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -144,7 +144,7 @@ type fixture struct {
 // the operator's options.
 func newFixture(t *testing.T, tune func(*stack.OperatorOptions)) *fixture {
 	q := newQueue()
-	f := stack.NewSerialFixtureWith(t, fake.Options{}, func(o *stack.OperatorOptions) {
+	f := stack.NewSerialFixtureWith(t, fakecloud.Options{}, func(o *stack.OperatorOptions) {
 		o.Notices = q
 		if tune != nil {
 			tune(o)

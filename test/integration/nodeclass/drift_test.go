@@ -15,11 +15,11 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -28,7 +28,7 @@ import (
 // instance's architecture and holds its class's instance profile, as on EC2, and the
 // fake's whole catalogue is offered.
 type imageCloud struct {
-	*fake.Cloud
+	*fakecloud.Cloud
 	mu       sync.Mutex
 	images   map[string]string // by instance ID
 	profiles map[string]string // by instance ID
@@ -191,7 +191,7 @@ func patch[T client.Object](f *fixture, obj T, change func(T)) {
 // startOperatorOnFakeCloud runs the operator on a fake cloud that records the image of
 // each launch, with timeouts short enough for a test.
 func (f *fixture) startOperatorOnFakeCloud() *imageCloud {
-	cloud := &imageCloud{Cloud: stack.StartCloud(f.t, f.env, fake.Options{TimeScale: stack.TimeScale, Seed: 1}), images: map[string]string{}}
+	cloud := &imageCloud{Cloud: stack.StartCloud(f.t, f.env, fakecloud.Options{TimeScale: stack.TimeScale, Seed: 1}), images: map[string]string{}}
 	stack.StartOperator(f.t, f.env, cloud, stack.OperatorOptions{NodeClaim: nodeclaim.Options{
 		ClusterName: clusterName, LaunchTimeout: 30 * time.Second, RegistrationTimeout: 30 * time.Second,
 		PollInterval: 100 * time.Millisecond, ResyncInterval: time.Second,

@@ -41,8 +41,8 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclass"
 	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/scheme"
+	"github.com/stratos-sh/stratos/internal/sim/moto"
 	"github.com/stratos-sh/stratos/test/harness"
-	"github.com/stratos-sh/stratos/test/moto"
 )
 
 const (

@@ -11,14 +11,14 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // catalogAttributes are the instance labels of the fake cloud's types, by name.
 func catalogAttributes() map[string]map[string]string {
 	out := map[string]map[string]string{}
-	for _, it := range fake.DefaultCatalog() {
+	for _, it := range fakecloud.DefaultCatalog() {
 		out[it.Name] = it.Attributes
 	}
 	return out
@@ -94,7 +94,7 @@ func TestPoolRequirementsAndPodsSelectOnInstanceLabels(t *testing.T) {
 // stripped is the fake catalogue without instance labels: its kubelets register Nodes
 // the way EC2's do, not knowing them.
 func stripped() []*cloudprovider.InstanceType {
-	types := fake.DefaultCatalog()
+	types := fakecloud.DefaultCatalog()
 	for _, it := range types {
 		it.Attributes = nil
 	}
@@ -120,7 +120,7 @@ func (c labelledCatalog) InstanceTypes(ctx context.Context, nodeClass client.Obj
 // after the boot configuration is written) gets them from Stratos at registration, for
 // standby and running nodes alike, and a pod that selects on them is then placed there.
 func TestNodesRegisteredWithoutInstanceLabelsGetThem(t *testing.T) {
-	f := stack.NewSerialFixtureOn(t, fake.Options{Catalog: stripped()}, nil)
+	f := stack.NewSerialFixtureOn(t, fakecloud.Options{Catalog: stripped()}, nil)
 	f.Op.Stop()
 	f.Op = stack.StartOperator(t, f.Env, labelledCatalog{API: f.Cloud}, f.Opts)
 	f.Pool("web", 1, nil)

@@ -10,8 +10,8 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/provisioning"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -60,12 +60,12 @@ func TestAGPULimitStopsNewClaims(t *testing.T) {
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "gpu"}, Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"g4dn.xlarge"}}})
 	f.Pool("gpus", 0, func(p *v1beta1.NodePool) {
 		p.Spec.Template.Spec.NodeClassRef.Name = "gpu"
-		p.Spec.Limits = v1beta1.Limits{fake.ResourceGPU: resource.MustParse("2")}
+		p.Spec.Limits = v1beta1.Limits{fakecloud.ResourceGPU: resource.MustParse("2")}
 	})
 	pods := pendingPods(f, "default", "train", 3, "1", "1Gi", func(p *corev1.Pod) {
 		// Extended resources are not overcommitted: the API server wants the limit too.
-		p.Spec.Containers[0].Resources.Requests[fake.ResourceGPU] = resource.MustParse("1")
-		p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{fake.ResourceGPU: resource.MustParse("1")}
+		p.Spec.Containers[0].Resources.Requests[fakecloud.ResourceGPU] = resource.MustParse("1")
+		p.Spec.Containers[0].Resources.Limits = corev1.ResourceList{fakecloud.ResourceGPU: resource.MustParse("1")}
 	})
 	f.Eventually("two claims, one per GPU the limit allows", func() bool { return len(f.Claims("gpus")) == 2 })
 	var note string

@@ -11,7 +11,7 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -28,7 +28,7 @@ func TestPodsOfARefusedStartAreProvisionedAgain(t *testing.T) {
 		p.Spec.Standby.Max = ptr.To[int32](1)
 	})
 	warm := f.WaitForPhase("web", 1, v1beta1.PhaseStandby)[0]
-	f.Cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{Zone: warm.Status.Zone}}})
+	f.Cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{Zone: warm.Status.Zone}}})
 
 	pendingPods(f, "default", "web", 3, "1", "1Gi", nil)
 	var refusedAt time.Time

@@ -13,14 +13,14 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // standardVcpuLimit is EC2's On-Demand vCPU limit of the standard families reached: the
 // fake cloud's c, m and r types are of that group, its g4dn types are not.
-var standardVcpuLimit = fake.AccountLimit{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"c", "m", "r"}, CapacityType: v1beta1.CapacityTypeOnDemand}
+var standardVcpuLimit = fakecloud.AccountLimit{Limit: "VcpuLimitExceeded", TypePrefixes: []string{"c", "m", "r"}, CapacityType: v1beta1.CapacityTypeOnDemand}
 
 // limitRefusals counts the launches that reach the cloud, and those an account limit refuses.
 type limitRefusals struct {
@@ -55,7 +55,7 @@ func quickLaunchRetries(o *nodeclaim.Options) {
 // every retry asked for the cheapest type again, c5.large, and the claim never launched.
 func TestALaunchUnderAnAccountLimitFallsThroughToOtherFamilies(t *testing.T) {
 	f := newFixture(t, quickLaunchRetries)
-	f.Cloud.SetFaults(fake.Faults{AccountLimits: []fake.AccountLimit{standardVcpuLimit}})
+	f.Cloud.SetFaults(fakecloud.Faults{AccountLimits: []fakecloud.AccountLimit{standardVcpuLimit}})
 	f.Create(&v1beta1.FakeNodeClass{ObjectMeta: metav1.ObjectMeta{Name: "two-groups"},
 		Spec: v1beta1.FakeNodeClassSpec{InstanceTypes: []string{"c5.large", "g4dn.xlarge"}}})
 	f.Pool("fall-through", 1, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "two-groups" })
@@ -86,7 +86,7 @@ func TestALaunchUnderAnAccountLimitFallsThroughToOtherFamilies(t *testing.T) {
 // without naming the limit.
 func TestALaunchOnlyAnAccountLimitCoversWaitsNamingIt(t *testing.T) {
 	f := newFixture(t, quickLaunchRetries)
-	f.Cloud.SetFaults(fake.Faults{AccountLimits: []fake.AccountLimit{standardVcpuLimit}})
+	f.Cloud.SetFaults(fakecloud.Faults{AccountLimits: []fakecloud.AccountLimit{standardVcpuLimit}})
 	creates := &limitRefusals{API: f.Cloud}
 	f.Op.Stop()
 	f.Op = stack.StartOperator(t, f.Env, creates, f.Opts)

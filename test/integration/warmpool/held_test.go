@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -41,14 +41,14 @@ func TestAZoneThatCannotStartIsMadeUpElsewhereThenRebalanced(t *testing.T) {
 		t.Fatalf("no standby node in fake-1a: %v", zoneCounts(claims))
 	}
 
-	f.Cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{Zone: "fake-1a"}}})
+	f.Cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{Zone: "fake-1a"}}})
 	f.SetDesired(inA, v1beta1.DesiredRunning)
 	f.Eventually("the pool makes up fake-1a's standby node in the other zones and keeps it", func() bool {
 		counts := f.standbyByZone("held")
 		return counts["fake-1a"] == 1 && counts["fake-1b"]+counts["fake-1c"] == 3
 	})
 
-	f.Cloud.SetFaults(fake.Faults{})
+	f.Cloud.SetFaults(fakecloud.Faults{})
 	f.Eventually("once the mark expires, one standby node per zone again", func() bool {
 		counts := f.standbyByZone("held")
 		return len(f.Claims("held")) == 3 && counts["fake-1a"] == 1 && counts["fake-1b"] == 1 && counts["fake-1c"] == 1

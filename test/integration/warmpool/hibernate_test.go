@@ -11,8 +11,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -46,7 +46,7 @@ func TestStandbyNodesHibernateAndResumeSooner(t *testing.T) {
 		bootIDs[claim.Name] = f.Node(claim.Status.NodeName).Status.NodeInfo.BootID
 		f.SetDesired(claim.Name, v1beta1.DesiredRunning)
 	}
-	runs := map[string]fake.Run{}
+	runs := map[string]fakecloud.Run{}
 	for _, claim := range []v1beta1.NodeClaim{sleepy, plain} {
 		running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 		f.assertRunning(running)
@@ -70,7 +70,7 @@ func TestStandbyNodesHibernateAndResumeSooner(t *testing.T) {
 }
 
 // run is the fake cloud's record of the claim's instance's current run.
-func (f *fixture) run(claim *v1beta1.NodeClaim) fake.Run {
+func (f *fixture) run(claim *v1beta1.NodeClaim) fakecloud.Run {
 	f.T.Helper()
 	run, ok := f.Cloud.CurrentRun(claim.Status.InstanceID)
 	if !ok {

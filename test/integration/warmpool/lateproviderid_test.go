@@ -10,8 +10,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/indexes"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -62,7 +62,7 @@ func (c *lateProviderIDs) ListInstances(ctx context.Context, tags map[string]str
 func TestProviderIDKnownOnlyAfterTheLaunch(t *testing.T) {
 	t.Parallel()
 	late := &lateProviderIDs{}
-	f := stack.NewSerialFixtureWith(t, fake.Options{}, func(o *stack.OperatorOptions) {
+	f := stack.NewSerialFixtureWith(t, fakecloud.Options{}, func(o *stack.OperatorOptions) {
 		o.WrapCloud = func(api cloudprovider.API) cloudprovider.API { late.API = api; return late }
 	})
 	f.Pool("late", 1, nil)

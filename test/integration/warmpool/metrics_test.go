@@ -9,7 +9,7 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -31,7 +31,7 @@ func TestWarmPoolAndLimitGaugesFollowThePoolsClaims(t *testing.T) {
 	claims := f.WaitForPhase("gauges", 3, v1beta1.PhaseStandby)
 
 	prices := map[string]float64{}
-	for _, it := range fake.DefaultCatalog() {
+	for _, it := range fakecloud.DefaultCatalog() {
 		for _, o := range it.Offerings {
 			prices[fmt.Sprintf("%s/%s/%s", it.Name, o.Zone, o.CapacityType)] = o.PricePerHour
 		}

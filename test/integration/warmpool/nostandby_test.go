@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/nodeclass"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -36,7 +36,7 @@ func warmPoolCondition(f *stack.Fixture, pool *v1beta1.NodePool, when func(*meta
 // the class can, the condition goes and the warm pool is made.
 func TestPoolOfAClassThatCannotStandByKeepsNoWarmPool(t *testing.T) {
 	t.Parallel()
-	f := stack.NewSerialFixtureWith(t, fake.Options{}, func(o *stack.OperatorOptions) {
+	f := stack.NewSerialFixtureWith(t, fakecloud.Options{}, func(o *stack.OperatorOptions) {
 		o.WrapCloud = stack.CAPIOnFake
 	})
 	class := f.CAPIClass("metal", v1beta1.ClusterAPIStandbyUnsupported)

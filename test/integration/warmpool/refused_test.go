@@ -13,7 +13,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // consistently polls cond every 50 ms for d and fails the test the first time it does
@@ -69,7 +69,7 @@ func TestStartRefusedForCapacityReturnsTheClaimToStandby(t *testing.T) {
 	// pool warms when it is asked to run.
 	f.Pool("refused", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
 	claim := f.WaitForPhase("refused", 1, v1beta1.PhaseStandby)[0]
-	f.Cloud.SetFaults(fake.Faults{InsufficientCapacity: []fake.Offering{{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone}}})
+	f.Cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone}}})
 	versions := f.watchClaim(claim.Name)
 	startsBefore := f.Cloud.Calls()[cloudprovider.OpStart]
 	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
@@ -98,7 +98,7 @@ func TestStartRefusedForCapacityReturnsTheClaimToStandby(t *testing.T) {
 	}
 
 	// Capacity is back and the claim is asked again: it starts, and says so.
-	f.Cloud.SetFaults(fake.Faults{})
+	f.Cloud.SetFaults(fakecloud.Faults{})
 	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
 	running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 	if started := meta.FindStatusCondition(running.Status.Conditions, v1beta1.ConditionStarted); started == nil || started.Status != metav1.ConditionTrue {

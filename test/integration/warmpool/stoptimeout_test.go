@@ -12,8 +12,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -29,7 +29,7 @@ var hungStopRuns atomic.Int32
 func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
 	const timeout = 2 * time.Second
 	f := newFixture(t, func(o *nodeclaim.Options) { o.StopTimeout = timeout })
-	f.Cloud.SetFaults(fake.Faults{StopsHang: 1})
+	f.Cloud.SetFaults(fakecloud.Faults{StopsHang: 1})
 	// The forced stops are counted per pool, in the process's registry: a pool of its
 	// own per run, so that runs with -count or beside each other count apart.
 	pool := fmt.Sprintf("hung-stop-%d", hungStopRuns.Add(1))
@@ -56,7 +56,7 @@ func TestAStopThatHangsIsForcedAfterTheStopTimeout(t *testing.T) {
 func TestAStopThatHangsEvenForcedRemovesTheClaim(t *testing.T) {
 	const timeout = time.Second
 	f := newFixture(t, func(o *nodeclaim.Options) { o.StopTimeout = timeout })
-	f.Cloud.SetFaults(fake.Faults{StopsHang: 1, ForcedStopsHang: 1})
+	f.Cloud.SetFaults(fakecloud.Faults{StopsHang: 1, ForcedStopsHang: 1})
 	pool := fmt.Sprintf("stuck-stop-%d", hungStopRuns.Add(1))
 	f.Pool(pool, 1, nil)
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodeclaim"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 )
 
 // launched waits until the pool's only claim has launched its instance and returns it.
@@ -34,7 +34,7 @@ func (f *fixture) launched(pool string) v1beta1.NodeClaim {
 // shows the instance.
 func TestNotFoundRightAfterLaunchIsNotALoss(t *testing.T) {
 	f := newFixture(t, func(o *nodeclaim.Options) { o.InstanceVisibilityGrace = time.Minute })
-	f.Cloud.SetFaults(fake.Faults{Errors: map[string]fake.ErrorFault{cloudprovider.OpGet: {Probability: 1, Code: cloudprovider.CodeNotFound}}})
+	f.Cloud.SetFaults(fakecloud.Faults{Errors: map[string]fakecloud.ErrorFault{cloudprovider.OpGet: {Probability: 1, Code: cloudprovider.CodeNotFound}}})
 	f.Pool("unseen", 1, nil)
 	claim := f.launched("unseen")
 
@@ -47,7 +47,7 @@ func TestNotFoundRightAfterLaunchIsNotALoss(t *testing.T) {
 		t.Fatalf("the claim was removed for a NotFound right after its launch (err %v)", err)
 	}
 
-	f.Cloud.SetFaults(fake.Faults{})
+	f.Cloud.SetFaults(fakecloud.Faults{})
 	standby := f.WaitForPhase("unseen", 1, v1beta1.PhaseStandby)[0]
 	if standby.Name != claim.Name || standby.Status.InstanceID != claim.Status.InstanceID {
 		t.Fatalf("claim %s with %s stands by; want %s with %s", standby.Name, standby.Status.InstanceID, claim.Name, claim.Status.InstanceID)

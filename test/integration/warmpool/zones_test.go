@@ -10,8 +10,8 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/controllers/nodepool"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -31,9 +31,9 @@ func TestTheWarmPoolSpreadsAcrossZonesOnDemand(t *testing.T) {
 	f.Pool("spread", 6, nil)
 	claims := f.WaitForPhase("spread", 6, v1beta1.PhaseStandby)
 	counts := zoneCounts(claims)
-	for _, zone := range fake.DefaultZones() {
+	for _, zone := range fakecloud.DefaultZones() {
 		if counts[zone] != 2 {
-			t.Fatalf("standby nodes by zone %v, want 2 in each of %v", counts, fake.DefaultZones())
+			t.Fatalf("standby nodes by zone %v, want 2 in each of %v", counts, fakecloud.DefaultZones())
 		}
 	}
 	for _, c := range claims {

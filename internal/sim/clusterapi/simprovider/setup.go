@@ -18,12 +18,13 @@ import (
 	clusterv1 "sigs.k8s.io/cluster-api/api/core/v1beta2"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi/v1alpha1"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 )
 
 // Cloud is what the providers use of the fake cloud: its instance calls and catalogue,
-// and the kubelets' view, which gives a machine's addresses. *fake.Cloud is one.
+// and the kubelets' view, which gives a machine's addresses. *fakecloud.Cloud is one.
 type Cloud interface {
 	Create(ctx context.Context, req *cloudprovider.CreateRequest) (*cloudprovider.Instance, error)
 	StartInstances(ctx context.Context, ids []string) (map[string]error, error)
@@ -32,10 +33,10 @@ type Cloud interface {
 	DescribeInstances(ctx context.Context, ids []string) (map[string]*cloudprovider.Instance, error)
 	ListInstances(ctx context.Context, tags map[string]string) ([]*cloudprovider.Instance, error)
 	InstanceTypes(ctx context.Context, nodeClass client.Object) ([]*cloudprovider.InstanceType, error)
-	NodeViews() (time.Time, []fake.NodeView)
+	NodeViews() (time.Time, []physics.NodeView)
 }
 
-var _ Cloud = (*fake.Cloud)(nil)
+var _ Cloud = (*fakecloud.Cloud)(nil)
 
 // Options configure the providers.
 type Options struct {
@@ -90,7 +91,7 @@ func AddToScheme(s *runtime.Scheme) error {
 // Setup adds the providers' controllers to a manager, whose scheme must know the
 // sim.stratos.sh kinds and CAPI's core kinds (AddToScheme) and whose API server must
 // serve both (simapi.Install and CAPI's CRDs). The fake cloud's kubelet simulator
-// (fake.NewKubelet) registers the Nodes; run it beside them.
+// (kubelet.NewKubelet) registers the Nodes; run it beside them.
 func Setup(mgr manager.Manager, cloud Cloud, opts Options) error {
 	opts = opts.withDefaults()
 	s := mgr.GetScheme()
