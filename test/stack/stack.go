@@ -116,7 +116,7 @@ type OperatorOptions struct {
 	// Calendar, when set, is the clock pools' windows are read on.
 	Calendar clock.PassiveClock
 	// CloudBatch bounds the cloud calls' batching; zero means
-	// cloudprovider.DefaultBatchOptions.
+	// cloudprovider.DefaultBatchOptions, with describes as old at TimeScale.
 	CloudBatch cloudprovider.BatchOptions
 	// Intercept, when set, wraps the controllers' client, for tests that inject failures.
 	Intercept func(client.WithWatch) client.WithWatch
@@ -172,6 +172,8 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	batch := opts.CloudBatch
 	if batch == (cloudprovider.BatchOptions{}) {
 		batch = cloudprovider.DefaultBatchOptions
+		// Describes are answered as old as they are in a cluster, in the fake cloud's time.
+		batch.DescribeMaxAge /= TimeScale
 	}
 	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, batch, unavailable), controllers); err != nil {
 		t.Fatal(err)
