@@ -49,6 +49,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	crds := fs.String("crds", "config/crd/bases", "folder with the Stratos CRDs")
 	workDir := fs.String("work-dir", "", "folder for kubeconfigs and logs (default: .work/sim/SCENARIO)")
 	quiet := fs.Bool("quiet", false, "print no live progress, only the table")
+	cpuProfile := fs.String("cpu-profile", "", "write a CPU profile of the simulator (control plane excepted) to this file, for go tool pprof")
+	memProfile := fs.String("mem-profile", "", "write a heap profile of the simulator at the end of the run to this file, for go tool pprof")
 	fs.Usage = func() {
 		fmt.Fprint(stderr, usage)
 		fs.PrintDefaults()
@@ -102,6 +104,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 		progress = nil
 	}
 
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintln(stderr, "stratos-sim:", err)
+		return 1
+	}
+	defer func() {
+		if err := stopProfiles(); err != nil {
+			fmt.Fprintln(stderr, "stratos-sim:", err)
+		}
+	}()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	rep, err := runner.Run(ctx, runner.Options{

@@ -4,6 +4,8 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"k8s.io/utils/clock"
 )
 
 // BatchOptions bound the calls a batcher makes.
@@ -13,9 +15,17 @@ type BatchOptions struct {
 	MaxItems int
 	// Timeout bounds each call.
 	Timeout time.Duration
+	// DescribeMaxAge is how old an answer about an instance may be: within it, what the
+	// last describe said is answered without a call (see describeCache). Negative
+	// describes at every ask; zero is DefaultBatchOptions'.
+	DescribeMaxAge time.Duration
+	// Clock tells the age of describes; nil is the real clock.
+	Clock clock.PassiveClock
 }
 
-// DefaultBatchOptions carry at most 500 instances a call and give a call 30 s.
+// DefaultBatchOptions carry at most 500 instances a call, give a call 30 s, and answer
+// about an instance from a describe at most 1 s old, so that describes come at most once
+// a second however many claims wait on their instances.
 //
 // EC2 takes up to 1000 instance IDs in a StartInstances, StopInstances or
 // TerminateInstances call and recommends smaller batches. One bad ID fails the whole
@@ -25,7 +35,7 @@ type BatchOptions struct {
 // The SDK's retryer retries a throttled or failed call inside this time; a call still
 // failing after 30 s fails its items, whose callers retry with their own backoff, rather
 // than holding back the calls queued behind it.
-var DefaultBatchOptions = BatchOptions{MaxItems: 500, Timeout: 30 * time.Second}
+var DefaultBatchOptions = BatchOptions{MaxItems: 500, Timeout: 30 * time.Second, DescribeMaxAge: time.Second}
 
 // result is what one item of a batch gets back.
 type result[V any] struct {

@@ -1,6 +1,7 @@
 package cloudprovider
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -28,6 +29,8 @@ type provider struct {
 	forceStop *batcher[string, struct{}]
 	terminate *batcher[string, struct{}]
 	describe  *batcher[string, *Instance]
+	described *describeCache
+	maxItems  int
 }
 
 // New returns a CloudProvider that batches the calls to api of each kind (see batcher)
@@ -37,7 +40,11 @@ func New(api API, opts BatchOptions, unavailable *UnavailableOfferings) CloudPro
 	if unavailable == nil {
 		unavailable = NewUnavailableOfferings(DefaultUnavailableOfferingTTL, nil)
 	}
-	p := &provider{api: api, unavailable: unavailable}
+	maxAge := opts.DescribeMaxAge
+	if maxAge == 0 {
+		maxAge = DefaultBatchOptions.DescribeMaxAge
+	}
+	p := &provider{api: api, unavailable: unavailable, described: newDescribeCache(maxAge, opts.Clock), maxItems: cmp.Or(max(opts.MaxItems, 0), DefaultBatchOptions.MaxItems)}
 	p.start = newBatcher(opts, p.actionExec(OpStart, api.StartInstances))
 	p.stop = newBatcher(opts, p.actionExec(OpStop, func(ctx context.Context, ids []string) (map[string]error, error) {
 		return api.StopInstances(ctx, ids, false)
@@ -80,6 +87,7 @@ func (p *provider) withUnavailable(req *CreateRequest) *CreateRequest {
 
 func (p *provider) Start(ctx context.Context, id string) error {
 	_, err := p.start.do(ctx, id)
+	p.described.acted(id)
 	return err
 }
 
@@ -89,20 +97,27 @@ func (p *provider) Stop(ctx context.Context, id string, hibernate bool) error {
 		stop = p.hibernate
 	}
 	_, err := stop.do(ctx, id)
+	p.described.acted(id)
 	return err
 }
 
 func (p *provider) ForceStop(ctx context.Context, id string) error {
 	_, err := p.forceStop.do(ctx, id)
+	p.described.acted(id)
 	return err
 }
 
 func (p *provider) Terminate(ctx context.Context, id string) error {
 	_, err := p.terminate.do(ctx, id)
+	p.described.acted(id)
 	return err
 }
 
+// Get answers from a describe at most DescribeMaxAge old, or joins the next call.
 func (p *provider) Get(ctx context.Context, id string) (*Instance, error) {
+	if instance, err, ok := p.described.get(id); ok {
+		return instance, err
+	}
 	return p.describe.do(ctx, id)
 }
 
@@ -170,11 +185,23 @@ func (p *provider) actionExec(op string, call func(context.Context, []string) (m
 	}
 }
 
+// describeExec describes ids, and with them the other instances asked about lately
+// (see describeCache), whose answers go to the cache for the asks to come.
 func (p *provider) describeExec(ctx context.Context, ids []string) map[string]result[*Instance] {
+	ids = slices.Concat(ids, p.described.others(ids, p.maxItems-len(ids)))
+	began := p.described.now()
 	done := p.observe(OpGet, len(ids))
 	found, err := p.api.DescribeInstances(ctx, ids)
 	done(err)
 	results := make(map[string]result[*Instance], len(ids))
+	defer func() {
+		if err != nil {
+			return // the call failed, not the instances: nothing to keep
+		}
+		for id, r := range results {
+			p.described.store(id, began, r.value, r.err)
+		}
+	}()
 	for _, id := range ids {
 		switch instance, ok := found[id]; {
 		case err != nil:

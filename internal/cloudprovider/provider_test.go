@@ -20,8 +20,9 @@ import (
 
 var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
 
-// batching bounds the batched calls of the providers under test.
-var batching = cloudprovider.BatchOptions{MaxItems: 100, Timeout: 10 * time.Second}
+// batching bounds the batched calls of the providers under test. Their clouds change on
+// fake clocks while real time hardly passes, so every ask describes.
+var batching = cloudprovider.BatchOptions{MaxItems: 100, Timeout: 10 * time.Second, DescribeMaxAge: -1}
 
 // setup returns a fake cloud on its own fake clock, and a provider over it whose
 // unavailable offerings last a minute on another fake clock.

@@ -119,6 +119,7 @@ func New(ctx context.Context, opts *Options, cfg *rest.Config, logger logr.Logge
 		Logger:                        logger,
 		Metrics:                       metricsserver.Options{BindAddress: opts.MetricsBindAddress},
 		HealthProbeBindAddress:        opts.HealthProbeBindAddress,
+		PprofBindAddress:              opts.PprofBindAddress,
 		LeaderElection:                opts.LeaderElect,
 		LeaderElectionID:              opts.LeaderElectionID,
 		LeaderElectionNamespace:       leaderElectionNamespace(opts),

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -116,7 +117,7 @@ type OperatorOptions struct {
 	// Calendar, when set, is the clock pools' windows are read on.
 	Calendar clock.PassiveClock
 	// CloudBatch bounds the cloud calls' batching; zero means
-	// cloudprovider.DefaultBatchOptions.
+	// cloudprovider.DefaultBatchOptions, with describes as old at TimeScale.
 	CloudBatch cloudprovider.BatchOptions
 	// Intercept, when set, wraps the controllers' client, for tests that inject failures.
 	Intercept func(client.WithWatch) client.WithWatch
@@ -142,7 +143,7 @@ type OperatorOptions struct {
 // cmd/stratos does; Stop ends them, as a crash would.
 func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts OperatorOptions) *Operator {
 	t.Helper()
-	writes := &WriteCounter{counts: map[string]int{}, byObject: map[string]map[string]int{}, last: map[string]time.Time{}}
+	writes := &WriteCounter{counts: map[string]int{}, byObject: map[string]map[string]int{}, last: map[string]time.Time{}, starts: map[string]map[string][]time.Time{}}
 	mgr, err := newManager(t, env, func(cfg *rest.Config, options client.Options) (client.Client, error) {
 		c, err := client.NewWithWatch(cfg, options)
 		if err != nil {
@@ -172,6 +173,8 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	batch := opts.CloudBatch
 	if batch == (cloudprovider.BatchOptions{}) {
 		batch = cloudprovider.DefaultBatchOptions
+		// Describes are answered as old as they are in a cluster, in the fake cloud's time.
+		batch.DescribeMaxAge /= TimeScale
 	}
 	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, batch, unavailable), controllers); err != nil {
 		t.Fatal(err)
@@ -189,6 +192,16 @@ type WriteCounter struct {
 	counts   map[string]int
 	byObject map[string]map[string]int
 	last     map[string]time.Time
+	// starts holds when each write to an object began, by object name and verb and kind.
+	starts map[string]map[string][]time.Time
+}
+
+// Starts lists when each write of a verb and kind (such as "update NodePool/status") to
+// objects of that name began, in order.
+func (w *WriteCounter) Starts(name, verbAndKind string) []time.Time {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return slices.Clone(w.starts[name][verbAndKind])
 }
 
 // Last is when the last write of a verb and kind (such as "create NodeClaim") ended.
@@ -222,7 +235,7 @@ func (w *WriteCounter) Total() int {
 	return total
 }
 
-func (w *WriteCounter) add(verb string, obj client.Object, subresource string, c client.Client) {
+func (w *WriteCounter) add(verb string, obj client.Object, subresource string, c client.Client, started time.Time) {
 	kind := fmt.Sprintf("%T", obj)
 	if gvk, err := c.GroupVersionKindFor(obj); err == nil {
 		kind = gvk.Kind
@@ -237,44 +250,55 @@ func (w *WriteCounter) add(verb string, obj client.Object, subresource string, c
 		w.byObject[obj.GetName()] = map[string]int{}
 	}
 	w.byObject[obj.GetName()][verb+" "+kind]++
+	if w.starts[obj.GetName()] == nil {
+		w.starts[obj.GetName()] = map[string][]time.Time{}
+	}
+	w.starts[obj.GetName()][verb+" "+kind] = append(w.starts[obj.GetName()][verb+" "+kind], started)
 	w.mu.Unlock()
 }
 
 func (w *WriteCounter) wrap(c client.WithWatch) client.WithWatch {
 	return interceptor.NewClient(c, interceptor.Funcs{
 		Create: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.CreateOption) error {
+			started := time.Now()
 			err := c.Create(ctx, obj, opts...)
-			w.add("create", obj, "", c)
+			w.add("create", obj, "", c, started)
 			return err
 		},
 		Update: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.UpdateOption) error {
+			started := time.Now()
 			err := c.Update(ctx, obj, opts...)
-			w.add("update", obj, "", c)
+			w.add("update", obj, "", c, started)
 			return err
 		},
 		Patch: func(ctx context.Context, c client.WithWatch, obj client.Object, patch client.Patch, opts ...client.PatchOption) error {
+			started := time.Now()
 			err := c.Patch(ctx, obj, patch, opts...)
-			w.add("patch", obj, "", c)
+			w.add("patch", obj, "", c, started)
 			return err
 		},
 		Delete: func(ctx context.Context, c client.WithWatch, obj client.Object, opts ...client.DeleteOption) error {
+			started := time.Now()
 			err := c.Delete(ctx, obj, opts...)
-			w.add("delete", obj, "", c)
+			w.add("delete", obj, "", c, started)
 			return err
 		},
 		SubResourceCreate: func(ctx context.Context, c client.Client, sub string, obj, subObj client.Object, opts ...client.SubResourceCreateOption) error {
+			started := time.Now()
 			err := c.SubResource(sub).Create(ctx, obj, subObj, opts...)
-			w.add("create", obj, sub, c)
+			w.add("create", obj, sub, c, started)
 			return err
 		},
 		SubResourceUpdate: func(ctx context.Context, c client.Client, sub string, obj client.Object, opts ...client.SubResourceUpdateOption) error {
+			started := time.Now()
 			err := c.SubResource(sub).Update(ctx, obj, opts...)
-			w.add("update", obj, sub, c)
+			w.add("update", obj, sub, c, started)
 			return err
 		},
 		SubResourcePatch: func(ctx context.Context, c client.Client, sub string, obj client.Object, patch client.Patch, opts ...client.SubResourcePatchOption) error {
+			started := time.Now()
 			err := c.SubResource(sub).Patch(ctx, obj, patch, opts...)
-			w.add("patch", obj, sub, c)
+			w.add("patch", obj, sub, c, started)
 			return err
 		},
 	})

@@ -65,6 +65,7 @@ type Reconciler struct {
 	pacing       pacingNotes
 	preStarts    preStarts
 	learnedNotes learnedNotes
+	statusWrites statusWrites
 }
 
 // Reconcile brings one pool's standby claims to target and writes its status.
@@ -73,6 +74,7 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
 		if apierrors.IsNotFound(err) {
 			r.forgetPool(req.Name) // gone without the finalizer's pass: removed by force
+			r.statusWrites.forget(req.Name)
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -91,6 +93,10 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 		}
 	}
 
+	// before is the status the last pass computed, written or held pending; written is
+	// the one the cache shows.
+	written := pool.Status.DeepCopy()
+	r.statusWrites.overlay(pool)
 	before := pool.DeepCopy()
 	targets, windowErr := windows.For(pool, windows.Calendar(r.Calendar, r.Clock).Now())
 	learnedNext, err := r.learn(ctx, pool, claims.Items, &targets)
@@ -221,13 +227,33 @@ func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Resu
 			result.RequeueAfter = wait
 		}
 	}
-	if equality.Semantic.DeepEqual(before.Status, pool.Status) {
+	return r.writeStatus(ctx, pool, written, result)
+}
+
+// writeStatus writes the pool's status when it differs from the one written, at most
+// once per StatusWriteInterval: a status computed sooner is held pending, and the pass
+// is requeued for when the write may go (see statusWrites).
+func (r *Reconciler) writeStatus(ctx context.Context, pool *v1beta1.NodePool, written *v1beta1.NodePoolStatus, result ctrl.Result) (ctrl.Result, error) {
+	if equality.Semantic.DeepEqual(*written, pool.Status) {
+		r.statusWrites.settled(pool.Name)
+		return result, nil
+	}
+	if wait := r.statusWrites.due(pool.Name, r.Options.WithDefaults().StatusWriteInterval); wait > 0 {
+		r.statusWrites.hold(pool.Name, &pool.Status)
+		if result.RequeueAfter == 0 || wait < result.RequeueAfter {
+			result.RequeueAfter = wait
+		}
 		return result, nil
 	}
 	// The whole status is written, counts of zero included; a conflict retries the pass.
-	if err := r.Client.Status().Update(ctx, pool); err != nil {
+	status := pool.Status.DeepCopy()
+	err := r.Client.Status().Update(ctx, pool)
+	r.statusWrites.wrote(pool.Name, err == nil)
+	if err != nil {
+		// The next pass starts from what this one computed, not from the cache.
+		r.statusWrites.hold(pool.Name, status)
 		if apierrors.IsConflict(err) {
-			return ctrl.Result{RequeueAfter: conflictRetry}, nil
+			return ctrl.Result{RequeueAfter: max(conflictRetry, r.statusWrites.due(pool.Name, r.Options.WithDefaults().StatusWriteInterval))}, nil
 		}
 		return ctrl.Result{}, client.IgnoreNotFound(err)
 	}
@@ -450,6 +476,7 @@ func (r *Reconciler) finalize(ctx context.Context, pool *v1beta1.NodePool, claim
 		return nil
 	}
 	r.forgetPool(pool.Name)
+	r.statusWrites.forget(pool.Name)
 	r.preStarts.forget(pool.Name)
 	r.learnedNotes.forget(pool.Name)
 	r.expectations.forget(pool.Name)

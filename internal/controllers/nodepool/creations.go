@@ -26,6 +26,9 @@ type Options struct {
 	// registration failed; it doubles at each failure in a row, up to WarmupBackoffMax.
 	WarmupBackoff    time.Duration
 	WarmupBackoffMax time.Duration
+	// StatusWriteInterval is the least time between two writes of a pool's status;
+	// DefaultStatusWriteInterval when zero.
+	StatusWriteInterval time.Duration
 }
 
 // WithDefaults fills the options left at zero.
@@ -42,6 +45,9 @@ func (o Options) WithDefaults() Options {
 	}
 	if o.WarmupBackoffMax <= 0 {
 		o.WarmupBackoffMax = DefaultWarmupBackoffMax
+	}
+	if o.StatusWriteInterval <= 0 {
+		o.StatusWriteInterval = DefaultStatusWriteInterval
 	}
 	return o
 }

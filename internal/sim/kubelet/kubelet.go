@@ -107,7 +107,10 @@ type reported struct {
 	images     int
 	nodeUID    types.UID
 	leased     bool
-	csiNode    bool
+	// renewed is the real time the Lease was last renewed: each Node renews its own
+	// HeartbeatInterval after the last, as kubelets do, rather than all at one tick.
+	renewed time.Time
+	csiNode bool
 	// sickness is what was reported of the kubelet failing (sicknessKey).
 	sickness string
 }
@@ -136,16 +139,19 @@ func NewKubelet(machines Machines, c client.Client, opts KubeletOptions) *Kubele
 // NeedLeaderElection is false: kubelets run whoever leads Stratos.
 func (k *Kubelet) NeedLeaderElection() bool { return false }
 
+// leaseChecks is how many times per heartbeat interval the kubelets look for Leases due:
+// a Lease is renewed at most an interval over, and the renewals of 500 Nodes spread
+// over the interval as their Nodes turned Ready, instead of 500 at one tick.
+const leaseChecks = 10
+
 // Start syncs the Nodes whenever the cloud changes, an instance's timeline reaches its
-// next event or a heartbeat is due, until ctx is done.
+// next event or a Lease is due, until ctx is done.
 func (k *Kubelet) Start(ctx context.Context) error {
 	ctx = logf.IntoContext(ctx, logf.FromContext(ctx).WithName("fake-kubelet"))
-	heartbeat := time.NewTicker(k.opts.HeartbeatInterval)
+	heartbeat := time.NewTicker(k.opts.HeartbeatInterval / leaseChecks)
 	defer heartbeat.Stop()
-	renew := false
 	for {
-		synced, failed := k.sync(ctx, renew)
-		renew = false
+		synced, failed := k.sync(ctx)
 		var retry <-chan time.Time
 		if failed {
 			retry = time.After(retryInterval)
@@ -157,7 +163,6 @@ func (k *Kubelet) Start(ctx context.Context) error {
 			return nil
 		case <-k.machines.Changes():
 		case <-heartbeat.C:
-			renew = true
 		case <-retry:
 		case <-next:
 		}
@@ -167,12 +172,12 @@ func (k *Kubelet) Start(ctx context.Context) error {
 
 // sync brings every Node up to the cloud's timeline and returns the clock time it
 // synced to, and whether any instance failed.
-func (k *Kubelet) sync(ctx context.Context, renew bool) (time.Time, bool) {
+func (k *Kubelet) sync(ctx context.Context) (time.Time, bool) {
 	now, views := k.machines.NodeViews()
 	results := make([]reported, len(views))
 	errs := make([]error, len(views))
 	workqueue.ParallelizeUntil(ctx, syncWorkers, len(views), func(n int) {
-		results[n], errs[n] = k.syncNode(ctx, views[n], k.reported[views[n].InstanceID], now, renew)
+		results[n], errs[n] = k.syncNode(ctx, views[n], k.reported[views[n].InstanceID], now)
 	})
 	failed := false
 	k.reported = make(map[string]reported, len(views))
@@ -187,7 +192,7 @@ func (k *Kubelet) sync(ctx context.Context, renew bool) (time.Time, bool) {
 }
 
 // syncNode reports what changed for one instance and returns what is now reported.
-func (k *Kubelet) syncNode(ctx context.Context, v physics.NodeView, r reported, now time.Time, renew bool) (reported, error) {
+func (k *Kubelet) syncNode(ctx context.Context, v physics.NodeView, r reported, now time.Time) (reported, error) {
 	if r.boot != v.Boot {
 		// A new boot: a real kubelet registers again and posts its status from scratch.
 		r = reported{boot: v.Boot}
@@ -226,11 +231,12 @@ func (k *Kubelet) syncNode(ctx context.Context, v physics.NodeView, r reported, 
 		}
 		r.csiNode = true
 	}
-	if v.Phase == physics.NodeReady && (renew || !r.leased) {
-		if err := k.renewLease(ctx, v, r.nodeUID); err != nil {
+	if v.Phase == physics.NodeReady && (!r.leased || time.Since(r.renewed) >= k.opts.HeartbeatInterval) {
+		renewed := time.Now()
+		if err := k.renewLease(ctx, v, r.nodeUID, renewed); err != nil {
 			return r, err
 		}
-		r.leased = true
+		r.leased, r.renewed = true, renewed
 	}
 	return r, nil
 }

@@ -45,9 +45,11 @@ type Report struct {
 	Repairs       *Repairs       `json:"repairs,omitempty"`
 	// Standby is the cost of each pool's warm pool over the operator's calendar, by
 	// pool name; every pool the run saw is there.
-	Standby  map[string]StandbyHours `json:"standby"`
-	Steps    []Step                  `json:"steps"`
-	Timeline []Sample                `json:"timeline"`
+	Standby map[string]StandbyHours `json:"standby"`
+	// Scale shows whether what Stratos writes and asks grows with the cluster.
+	Scale    Scale    `json:"scale"`
+	Steps    []Step   `json:"steps"`
+	Timeline []Sample `json:"timeline"`
 }
 
 // Pods summarises the workload pods the scenario created.
@@ -210,6 +212,9 @@ type Provisioning struct {
 	// StartCallLatencySeconds runs from a pod being marked Unschedulable to
 	// the cloud Start call being issued for a standby node.
 	StartCallLatencySeconds Latency `json:"startCallLatencySeconds"`
+	// DecisionSeconds is the time of each provisioning pass, in wall seconds, as the
+	// operator measures it; absent when its metrics could not be read.
+	DecisionSeconds *DecisionTime `json:"decisionSeconds,omitempty"`
 }
 
 // Step is the outcome of one scenario step.
@@ -311,6 +316,15 @@ func (r *Report) WriteJSON(path string) error {
 	}
 	if out.Standby == nil {
 		out.Standby = map[string]StandbyHours{}
+	}
+	if out.Scale.APIWritesPerNode == nil {
+		out.Scale.APIWritesPerNode = map[string]float64{}
+	}
+	if out.Scale.NodePoolStatusWrites == nil {
+		out.Scale.NodePoolStatusWrites = map[string]WriteRate{}
+	}
+	if out.Scale.CloudCallsPerMinute == nil {
+		out.Scale.CloudCallsPerMinute = map[string]MinuteRate{}
 	}
 	if out.Pods.ByWorkload == nil {
 		out.Pods.ByWorkload = map[string]WorkloadPods{}

@@ -93,6 +93,7 @@ func WriteTable(w io.Writer, r *Report) error {
 		row("Simulator's cloud calls", "%s", formatCounts(r.SimulatorCloudCalls, byName, 0))
 	}
 	row("API writes", "%d total (%s)", sumCounts(r.APIWrites), formatCounts(r.APIWrites, byCount, topAPIWriteKinds))
+	scaleRows(row, r)
 	row("Invariants leaked / duplicate / orphan", "%d / %d / %d",
 		r.Invariants.LeakedInstances, r.Invariants.DuplicateInstances, r.Invariants.OrphanClaims)
 	row("Operator restarts / peak RSS", "%d / %.1f MiB",

@@ -80,6 +80,12 @@ func (r *run) collect() {
 	rep.Nodes.StartedFromStandby, rep.Nodes.TakenWhileWarming, rep.Nodes.LaunchedCold = counts.startedFromStandby, counts.takenWhileWarming, counts.launchedCold
 	r.cloud.record(rep)
 	rep.APIWrites = auditedWrites(r.opts.WorkDir + "/audit.log")
+	rep.Provisioning.DecisionSeconds = r.decisions.decisionTime()
+	scale, err := r.scaleFigures()
+	if err != nil {
+		r.fail("measuring the scale figures: %v", err)
+	}
+	rep.Scale = scale
 	rep.Operator.Restarts = r.operator.Restarts()
 	rep.Operator.PeakRSSBytes = r.operator.PeakRSS()
 	r.mu.Lock()

@@ -33,6 +33,7 @@ type fixedCounts struct {
 	// latencies are by workload name and percentile; hours by pool.
 	latencies map[string]map[int]int
 	hours     map[string]int
+	scale     scaleFigures
 }
 
 func (f fixedCounts) podsServed(path report.Path, since time.Time) int {
@@ -252,3 +253,5 @@ func TestAuditedWrites(t *testing.T) {
 		t.Errorf("auditedWrites = %v, want 2 status patches and 1 create", got)
 	}
 }
+
+func (f fixedCounts) scaleFigures() scaleFigures { return f.scale }

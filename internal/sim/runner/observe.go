@@ -36,6 +36,8 @@ type capacityCounts struct {
 	takenWhileWarming int
 	// launchedCold are claims created to run pods.
 	launchedCold int
+	// claimsCreated are every claim created: to run pods or for the warm pool.
+	claimsCreated int
 	// daemonSetPodsDeleted are the DaemonSet pods deleted: none should be, from the
 	// Nodes of stopped instances above all.
 	daemonSetPodsDeleted int
@@ -164,6 +166,11 @@ func (o *observer) claimHandler() toolscache.ResourceEventHandler {
 	return toolscache.ResourceEventHandlerDetailedFuncs{
 		AddFunc: func(obj any, initial bool) {
 			claim, ok := obj.(*v1beta1.NodeClaim)
+			if ok && !initial {
+				o.mu.Lock()
+				o.capacity.claimsCreated++
+				o.mu.Unlock()
+			}
 			// A claim created to run pods starts with desiredState Running; the pool's
 			// warm-up creates Standby ones.
 			if ok && !initial && claim.Spec.DesiredState == v1beta1.DesiredRunning && claim.Status.Phase == "" {

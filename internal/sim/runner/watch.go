@@ -15,6 +15,9 @@ import (
 // memory read.
 const sampleInterval = 500 * time.Millisecond
 
+// scrapeInterval is how often, in wall time, the operator's metrics are read.
+const scrapeInterval = 5 * time.Second
+
 // watch samples the timeline and the operator's memory, and prints progress, until ctx
 // ends.
 func (r *run) watch(ctx context.Context) {
@@ -27,12 +30,20 @@ func (r *run) watch(ctx context.Context) {
 	progress := time.NewTicker(interval)
 	defer progress.Stop()
 	var last *view
+	r.sampleCalls(r.started)
+	// The operator's histogram is read every few seconds: often enough to keep its
+	// figures across a restart, rarely enough to cost the operator nothing to speak of.
+	scrape := time.NewTicker(scrapeInterval)
+	defer scrape.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-sample.C:
+		case <-scrape.C:
+			r.decisions.scrape(ctx)
+		case now := <-sample.C:
 			r.operator.SampleRSS()
+			r.sampleCalls(now)
 			v, err := look(ctx, r.client, r.observer)
 			if err != nil {
 				continue

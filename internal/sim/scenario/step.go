@@ -134,6 +134,10 @@ type Condition struct {
 	// StandbyTarget bounds the standby nodes a pool aims for now (its
 	// status.standbyTarget): standby.min, a window's, or the learned target.
 	StandbyTarget []PoolCount `json:"standbyTarget,omitempty"`
+
+	// The scale bounds (see ScaleCounts) read the operator's memory, metrics and writes
+	// so far, and its cloud calls.
+	ScaleCounts `json:",inline"`
 }
 
 // WorkloadLatency bounds a percentile (50, 90, 99 or 100 for the maximum) of the
@@ -205,6 +209,8 @@ type NamedCount struct {
 	Latency       *WorkloadLatency
 	StandbyHours  *PoolCount
 	StandbyTarget *PoolCount
+	// CloudCalls is set for a cloudCallsPerMinute entry.
+	CloudCalls *OperationCount
 }
 
 // Counts lists the counts the condition sets, in the order of the file format.
@@ -228,6 +234,10 @@ func (c *Condition) Counts() []NamedCount {
 		{Name: "interruptionRecoveryP99", Want: c.InterruptionRecoveryP99},
 		{Name: "interruptionRecoveryMax", Want: c.InterruptionRecoveryMax},
 		{Name: "repairRecoveryMax", Want: c.RepairRecoveryMax},
+		{Name: "operatorPeakRSSMiB", Want: c.OperatorPeakRSSMiB},
+		{Name: "decisionP99Millis", Want: c.DecisionP99Millis},
+		{Name: "apiWritesPerNode", Want: c.APIWritesPerNode},
+		{Name: "nodePoolStatusWritesPerSecond", Want: c.NodePoolStatusWritesPerSecond},
 	} {
 		if n.Want != nil {
 			counts = append(counts, n)
@@ -295,6 +305,10 @@ func (c *Condition) Counts() []NamedCount {
 	for i := range c.StandbyNodeHours {
 		h := &c.StandbyNodeHours[i]
 		counts = append(counts, NamedCount{Name: "standby node-hours of pool " + h.Pool, Want: &h.Count, StandbyHours: h})
+	}
+	for i := range c.CloudCallsPerMinute {
+		calls := &c.CloudCallsPerMinute[i]
+		counts = append(counts, NamedCount{Name: calls.Operation + " calls in the busiest minute", Want: &calls.Count, CloudCalls: calls})
 	}
 	for i := range c.StandbyTarget {
 		target := &c.StandbyTarget[i]

@@ -129,6 +129,9 @@ func (c *Condition) validate() error {
 			}
 			errs = append(errs, prefix(count.Name, count.Latency.WorkloadRef.validate()))
 		}
+		if count.CloudCalls != nil && count.CloudCalls.Operation == "" {
+			errs = append(errs, fmt.Errorf("%s: operation is required", count.Name))
+		}
 		for _, pool := range []*PoolCount{count.StandbyHours, count.StandbyTarget} {
 			if pool != nil && pool.Pool == "" {
 				errs = append(errs, fmt.Errorf("%s: pool is required", count.Name))

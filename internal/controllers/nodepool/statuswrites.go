@@ -1,0 +1,98 @@
+package nodepool
+
+import (
+	"sync"
+	"time"
+
+	"github.com/stratos-sh/stratos/api/v1beta1"
+)
+
+// DefaultStatusWriteInterval is the least time between two writes of one pool's status:
+// a burst moves claims through their phases many times a second, and each move changes
+// the pool's counts, but a reader of the status needs no more than one change a second.
+const DefaultStatusWriteInterval = time.Second
+
+// statusWrites paces each pool's status writes. A pass whose status differs from the
+// one written within the interval keeps it here, pending, instead of writing it; the
+// pass after the interval writes the status it computes then. The pool's status is this
+// controller's alone, so a pending status is the truth the next pass starts from (see
+// overlay): what the last pass decided, such as a warm-up failure it took from memory
+// or a condition it announced with an Event, is neither lost nor announced again.
+//
+// The interval is measured on the real clock, not the controller's, because it paces
+// the API server's load, which a simulated clock does not slow.
+type statusWrites struct {
+	mu      sync.Mutex
+	last    map[string]time.Time
+	pending map[string]*v1beta1.NodePoolStatus
+	// now is time.Now outside unit tests.
+	now func() time.Time
+}
+
+func (s *statusWrites) clock() time.Time {
+	if s.now == nil {
+		return time.Now()
+	}
+	return s.now()
+}
+
+// overlay replaces the pool's status, as the cache shows it, by the status held pending
+// for it, if any.
+func (s *statusWrites) overlay(pool *v1beta1.NodePool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if pending, ok := s.pending[pool.Name]; ok {
+		pool.Status = *pending.DeepCopy()
+	}
+}
+
+// due returns how long the pool's next status write must wait: zero when it may go now.
+func (s *statusWrites) due(pool string, interval time.Duration) time.Duration {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	last, ok := s.last[pool]
+	if !ok {
+		return 0
+	}
+	return max(interval-s.clock().Sub(last), 0)
+}
+
+// hold keeps status pending for the pool's next write.
+func (s *statusWrites) hold(pool string, status *v1beta1.NodePoolStatus) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.pending == nil {
+		s.pending = map[string]*v1beta1.NodePoolStatus{}
+	}
+	s.pending[pool] = status.DeepCopy()
+}
+
+// settled drops the pool's pending status: the cache shows the status the pass computed.
+func (s *statusWrites) settled(pool string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.pending, pool)
+}
+
+// wrote records a write of the pool's status, made or failed, as it ends: a failed write
+// loaded the API server too, and the pending status, if any, has gone with it or waits
+// for the pass the failure requeues.
+func (s *statusWrites) wrote(pool string, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.last == nil {
+		s.last = map[string]time.Time{}
+	}
+	s.last[pool] = s.clock()
+	if ok {
+		delete(s.pending, pool)
+	}
+}
+
+// forget drops what is kept of a pool that is gone.
+func (s *statusWrites) forget(pool string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.last, pool)
+	delete(s.pending, pool)
+}
