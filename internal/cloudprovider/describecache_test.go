@@ -10,12 +10,13 @@ import (
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/cloudprovider/fake"
+	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/physics"
 )
 
 // describeCounting counts the DescribeInstances calls made to a fake cloud.
 type describeCounting struct {
-	*fake.Cloud
+	*fakecloud.Cloud
 	mu    sync.Mutex
 	calls int
 }
@@ -93,7 +94,7 @@ func TestDescribeAfterAnActionIsFresh(t *testing.T) {
 	if _, err := provider.Get(context.Background(), instance.ID); err != nil || counted.count() != 1 {
 		t.Fatalf("a second ask within the age made %d calls (%v), want the one of the first", counted.count(), err)
 	}
-	s.cloudClock.Step(fake.DefaultPhysics().LaunchDelay)
+	s.cloudClock.Step(physics.DefaultPhysics().LaunchDelay)
 	if err := provider.Stop(context.Background(), instance.ID, false); err != nil {
 		t.Fatal(err)
 	}
