@@ -254,10 +254,13 @@ func (r *Lifecycle) transition(ctx context.Context, claim *v1beta1.NodeClaim, no
 	return nil
 }
 
-// patchNode applies change to the Node and writes it if anything changed. The patch
-// carries an optimistic lock, because a merge patch replaces the whole taint list and
-// must not undo a taint someone else changed meanwhile; on a conflict it reads the Node
-// again and reapplies the change.
+// patchNode applies change to the Node and writes it if anything changed. A patch that
+// changes the taints carries an optimistic lock, because a merge patch replaces the
+// whole taint list and must not undo a taint someone else changed meanwhile; on a
+// conflict it reads the Node again and reapplies the change. One that does not (a
+// label, the cordon) merges key by key and carries none: the kubelet's heartbeats change
+// the Node's version every few seconds, and a lock would make such a patch conflict
+// and be written twice for nothing.
 func (r *Lifecycle) patchNode(ctx context.Context, node *corev1.Node, change func(*corev1.Node) bool) error {
 	first := true
 	err := retry.RetryOnConflict(retry.DefaultBackoff, func() error {
@@ -271,7 +274,11 @@ func (r *Lifecycle) patchNode(ctx context.Context, node *corev1.Node, change fun
 		if !change(updated) {
 			return nil
 		}
-		if err := r.Client.Patch(ctx, updated, client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{})); err != nil {
+		patch := client.MergeFrom(node)
+		if !equality.Semantic.DeepEqual(node.Spec.Taints, updated.Spec.Taints) {
+			patch = client.MergeFromWithOptions(node, client.MergeFromWithOptimisticLock{})
+		}
+		if err := r.Client.Patch(ctx, updated, patch); err != nil {
 			return err
 		}
 		*node = *updated

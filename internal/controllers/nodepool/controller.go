@@ -11,7 +11,6 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/client-go/tools/events"
 	"k8s.io/utils/clock"
@@ -21,15 +20,11 @@ import (
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
-	"github.com/stratos-sh/stratos/internal/budgets"
 	"github.com/stratos-sh/stratos/internal/capacitybuffer"
 	"github.com/stratos-sh/stratos/internal/claimtemplate"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
-	"github.com/stratos-sh/stratos/internal/indexes"
 	"github.com/stratos-sh/stratos/internal/limits"
 	"github.com/stratos-sh/stratos/internal/metrics"
-	"github.com/stratos-sh/stratos/internal/nodeclass"
-	"github.com/stratos-sh/stratos/internal/windows"
 )
 
 // conflictRetry is how soon a pass runs again after its status write lost a race, or
@@ -68,166 +63,19 @@ type Reconciler struct {
 	statusWrites statusWrites
 }
 
-// Reconcile brings one pool's standby claims to target and writes its status.
+// Reconcile brings one pool's standby claims to target and writes its status: the
+// steps of a pass, in order (see steps).
 func (r *Reconciler) Reconcile(ctx context.Context, req ctrl.Request) (ctrl.Result, error) {
-	pool := &v1beta1.NodePool{}
-	if err := r.Client.Get(ctx, req.NamespacedName, pool); err != nil {
-		if apierrors.IsNotFound(err) {
-			r.forgetPool(req.Name) // gone without the finalizer's pass: removed by force
-			r.statusWrites.forget(req.Name)
+	p := &pass{pool: &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: req.Name}}}
+	for _, step := range r.steps() {
+		if err := step.run(ctx, p); err != nil {
+			return ctrl.Result{}, fmt.Errorf("%s: %w", step.name, err)
 		}
-		return ctrl.Result{}, client.IgnoreNotFound(err)
-	}
-	claims := &v1beta1.NodeClaimList{}
-	if err := r.Client.List(ctx, claims, client.MatchingFields{indexes.ClaimNodePool: pool.Name}); err != nil {
-		return ctrl.Result{}, err
-	}
-	if !pool.DeletionTimestamp.IsZero() {
-		return ctrl.Result{}, r.finalize(ctx, pool, claims.Items)
-	}
-	if !controllerutil.ContainsFinalizer(pool, Finalizer) {
-		base := pool.DeepCopy()
-		controllerutil.AddFinalizer(pool, Finalizer)
-		if err := r.Client.Patch(ctx, pool, client.MergeFromWithOptions(base, client.MergeFromWithOptimisticLock{})); err != nil {
-			return ctrl.Result{}, err
-		}
-	}
-
-	// before is the status the last pass computed, written or held pending; written is
-	// the one the cache shows.
-	written := pool.Status.DeepCopy()
-	r.statusWrites.overlay(pool)
-	before := pool.DeepCopy()
-	targets, windowErr := windows.For(pool, windows.Calendar(r.Calendar, r.Clock).Now())
-	learnedNext, err := r.learn(ctx, pool, claims.Items, &targets)
-	if err != nil {
-		return ctrl.Result{}, err
-	}
-	obs := observation{target: targets.MinStandby, targets: targets, windowErr: windowErr, claims: claims.Items}
-	obs.target = r.withBufferRoom(pool, targets, obs.target)
-	obs.budgetBlocking, obs.budgetErr = budgets.Check(pool.Spec.Disruption.Budgets, r.Clock.Now())
-	switch {
-	case pool.Spec.KillSwitch:
-		obs.stopped = ReasonKillSwitch
-	case pool.Spec.Paused:
-		obs.stopped = ReasonPaused
-	}
-	class, err := nodeclass.Get(ctx, r.Client, pool.Spec.Template.Spec.NodeClassRef)
-	switch {
-	case obs.stopped == ReasonKillSwitch:
-		// Removing needs no node class: the switch works even when it is gone.
-		if err := r.removeAll(ctx, claims.Items); err != nil {
-			return ctrl.Result{}, err
-		}
-	case apierrors.IsNotFound(err):
-		obs.classMissing = true
-	case err != nil:
-		return ctrl.Result{}, err
-	case !r.expectations.met(pool.Name, claims.Items, r.Clock.Now()):
-		// The cache does not show this controller's last writes yet: plan on it later.
-		return ctrl.Result{RequeueAfter: conflictRetry}, nil
-	default:
-		current, err := claimtemplate.CurrentOf(pool, class)
-		if err != nil {
-			return ctrl.Result{}, err
-		}
-		if err := r.markDrift(ctx, pool, claims.Items, current); err != nil {
-			return ctrl.Result{}, err
-		}
-		opts := r.Options.WithDefaults()
-		rec, counted := noteFailures(pool.Status.WarmupFailures, failureRecord{
-			poolGeneration: pool.Generation, classGeneration: class.GetGeneration(), claims: claims.Items,
-			gone: r.gone.take(pool.Name), base: opts.WarmupBackoff, ceiling: opts.WarmupBackoffMax,
-		}, r.Clock.Now())
-		pool.Status.WarmupFailures, obs.failures = rec, rec
-		countFailures(pool.Name, counted)
-		if obs.stopped == ReasonPaused {
+		if p.done {
 			break
 		}
-		if ready, reason, message := nodeclass.Ready(class); !ready {
-			// Nothing launches with a class that has not resolved: the pool waits for it.
-			obs.classNotReady = reason + ": " + message
-			break
-		}
-		if ok, _, message := nodeclass.CanStandBy(class); !ok {
-			obs.standbyRefused = withoutStandby(&obs, message)
-		}
-		obs.standbyJudged = true
-		if err := r.scale(ctx, pool, class, current, &obs); err != nil {
-			return ctrl.Result{}, err
-		}
-		obs.nextExpiry = nextExpiry(pool, claims.Items, r.Clock.Now())
 	}
-	byPhase := writeStatus(pool, obs)
-	if obs.types == nil && class != nil && hasStandby(claims.Items) {
-		// The pass did not need the instance types, but pricing the warm pool does.
-		if obs.types, err = r.Cloud.InstanceTypes(ctx, class); err != nil {
-			log.FromContext(ctx).V(1).Info("The warm pool's cost is not priced: the instance types cannot be listed", "error", err.Error())
-		}
-	}
-	if obs.usage == nil {
-		used := limits.Used(pointers(claims.Items), nil)
-		obs.usage = &used
-	}
-	r.recordPool(pool, byPhase, standbyCensus(claims.Items, obs.types), limitSeries(pool.Spec.Limits, targets.MaxNodes, *obs.usage))
-	recordBackoff(pool, r.Clock.Now())
-	recordUnhealthy(pool.Name, claims.Items)
-	if degraded := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionDegraded); degraded != nil && degraded.Status == "True" &&
-		!degradedFor(before, degraded.Reason) {
-		// The message is no format: it quotes claims' messages, which may hold a %.
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, degraded.Reason, "Scale", "%s", degraded.Message)
-		if windowErr != nil {
-			log.FromContext(ctx).Error(windowErr, "The pool's windows cannot be read; its spec's targets hold")
-		}
-	}
-	if obs.standbyRefused != "" && !meta.IsStatusConditionFalse(before.Status.Conditions, v1beta1.ConditionWarmPoolSupported) {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, nodeclass.ReasonStandbyUnsupported, "Scale", "%s", obs.standbyRefused)
-	}
-	if valid := meta.FindStatusCondition(pool.Status.Conditions, v1beta1.ConditionBudgetsValid); valid.Status == metav1.ConditionFalse &&
-		!meta.IsStatusConditionFalse(before.Status.Conditions, v1beta1.ConditionBudgetsValid) {
-		r.Recorder.Eventf(pool, nil, corev1.EventTypeWarning, valid.Reason, "Disrupt", valid.Message)
-	}
-	// A window opening or closing, or a standby claim expiring, changes the plan then;
-	// nothing else would bring the pool here at that moment.
-	var result ctrl.Result
-	if obs.held > 0 {
-		// Held standby nodes count again once their offering's mark expires; nothing
-		// else would bring the pool here then.
-		result.RequeueAfter = heldRecheck
-	}
-	soon := func(wait time.Duration) {
-		if result.RequeueAfter == 0 || wait < result.RequeueAfter {
-			result.RequeueAfter = wait
-		}
-	}
-	if obs.throttled {
-		// The pool creates the rest as its bucket of creations refills.
-		soon(r.Options.WithDefaults().refill())
-	}
-	if obs.raced {
-		// A claim it meant to remove changed: the next pass plans on what it is now.
-		soon(conflictRetry)
-	}
-	if obs.paced && hasSchedule(pool) {
-		// A budget holding replacements back may end, or a looser one start, on the minute.
-		soon(budgetRecheck)
-	}
-	if backingOff(obs.failures) {
-		// A backing-off pool tries again at its retry time. Past it, the probe it warms
-		// wakes it: a retry time in the past must not requeue it at once, again and again.
-		if wait := obs.failures.RetryAfter.Sub(r.Clock.Now()); wait > 0 {
-			soon(wait)
-		}
-	}
-	for _, at := range []time.Time{obs.nextExpiry, targets.Next, learnedNext} {
-		if at.IsZero() {
-			continue
-		}
-		if wait := max(r.onRealClock(at.Sub(windows.Calendar(r.Calendar, r.Clock).Now())), conflictRetry); result.RequeueAfter == 0 || wait < result.RequeueAfter {
-			result.RequeueAfter = wait
-		}
-	}
-	return r.writeStatus(ctx, pool, written, result)
+	return p.result, nil
 }
 
 // writeStatus writes the pool's status when it differs from the one written, at most
