@@ -29,7 +29,7 @@ func TestObserverCountsHowCapacityWasObtained(t *testing.T) {
 	h.OnAdd(claimIn(v1beta1.DesiredStandby, ""), false)                  // the pool warming up
 	h.OnUpdate(claimIn(v1beta1.DesiredRunning, v1beta1.PhaseStarting), claimIn(v1beta1.DesiredRunning, v1beta1.PhaseRunning))
 
-	want := capacityCounts{startedFromStandby: 2, takenWhileWarming: 5, launchedCold: 1}
+	want := capacityCounts{startedFromStandby: 2, takenWhileWarming: 5, launchedCold: 1, claimsCreated: 2}
 	if got := o.counters(); got != want {
 		t.Fatalf("counts %+v, want %+v", got, want)
 	}

@@ -15,7 +15,11 @@ import (
 func TestThroughCloudProvider(t *testing.T) {
 	ctx := context.Background()
 	unavailable := cloudprovider.NewUnavailableOfferings(cloudprovider.DefaultUnavailableOfferingTTL, nil)
-	cloud := cloudprovider.New(provider, cloudprovider.DefaultBatchOptions, unavailable)
+	// Each Get below must see the Machine as it is now. The describe cache answers for up
+	// to a second from an earlier call (internal/cloudprovider tests that), so it is off.
+	opts := cloudprovider.DefaultBatchOptions
+	opts.DescribeMaxAge = -1
+	cloud := cloudprovider.New(provider, opts, unavailable)
 	class := classOver(ref(machineTemplateKind, machineTemplate))
 
 	unavailable.Mark(cloudprovider.OfferingKey{InstanceType: "small", Zone: "rack-a", CapacityType: v1beta1.CapacityTypeOnDemand}, "test")

@@ -233,8 +233,10 @@ func TestNodeRepairReportsAnOutageWhenMoreThanHalfAreUnhealthy(t *testing.T) {
 
 	f.setNodeCondition(running[0].Status.NodeName, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 		LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()})
+	// With one of two unhealthy, repair may replace that one at once (its Node has been
+	// unready for a minute), so the gauge may pass 1 on its way to 0 before a look sees it.
 	f.Eventually("the pool is no longer Degraded NodesUnhealthy", func() bool {
-		return f.poolDegraded(pool, nodepool.ReasonNodesUnhealthy) == nil && unhealthyGauge(t, pool) == 1
+		return f.poolDegraded(pool, nodepool.ReasonNodesUnhealthy) == nil && unhealthyGauge(t, pool) <= 1
 	})
 }
 
