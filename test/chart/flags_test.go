@@ -81,7 +81,7 @@ var flagValues = []flagValue{
 
 // flagsWithoutValue are operator flags the chart has no value for, and why.
 var flagsWithoutValue = map[string]string{
-	"version": "prints the version and exits: not a setting of a running operator",
+	"version":            "prints the version and exits: not a setting of a running operator",
 	"pprof-bind-address": "a profiling endpoint for the simulator's scale runs, off by default: an installed operator does not serve profiles",
 }
 
