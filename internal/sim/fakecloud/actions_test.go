@@ -9,11 +9,12 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
 func TestTransitions(t *testing.T) {
 	type setup func(t *testing.T, c *Cloud, clk *testingclock.FakeClock) string
-	p := noJitter()
+	p := simtest.NoJitter()
 	// at returns a setup that launches an instance, lets it run, optionally acts on it,
 	// and waits.
 	at := func(prepare func(c *Cloud, id string), wait time.Duration) setup {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
 func TestCreateIsIdempotentByToken(t *testing.T) {
@@ -69,7 +70,7 @@ func TestCreateInstanceFields(t *testing.T) {
 		if inst.ProviderID != "fake:///"+inst.Zone+"/"+inst.ID {
 			t.Errorf("providerID = %q", inst.ProviderID)
 		}
-		if !inst.LaunchTime.Equal(epoch) || inst.Tags[v1beta1.TagCluster] != "test" {
+		if !inst.LaunchTime.Equal(simtest.Epoch) || inst.Tags[v1beta1.TagCluster] != "test" {
 			t.Errorf("launch time %s, tags %v", inst.LaunchTime, inst.Tags)
 		}
 		if stored := c.instances[inst.ID].Tags; stored["mutated"] != "" {

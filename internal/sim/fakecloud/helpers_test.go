@@ -5,32 +5,22 @@ import (
 	"errors"
 	"slices"
 	"testing"
-	"time"
 
-	"k8s.io/apimachinery/pkg/util/wait"
 	testingclock "k8s.io/utils/clock/testing"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
-var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-
-// noJitter is the default physics without jitter, so that tests can step to exact times.
-func noJitter() physics.Physics {
-	p := physics.DefaultPhysics()
-	p.JitterPercent = 0
-	return p
-}
-
-// newCloud returns a cloud on a fake clock; physics default to noJitter().
+// newCloud returns a cloud on a fake clock; physics default to simtest.NoJitter().
 func newCloud(t *testing.T, opts Options) (*Cloud, *testingclock.FakeClock) {
 	t.Helper()
-	clk := testingclock.NewFakeClock(epoch)
+	clk := testingclock.NewFakeClock(simtest.Epoch)
 	opts.Clock = clk
 	if opts.Physics == (physics.Physics{}) {
-		opts.Physics = noJitter()
+		opts.Physics = simtest.NoJitter()
 	}
 	return New(opts), clk
 }
@@ -149,19 +139,5 @@ func plainStop(c *Cloud) func(context.Context, []string) (map[string]error, erro
 func hibernateStop(c *Cloud) func(context.Context, []string) (map[string]error, error) {
 	return func(ctx context.Context, ids []string) (map[string]error, error) {
 		return c.StopInstances(ctx, ids, true)
-	}
-}
-
-// eventuallyWithin polls cond every 20 ms for up to timeout.
-func eventuallyWithin(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
 // hibernating is a launch request whose node class asks for hibernation.
@@ -222,7 +223,7 @@ func TestCallLatency(t *testing.T) {
 	clk.Step(300 * time.Millisecond)
 	select {
 	case inst := <-answered:
-		if inst == nil || !inst.LaunchTime.Equal(epoch.Add(300*time.Millisecond)) {
+		if inst == nil || !inst.LaunchTime.Equal(simtest.Epoch.Add(300*time.Millisecond)) {
 			t.Fatalf("launched %+v, want an instance launched at the end of the call", inst)
 		}
 	case <-time.After(10 * time.Second):

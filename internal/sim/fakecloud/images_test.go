@@ -11,14 +11,15 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
 // pullStates is a compact view of where images stand: "image state at", the time in
-// seconds from epoch.
+// seconds from simtest.Epoch.
 func pullStates(pulls []physics.ImagePull) []string {
 	var out []string
 	for _, p := range pulls {
-		out = append(out, fmt.Sprintf("%s %s %gs", p.Image, p.State, p.At.Sub(epoch).Seconds()))
+		out = append(out, fmt.Sprintf("%s %s %gs", p.Image, p.State, p.At.Sub(simtest.Epoch).Seconds()))
 	}
 	return out
 }
@@ -34,8 +35,8 @@ func wantPulls(t *testing.T, what string, got []physics.ImagePull, want ...strin
 // for them, each taking the pull delay; an image being pulled for one pod is not pulled
 // again for another.
 func TestImagePullsOneAtATime(t *testing.T) {
-	at := func(s float64) time.Time { return epoch.Add(time.Duration(s * float64(time.Second))) }
-	s := physics.NewImageStore("i-1", noJitter(), 1, nil)
+	at := func(s float64) time.Time { return simtest.Epoch.Add(time.Duration(s * float64(time.Second))) }
+	s := physics.NewImageStore("i-1", simtest.NoJitter(), 1, nil)
 
 	pulls, queued := s.Request(at(0), at(0), []string{"app:1", "sidecar:1", "app:1"})
 	if !queued {
@@ -145,8 +146,8 @@ func TestImagesAcrossStopAndStart(t *testing.T) {
 	}
 	// Asked from before the Node was Ready again (a pod bound while it was stopped),
 	// the pull starts once it is.
-	wantPulls(t, "after the start", pull(t, c, name, 2, epoch, "app:1", "sidecar:1"),
-		"app:1 Present 45s", fmt.Sprintf("sidecar:1 Pulling %gs", readyAt.Add(p.ImagePullDelay).Sub(epoch).Seconds()))
+	wantPulls(t, "after the start", pull(t, c, name, 2, simtest.Epoch, "app:1", "sidecar:1"),
+		"app:1 Present 45s", fmt.Sprintf("sidecar:1 Pulling %gs", readyAt.Add(p.ImagePullDelay).Sub(simtest.Epoch).Seconds()))
 	clk.Step(p.ImagePullDelay)
 	if got := view(t, c, inst.ID).Images; !slices.Equal(got, []string{"app:1", "sidecar:1"}) {
 		t.Errorf("after the pull again: %v on disk", got)
@@ -175,8 +176,8 @@ func TestHibernationCutsPulls(t *testing.T) {
 		t.Fatalf("on disk after a hibernation cut the pull: %v", got)
 	}
 	// The pod asked in the same boot, before the hibernation: the pull starts at the thaw.
-	wantPulls(t, "after the resume", pull(t, c, name, 1, epoch, "app:1"),
-		fmt.Sprintf("app:1 Pulling %gs", thawedAt.Add(p.ImagePullDelay).Sub(epoch).Seconds()))
+	wantPulls(t, "after the resume", pull(t, c, name, 1, simtest.Epoch, "app:1"),
+		fmt.Sprintf("app:1 Pulling %gs", thawedAt.Add(p.ImagePullDelay).Sub(simtest.Epoch).Seconds()))
 }
 
 // An image of the class's imagePullErrors never lands: its pull fails after the pull
@@ -189,7 +190,7 @@ func TestImagePullErrors(t *testing.T) {
 	req.NodeClass = &v1beta1.FakeNodeClass{Spec: v1beta1.FakeNodeClassSpec{Faults: &v1beta1.FakeFaults{ImagePullErrors: []string{"missing:1"}}}}
 	inst, name := readyInstance(t, c, clk, req)
 	readyAt := clk.Now()
-	sec := func(d time.Duration) string { return fmt.Sprintf("%gs", readyAt.Add(d).Sub(epoch).Seconds()) }
+	sec := func(d time.Duration) string { return fmt.Sprintf("%gs", readyAt.Add(d).Sub(simtest.Epoch).Seconds()) }
 
 	wantPulls(t, "asked", pull(t, c, name, 1, readyAt, "missing:1", "app:1"),
 		"missing:1 Pulling "+sec(p.ImagePullDelay), "app:1 Pulling "+sec(2*p.ImagePullDelay))
@@ -231,8 +232,8 @@ func TestPullImagesRefusedUnlessReady(t *testing.T) {
 // A shutdown keeps what is on disk, a pull that ended at that very moment included, and
 // loses the rest: the pull under way, those queued and the failures.
 func TestShutdownKeepsWhatLanded(t *testing.T) {
-	at := func(s float64) time.Time { return epoch.Add(time.Duration(s * float64(time.Second))) }
-	s := physics.NewImageStore("i-1", noJitter(), 1, []string{"missing:1"})
+	at := func(s float64) time.Time { return simtest.Epoch.Add(time.Duration(s * float64(time.Second))) }
+	s := physics.NewImageStore("i-1", simtest.NoJitter(), 1, []string{"missing:1"})
 	s.Request(at(0), at(0), []string{"missing:1", "app:1", "sidecar:1"})
 	s.Shutdown(at(10))
 	if got := s.Present(at(60)); !slices.Equal(got, []string{"app:1"}) {

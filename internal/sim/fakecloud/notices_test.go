@@ -16,6 +16,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
 // receiveAsync calls Receive in a goroutine and waits until it blocks on the fake clock,
@@ -30,7 +31,7 @@ func receiveAsync(t *testing.T, q cloudprovider.NoticeQueue, clk *testingclock.F
 		}
 		got <- msgs
 	}()
-	eventuallyWithin(t, 5*time.Second, "Receive to wait", func(context.Context) (bool, error) { return clk.HasWaiters(), nil })
+	simtest.EventuallyWithin(t, 5*time.Second, "Receive to wait", func(context.Context) (bool, error) { return clk.HasWaiters(), nil })
 	return got
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
 const tick = time.Nanosecond
@@ -40,8 +41,8 @@ func TestLaunchTimeline(t *testing.T) {
 			t.Fatalf("step %d: phase %v with images %v, want %v with none", n, v.Phase, v.Images, s.phase)
 		}
 	}
-	if run, _ := c.CurrentRun(inst.ID); run.ReadyAt.Sub(epoch) != 40*time.Second {
-		t.Errorf("cold path took %s", run.ReadyAt.Sub(epoch))
+	if run, _ := c.CurrentRun(inst.ID); run.ReadyAt.Sub(simtest.Epoch) != 40*time.Second {
+		t.Errorf("cold path took %s", run.ReadyAt.Sub(simtest.Epoch))
 	}
 }
 
@@ -190,8 +191,8 @@ func TestNextTransition(t *testing.T) {
 		p.LaunchDelay + p.BootDelay + p.ReadyDelay,
 	} {
 		next, ok := c.NextTransition()
-		if !ok || !next.Equal(epoch.Add(want)) {
-			t.Fatalf("next transition = %s %v, want %s", next, ok, epoch.Add(want))
+		if !ok || !next.Equal(simtest.Epoch.Add(want)) {
+			t.Fatalf("next transition = %s %v, want %s", next, ok, simtest.Epoch.Add(want))
 		}
 		clk.SetTime(next)
 	}

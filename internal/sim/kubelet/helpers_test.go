@@ -13,24 +13,16 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 )
 
-var epoch = time.Date(2026, 3, 2, 9, 0, 0, 0, time.UTC)
-
-// noJitter is the default physics without jitter, so that tests can step to exact times.
-func noJitter() physics.Physics {
-	p := physics.DefaultPhysics()
-	p.JitterPercent = 0
-	return p
-}
-
-// newCloud returns a cloud on a fake clock; physics default to noJitter().
+// newCloud returns a cloud on a fake clock; physics default to simtest.NoJitter().
 func newCloud(t *testing.T, opts fakecloud.Options) (*fakecloud.Cloud, *testingclock.FakeClock) {
 	t.Helper()
-	clk := testingclock.NewFakeClock(epoch)
+	clk := testingclock.NewFakeClock(simtest.Epoch)
 	opts.Clock = clk
 	if opts.Physics == (physics.Physics{}) {
-		opts.Physics = noJitter()
+		opts.Physics = simtest.NoJitter()
 	}
 	return fakecloud.New(opts), clk
 }

@@ -27,6 +27,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -388,7 +389,7 @@ func TestKubeletRunsManyPods(t *testing.T) {
 	// busy 2-core machine (13 s beside a CPU burner), so its waits allow a minute.
 	eventually := func(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 		t.Helper()
-		eventuallyWithin(t, time.Minute, what, cond)
+		simtest.EventuallyWithin(t, time.Minute, what, cond)
 	}
 	pc := startPodCluster(t, 0)
 	p := pc.cloud.Physics()

@@ -14,13 +14,13 @@ import (
 	corev1 "k8s.io/api/core/v1"
 	storagev1 "k8s.io/api/storage/v1"
 	"k8s.io/apimachinery/pkg/api/equality"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 	"github.com/stratos-sh/stratos/internal/volumes"
 	"github.com/stratos-sh/stratos/test/harness"
 )
@@ -28,21 +28,7 @@ import (
 // eventually polls cond every 20 ms for up to 10 s.
 func eventually(t *testing.T, what string, cond func(ctx context.Context) (bool, error)) {
 	t.Helper()
-	eventuallyWithin(t, 10*time.Second, what, cond)
-}
-
-// eventuallyWithin polls cond every 20 ms for up to timeout.
-func eventuallyWithin(t *testing.T, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	var last error
-	err := wait.PollUntilContextTimeout(context.Background(), 20*time.Millisecond, timeout, true, func(ctx context.Context) (bool, error) {
-		ok, err := cond(ctx)
-		last = err
-		return ok && err == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("waiting for %s: %v (last error: %v)", what, err, last)
-	}
+	simtest.EventuallyWithin(t, 10*time.Second, what, cond)
 }
 
 func TestKubelet(t *testing.T) {
