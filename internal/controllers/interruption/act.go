@@ -166,22 +166,19 @@ func (c *Controller) record(ctx context.Context, claim *v1beta1.NodeClaim, notic
 
 // cordon marks the claim's Node unschedulable, so that no pod lands on a node about to
 // go; node is nil when the claim has none yet. cordoned reports whether it wrote. The
-// patch carries an optimistic lock so that a Node read from a cache that lags (a
-// notice delivered twice in a row) is read again rather than cordoned twice.
+// Node is read from the API server, not the cache: a claim that has just come to run
+// may still have its Node cached as it was while parked, cordoned, and a notice judged
+// by that would leave the running Node open to pods. Notices are rare; the read is
+// cheap. The patch carries an optimistic lock so that a change made since the read is
+// read again rather than overwritten.
 func (c *Controller) cordon(ctx context.Context, claim *v1beta1.NodeClaim) (node *corev1.Node, cordoned bool, err error) {
 	if claim.Status.NodeName == "" {
 		return nil, false, nil
 	}
 	node = &corev1.Node{}
 	key := client.ObjectKey{Name: claim.Status.NodeName}
-	first := true
 	err = retry.RetryOnConflict(retry.DefaultBackoff, func() error {
-		reader := client.Reader(c.Client)
-		if !first {
-			reader = c.APIReader
-		}
-		first = false
-		if err := reader.Get(ctx, key, node); err != nil {
+		if err := c.APIReader.Get(ctx, key, node); err != nil {
 			return err
 		}
 		if node.Spec.Unschedulable {

@@ -224,7 +224,11 @@ func (r *Lifecycle) transition(ctx context.Context, claim *v1beta1.NodeClaim, no
 		// The pods provisioning placed on the claim get its room before any other pod.
 		reserve := to == v1beta1.PhaseRunning && r.reserved(claim.Name)
 		registering := claim.Status.Phase == v1beta1.PhaseRegistering
-		if again := registeredAgain(node, claim); again {
+		again, err := r.registeredAgain(ctx, node, claim)
+		if err != nil {
+			return err
+		}
+		if again {
 			// Someone deleted the Node while its instance was stopped, and the kubelet
 			// registered it afresh at the start: it lacks what Stratos added the first time.
 			registering = true

@@ -63,10 +63,17 @@ func shapeNode(node *corev1.Node, claim *v1beta1.NodeClaim, phase v1beta1.NodeCl
 		node.Spec.Unschedulable = true
 		addTaint(node, v1beta1.StandbyTaint)
 	case phase == v1beta1.PhaseRunning:
+		// Only a cordon Stratos made is lifted: the one that goes with the standby taint
+		// of a parked node. Any other (an administrator's, say) is not Stratos's to undo.
+		if slices.ContainsFunc(node.Spec.Taints, isStandbyTaint) {
+			node.Spec.Unschedulable = false
+		}
 		// A node the cloud is taking away stays cordoned: the interruption controller
 		// cordoned it on the notice, and a claim that reaches Running after that (one
 		// interrupted while starting) must not take new pods onto it.
-		node.Spec.Unschedulable = cloudTakesItAway(claim)
+		if cloudTakesItAway(claim) {
+			node.Spec.Unschedulable = true
+		}
 		// The cloud controller manager's shutdown taint is lifted too: a claim runs once
 		// its Node reports Ready after the start, when that controller lifts it as well,
 		// but only at its next pass, up to its monitor period later, and pods wait on it.

@@ -103,11 +103,21 @@ func TestShapeNodeKeepsAnInterruptedRunningNodeCordoned(t *testing.T) {
 	} {
 		claim := testClaim(v1beta1.DesiredRunning)
 		claim.Status.Interruption = &v1beta1.Interruption{Kind: kind}
-		node := &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true}}
+		node := &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true, Taints: []corev1.Taint{v1beta1.StandbyTaint}}}
 		shapeNode(node, claim, v1beta1.PhaseRunning, false)
 		if node.Spec.Unschedulable != cordoned {
 			t.Errorf("%s: a running Node's unschedulable is %v, want %v", kind, node.Spec.Unschedulable, cordoned)
 		}
+	}
+}
+
+// A cordon without the standby taint is someone else's, an administrator's say:
+// reaching Running leaves it.
+func TestShapeNodeForRunningLeavesACordonItDidNotMake(t *testing.T) {
+	node := &corev1.Node{Spec: corev1.NodeSpec{Unschedulable: true}}
+	shapeNode(node, testClaim(v1beta1.DesiredRunning), v1beta1.PhaseRunning, false)
+	if !node.Spec.Unschedulable {
+		t.Fatal("a running Node cordoned by someone else was uncordoned")
 	}
 }
 

@@ -72,3 +72,18 @@ func (r *Lifecycle) removeForDeletedNode(ctx context.Context, claim *v1beta1.Nod
 	return r.removeClaim(ctx, claim, ReasonNodeDeleted, fmt.Sprintf("Node %s was deleted while the claim was %s: the node goes, and instance %s is terminated",
 		claim.Status.NodeName, claim.Status.Phase, claim.Status.InstanceID))
 }
+
+// registeredAgain reports whether the Node was registered afresh (see the function
+// of that name). A Node from the cache may be older than the claim, which is read from
+// the API server: a Node shaped at registration a moment ago can still show the state
+// label it came with. So a Node that looks registered again is read from the API
+// server to be sure before Stratos adopts it anew.
+func (r *Lifecycle) registeredAgain(ctx context.Context, node *corev1.Node, claim *v1beta1.NodeClaim) (bool, error) {
+	if !registeredAgain(node, claim) {
+		return false, nil
+	}
+	if err := r.APIReader.Get(ctx, client.ObjectKeyFromObject(node), node); err != nil {
+		return false, err
+	}
+	return registeredAgain(node, claim), nil
+}
