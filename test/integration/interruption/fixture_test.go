@@ -11,12 +11,14 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/kubernetes"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -194,6 +196,30 @@ func (f *fixture) node(claim *v1beta1.NodeClaim) *corev1.Node {
 		f.T.Fatal(err)
 	}
 	return node
+}
+
+// watchCordon watches the claim's Node from the version it has now and returns whether
+// any version since was cordoned. A notice wakes disruption, which may drain an empty
+// node and delete it before the test looks, so the test reads the cordon from the
+// Node's history rather than from the Node it finds afterwards.
+func (f *fixture) watchCordon(claim *v1beta1.NodeClaim) (cordoned func() bool) {
+	f.T.Helper()
+	node := f.node(claim)
+	nodes := kubernetes.NewForConfigOrDie(f.Env.Config).CoreV1().Nodes()
+	w, err := nodes.Watch(f.Ctx, metav1.ListOptions{FieldSelector: "metadata.name=" + node.Name, ResourceVersion: node.ResourceVersion})
+	if err != nil {
+		f.T.Fatal(err)
+	}
+	f.T.Cleanup(w.Stop)
+	var seen atomic.Bool
+	go func() {
+		for event := range w.ResultChan() {
+			if n, ok := event.Object.(*corev1.Node); ok && n.Spec.Unschedulable {
+				seen.Store(true)
+			}
+		}
+	}()
+	return seen.Load
 }
 
 // counter reads an interruption counter's series.

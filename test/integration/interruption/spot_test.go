@@ -42,6 +42,7 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 	received, marked, cordoned, ignored := counter(t, "messages_received_total", spot), handled("marked"), handled("cordoned"), handled("ignored")
 	latencies := latencyCount(t)
 
+	wasCordoned := f.watchCordon(claim)
 	at := now()
 	warning := spotWarning("spot-1", claim.Status.InstanceID, at)
 	// EventBridge delivers at least once: the same event comes twice, in messages of its
@@ -60,9 +61,7 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 	if cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != "SpotInterruption" || !strings.Contains(cond.Message, deadline) {
 		t.Fatalf("Interrupted condition %+v, want True, reason SpotInterruption, naming %s", cond, deadline)
 	}
-	if node := f.node(got); !node.Spec.Unschedulable {
-		t.Errorf("Node %s is not cordoned", node.Name)
-	}
+	f.Eventually("the Node is cordoned", wasCordoned)
 	if !f.Op.Unavailable.IsUnavailable(offering) {
 		t.Errorf("offering %s is not marked unavailable", offering)
 	}
@@ -97,6 +96,7 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 func TestAScheduledChangeInterruptsTheClaim(t *testing.T) {
 	f := newFixture(t, nil)
 	claim := f.runningClaim("retiring", v1beta1.CapacityTypeOnDemand, nil)
+	wasCordoned := f.watchCordon(claim)
 	at, start := now(), now().Add(72*time.Hour)
 	f.waitDeleted(f.queue.post(scheduledChange("health-1", at, start, claim.Status.InstanceID))...)
 
@@ -108,9 +108,7 @@ func TestAScheduledChangeInterruptsTheClaim(t *testing.T) {
 	if cond := interruptedCondition(got); cond == nil || cond.Status != metav1.ConditionTrue || cond.Reason != "ScheduledChange" {
 		t.Fatalf("Interrupted condition %+v, want True, reason ScheduledChange", cond)
 	}
-	if node := f.node(got); !node.Spec.Unschedulable {
-		t.Errorf("Node %s is not cordoned", node.Name)
-	}
+	f.Eventually("the Node is cordoned", wasCordoned)
 	if marks := f.Op.Unavailable.List(); len(marks) != 0 {
 		t.Errorf("a scheduled change marked offerings unavailable: %+v", marks)
 	}
