@@ -4,8 +4,23 @@ import (
 	"slices"
 	"time"
 
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+
 	"github.com/stratos-sh/stratos/api/v1beta1"
 )
+
+// ReasonTemplateCurrent is the reason of the Drifted condition of a claim that has not
+// drifted.
+const ReasonTemplateCurrent = "TemplateCurrent"
+
+// NotDrifted is the Drifted condition, False, of a claim launched from its pool's current
+// template and node class. A claim is current at its launch, so the lifecycle controller
+// sets it in the status write that records the launch, and the pool's drift pass, which
+// finds it there, writes nothing for the claim until it drifts.
+func NotDrifted() metav1.Condition {
+	return metav1.Condition{Type: v1beta1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
+		Message: "The node was launched from the pool's current template and node class"}
+}
 
 // Drifted reports whether claim was launched from another template than the one whose
 // Hash is current. A claim not launched yet has not drifted: it launches from the

@@ -19,7 +19,14 @@ type BatchOptions struct {
 	// last describe said is answered without a call (see describeCache). Negative
 	// describes at every ask; zero is DefaultBatchOptions'.
 	DescribeMaxAge time.Duration
-	// Clock tells the age of describes; nil is the real clock.
+	// DescribeInterval is the least time between the starts of two describe calls: asks
+	// that miss the cache meanwhile wait and go together in the next call, so that the
+	// describes per minute stay bounded however many instances are launched, started
+	// and stopped at once. Negative sends each call as soon as the one before returns;
+	// zero is DefaultBatchOptions'.
+	DescribeInterval time.Duration
+	// Clock tells the age of describes, and paces them when it can wait (a clock.Clock);
+	// nil is the real clock.
 	Clock clock.PassiveClock
 }
 
@@ -35,7 +42,12 @@ type BatchOptions struct {
 // The SDK's retryer retries a throttled or failed call inside this time; a call still
 // failing after 30 s fails its items, whose callers retry with their own backoff, rather
 // than holding back the calls queued behind it.
-var DefaultBatchOptions = BatchOptions{MaxItems: 500, Timeout: 30 * time.Second, DescribeMaxAge: time.Second}
+//
+// Describe calls start at least 1 s apart: an instance just started or stopped is not
+// answered from the cache, and without the interval each such ask could make a call of
+// its own, as many a minute as the instances being acted on. An ask waits at most the
+// interval, under the claims' 2 s poll.
+var DefaultBatchOptions = BatchOptions{MaxItems: 500, Timeout: 30 * time.Second, DescribeMaxAge: time.Second, DescribeInterval: time.Second}
 
 // result is what one item of a batch gets back.
 type result[V any] struct {
@@ -58,12 +70,21 @@ type result[V any] struct {
 // A key asked for again while it waits is sent once, and every caller gets the same
 // answer. A key asked for while it is in a call in flight goes in the next call: that
 // call was sent before the ask, so its answer may predate it.
+//
+// A batcher with an interval starts its calls at least that far apart: an item asked
+// sooner after the last call's start waits, with the items asked meanwhile, until the
+// interval has passed.
 type batcher[K comparable, V any] struct {
 	opts BatchOptions
 	exec func(ctx context.Context, keys []K) map[K]result[V]
+	// interval is the least time between two calls' starts, on clk; zero for none.
+	interval time.Duration
+	clk      clock.Clock
 
 	mu       sync.Mutex
 	inFlight bool
+	// started is when the last call started.
+	started time.Time
 	// queue holds the batches waiting for the call in flight, oldest first; only the
 	// last may have room.
 	queue []*batch[K, V]
@@ -87,6 +108,18 @@ func newBatcher[K comparable, V any](opts BatchOptions, exec func(ctx context.Co
 		opts.Timeout = DefaultBatchOptions.Timeout
 	}
 	return &batcher[K, V]{opts: opts, exec: exec, waiting: map[K]*batch[K, V]{}}
+}
+
+// newPacedBatcher is a batcher whose calls start at least interval apart on the clock of
+// opts if it can wait, else the real clock.
+func newPacedBatcher[K comparable, V any](opts BatchOptions, interval time.Duration, exec func(ctx context.Context, keys []K) map[K]result[V]) *batcher[K, V] {
+	b := newBatcher(opts, exec)
+	b.interval = max(interval, 0)
+	b.clk = clock.RealClock{}
+	if clk, ok := opts.Clock.(clock.Clock); ok {
+		b.clk = clk
+	}
+	return b
 }
 
 // newBatch opens a batch whose call runs on a copy of ctx: the call outlives the
@@ -118,10 +151,15 @@ func (b *batcher[K, V]) add(ctx context.Context, key K) *batch[K, V] {
 	}
 	if !b.inFlight {
 		b.inFlight = true
-		alone := newBatch[K, V](ctx)
-		alone.keys = []K{key}
-		go b.run(alone)
-		return alone
+		if b.wait() <= 0 {
+			alone := newBatch[K, V](ctx)
+			alone.keys = []K{key}
+			go b.run(alone)
+			return alone
+		}
+		// Too soon after the last call: the item waits in the queue, and those asked
+		// meanwhile join it.
+		defer func() { go b.run(nil) }()
 	}
 	n := len(b.queue)
 	if n == 0 || len(b.queue[n-1].keys) >= b.opts.MaxItems {
@@ -134,16 +172,50 @@ func (b *batcher[K, V]) add(ctx context.Context, key K) *batch[K, V] {
 	return last
 }
 
-// run makes the call of current, then of each batch queued meanwhile, one after the
-// other, until none is left.
+// run makes the call of current, if any, then of each batch queued meanwhile, one after
+// the other and each no sooner than the interval allows, until none is left.
 func (b *batcher[K, V]) run(current *batch[K, V]) {
-	for current != nil {
+	for {
+		if current == nil {
+			b.pace()
+			if current = b.next(); current == nil {
+				return
+			}
+		}
+		b.mu.Lock()
+		b.started = b.now()
+		b.mu.Unlock()
 		ctx, cancel := context.WithTimeout(current.ctx, b.opts.Timeout)
 		current.results = b.exec(ctx, current.keys)
 		cancel()
 		close(current.done)
-		current = b.next()
+		current = nil
 	}
+}
+
+// wait is how long the next call must wait for the interval; callers hold mu.
+func (b *batcher[K, V]) wait() time.Duration {
+	if b.interval <= 0 || b.started.IsZero() {
+		return 0
+	}
+	return b.interval - b.clk.Since(b.started)
+}
+
+// pace waits until the interval since the last call's start has passed.
+func (b *batcher[K, V]) pace() {
+	b.mu.Lock()
+	wait := b.wait()
+	b.mu.Unlock()
+	if wait > 0 {
+		<-b.clk.After(wait)
+	}
+}
+
+func (b *batcher[K, V]) now() time.Time {
+	if b.clk == nil {
+		return time.Time{}
+	}
+	return b.clk.Now()
 }
 
 // next takes the oldest queued batch, or records that no call is in flight.

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	testingclock "k8s.io/utils/clock/testing"
 )
 
 // guard bounds every wait of these tests, so that a broken batcher fails them rather
@@ -390,4 +392,48 @@ func TestBatcherJoinsABurstIntoTwoCalls(t *testing.T) {
 			t.Errorf("caller %s got %q, want its own result", k, values[k])
 		}
 	}
+}
+
+// A paced batcher starts its calls at least the interval apart: items asked after a
+// call returned, but within the interval of its start, wait together for one call at
+// the interval's end, and a lone item asked after the interval goes at once.
+func TestPacedBatcherStartsCallsAnIntervalApart(t *testing.T) {
+	h := newHeldCloud()
+	clk := testingclock.NewFakeClock(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
+	b := newPacedBatcher(BatchOptions{MaxItems: 100, Timeout: time.Minute, Clock: clk}, time.Second, h.exec)
+	first := ask(context.Background(), b, "i-000")
+	if keys := h.nextCall(t); !slices.Equal(keys, []string{"i-000"}) {
+		t.Fatalf("first call carried %v, want [i-000]", keys)
+	}
+	h.answer(t)
+	receive(t, first)
+
+	var outcomes []<-chan outcome
+	for _, k := range keys(6)[1:] {
+		outcomes = append(outcomes, ask(context.Background(), b, k))
+	}
+	waitQueued(t, b, 5)
+	clk.Step(999 * time.Millisecond)
+	if !clk.HasWaiters() {
+		t.Fatal("the queued items did not wait for the interval")
+	}
+	h.noCall(t)
+	clk.Step(time.Millisecond)
+	if second := h.nextCall(t); !slices.Equal(second, keys(6)[1:]) {
+		t.Fatalf("second call carried %v, want the 5 items asked within the interval", second)
+	}
+	h.answer(t)
+	for _, c := range outcomes {
+		if o := receive(t, c); o.err != nil || o.value != "done:"+o.key {
+			t.Errorf("caller %s got %q, %v; want its own result", o.key, o.value, o.err)
+		}
+	}
+
+	clk.Step(time.Second)
+	last := ask(context.Background(), b, "i-last")
+	if third := h.nextCall(t); !slices.Equal(third, []string{"i-last"}) {
+		t.Fatalf("third call carried %v, want [i-last] at once", third)
+	}
+	h.answer(t)
+	receive(t, last)
 }

@@ -54,7 +54,11 @@ func New(api API, opts BatchOptions, unavailable *UnavailableOfferings) CloudPro
 	}))
 	p.forceStop = newBatcher(opts, p.actionExec(OpStop, api.ForceStopInstances))
 	p.terminate = newBatcher(opts, p.actionExec(OpTerminate, api.TerminateInstances))
-	p.describe = newBatcher(opts, p.describeExec)
+	interval := opts.DescribeInterval
+	if interval == 0 {
+		interval = DefaultBatchOptions.DescribeInterval
+	}
+	p.describe = newPacedBatcher(opts, interval, p.describeExec)
 	return p
 }
 

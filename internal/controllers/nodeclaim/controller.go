@@ -232,14 +232,18 @@ func (r *Lifecycle) transition(ctx context.Context, claim *v1beta1.NodeClaim, no
 			// Someone deleted the Node while its instance was stopped, and the kubelet
 			// registered it afresh at the start: it lacks what Stratos added the first time.
 			registering = true
-			if err := r.labelInstance(ctx, claim, node); err != nil {
-				return err
-			}
 			r.Recorder.Eventf(claim, node, corev1.EventTypeNormal, ReasonNodeRegisteredAgain, "Adopt",
 				"Node %s registered again after it was deleted; adopting it", node.Name)
 		}
+		var labels map[string]string
+		if registering {
+			if labels, err = r.instanceLabels(ctx, claim, node); err != nil {
+				return err
+			}
+		}
 		if err := r.patchNode(ctx, node, func(n *corev1.Node) bool {
-			changed := shapeNode(n, claim, to, registering)
+			changed := addMissingLabels(n, labels)
+			changed = shapeNode(n, claim, to, registering) || changed
 			if reserve && !slices.ContainsFunc(n.Spec.Taints, isReservedTaint) {
 				n.Spec.Taints, changed = append(n.Spec.Taints, reservedTaint(claim.Name)), true
 			}

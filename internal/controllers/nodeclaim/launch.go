@@ -74,6 +74,10 @@ func (r *Lifecycle) launch(ctx context.Context, claim *v1beta1.NodeClaim) (bool,
 	claim.Status.TemplateHash = req.templateHash
 	message := fmt.Sprintf("Launched %s, a %s %s instance in %s", instance.ID, instance.Type, instance.CapacityType, instance.Zone)
 	r.setCondition(claim, v1beta1.ConditionLaunched, metav1.ConditionTrue, ReasonLaunched, message)
+	// Launched from the current template: said now, in this status write, rather than in
+	// a write of its own by the pool's drift pass.
+	notDrifted := claimtemplate.NotDrifted()
+	r.setCondition(claim, notDrifted.Type, notDrifted.Status, notDrifted.Reason, notDrifted.Message)
 	return true, ctrl.Result{}, r.transition(ctx, claim, nil, v1beta1.PhaseRegistering, ReasonLaunched, message)
 }
 

@@ -53,9 +53,6 @@ func (r *Lifecycle) register(ctx context.Context, claim *v1beta1.NodeClaim) (boo
 		// The Node's creation wakes the claim; the requeue is for the timeout.
 		return false, r.requeueWithin(left), nil
 	}
-	if err := r.labelInstance(ctx, claim, node); err != nil {
-		return false, ctrl.Result{}, err
-	}
 	claim.Status.NodeName = node.Name
 	recordCapacity(claim, node)
 	message := fmt.Sprintf("Node %s registered", node.Name)

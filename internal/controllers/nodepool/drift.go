@@ -18,7 +18,7 @@ import (
 // Reasons of the Drifted condition of a claim.
 const (
 	ReasonTemplateChanged = "TemplateChanged"
-	ReasonTemplateCurrent = "TemplateCurrent"
+	ReasonTemplateCurrent = claimtemplate.ReasonTemplateCurrent
 	// ReasonImageChanged: the node runs an image its node class no longer resolves to.
 	ReasonImageChanged = "ImageChanged"
 	// ReasonInstanceProfileChanged: the node holds an instance profile its node class no
@@ -38,8 +38,7 @@ func (r *Reconciler) markDrift(ctx context.Context, pool *v1beta1.NodePool, clai
 		if claim.Status.TemplateHash == "" || !claim.DeletionTimestamp.IsZero() {
 			continue
 		}
-		condition := metav1.Condition{Type: v1beta1.ConditionDrifted, Status: metav1.ConditionFalse, Reason: ReasonTemplateCurrent,
-			Message: "The node was launched from the pool's current template and node class"}
+		condition := claimtemplate.NotDrifted()
 		switch {
 		case claimtemplate.ProfileDrifted(claim, current.InstanceProfile):
 			// Before the template: a changed role changes both, and the profile says more.
