@@ -208,7 +208,7 @@ func (k *Kubelet) syncNode(ctx context.Context, v physics.NodeView, r reported, 
 		return r, nil
 	}
 	if !r.registered {
-		if err := k.register(ctx, v); err != nil {
+		if err := k.register(ctx, v, now); err != nil {
 			return r, err
 		}
 		r.registered = true

@@ -31,13 +31,17 @@ const (
 )
 
 // register creates the Node as a kubelet does at startup, with the labels and the
-// --register-with-taints of the launch. A Node that exists is left as it is: a
-// restarted kubelet keeps its Node, and others may have changed its labels and taints.
-func (k *Kubelet) register(ctx context.Context, v physics.NodeView) error {
+// --register-with-taints of the launch, and with its status as of now: a kubelet's
+// first Node carries its capacity, addresses and conditions (the API server takes a
+// Node's status on create), so a controller that sees the Node appear sees them too. A
+// Node that exists is left as it is: a restarted kubelet keeps its Node, and others may
+// have changed its labels and taints.
+func (k *Kubelet) register(ctx context.Context, v physics.NodeView, now time.Time) error {
 	node := &corev1.Node{
 		ObjectMeta: metav1.ObjectMeta{Name: v.NodeName, Labels: withDriverLabels(v.Labels, v.InstanceType)},
 		Spec:       corev1.NodeSpec{ProviderID: v.ProviderID, Taints: v.Taints},
 	}
+	k.setStatus(&node.Status, v, now)
 	err := k.client.Create(ctx, node)
 	if apierrors.IsAlreadyExists(err) {
 		return nil
