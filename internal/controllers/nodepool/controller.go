@@ -96,7 +96,12 @@ func (r *Reconciler) writeStatus(ctx context.Context, pool *v1beta1.NodePool, wr
 	// The whole status is written, counts of zero included; a conflict retries the pass.
 	status := pool.Status.DeepCopy()
 	err := r.Client.Status().Update(ctx, pool)
-	r.statusWrites.wrote(pool.Name, err == nil)
+	if err == nil {
+		// As the API server stored it: times to the second.
+		r.statusWrites.wrote(pool.Name, &pool.Status)
+	} else {
+		r.statusWrites.wrote(pool.Name, nil)
+	}
 	if err != nil {
 		// The next pass starts from what this one computed, not from the cache.
 		r.statusWrites.hold(pool.Name, status)

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
+
 	"github.com/stratos-sh/stratos/api/v1beta1"
 )
 
@@ -25,6 +27,9 @@ type statusWrites struct {
 	mu      sync.Mutex
 	last    map[string]time.Time
 	pending map[string]*v1beta1.NodePoolStatus
+	// unseen is the status last written of each pool, kept until the cache shows it, or
+	// for unseenFor at most.
+	unseen map[string]unseenStatus
 	// now is time.Now outside unit tests.
 	now func() time.Time
 }
@@ -35,6 +40,33 @@ func (s *statusWrites) clock() time.Time {
 	}
 	return s.now()
 }
+
+// written is the status last written for the pool: the one the cache shows, or one
+// this controller wrote that the cache does not show yet. A cache that lags behind a
+// write (a loaded API server delivers watch events late) must not make a pass write
+// the same status again, nor send an update from an old version only to be refused.
+func (s *statusWrites) written(pool *v1beta1.NodePool) *v1beta1.NodePoolStatus {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if unseen, ok := s.unseen[pool.Name]; ok {
+		if !equality.Semantic.DeepEqual(*unseen.status, pool.Status) && s.clock().Sub(unseen.at) < unseenFor {
+			return unseen.status.DeepCopy()
+		}
+		delete(s.unseen, pool.Name)
+	}
+	return pool.Status.DeepCopy()
+}
+
+// unseenStatus is a status written at a time.
+type unseenStatus struct {
+	status *v1beta1.NodePoolStatus
+	at     time.Time
+}
+
+// unseenFor bounds how long a written status stands for the cache's: well past any lag
+// of a watch, and short enough that a status changed by someone else (the status is
+// this controller's, but a person may edit it) is set right again.
+const unseenFor = time.Minute
 
 // overlay replaces the pool's status, as the cache shows it, by the status held pending
 // for it, if any.
@@ -74,18 +106,22 @@ func (s *statusWrites) settled(pool string) {
 	delete(s.pending, pool)
 }
 
-// wrote records a write of the pool's status, made or failed, as it ends: a failed write
-// loaded the API server too, and the pending status, if any, has gone with it or waits
-// for the pass the failure requeues.
-func (s *statusWrites) wrote(pool string, ok bool) {
+// wrote records a write of the pool's status as it ends: the status written, or nil for
+// a write that failed. A failed write loaded the API server too, and the pending
+// status, if any, has gone with it or waits for the pass the failure requeues.
+func (s *statusWrites) wrote(pool string, status *v1beta1.NodePoolStatus) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.last == nil {
 		s.last = map[string]time.Time{}
 	}
 	s.last[pool] = s.clock()
-	if ok {
+	if status != nil {
 		delete(s.pending, pool)
+		if s.unseen == nil {
+			s.unseen = map[string]unseenStatus{}
+		}
+		s.unseen[pool] = unseenStatus{status: status.DeepCopy(), at: s.clock()}
 	}
 }
 
@@ -95,4 +131,5 @@ func (s *statusWrites) forget(pool string) {
 	defer s.mu.Unlock()
 	delete(s.last, pool)
 	delete(s.pending, pool)
+	delete(s.unseen, pool)
 }

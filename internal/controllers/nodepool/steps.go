@@ -117,7 +117,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, p *pass) error {
 // readTargets starts from the status the last pass computed, and reads the targets of
 // the active window and what a learned pool learned.
 func (r *Reconciler) readTargets(ctx context.Context, p *pass) error {
-	p.written = p.pool.Status.DeepCopy()
+	p.written = r.statusWrites.written(p.pool)
 	r.statusWrites.overlay(p.pool)
 	p.before = p.pool.DeepCopy()
 	var windowErr error
