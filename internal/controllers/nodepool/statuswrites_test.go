@@ -15,7 +15,9 @@ import (
 func TestWrittenStatusStandsForACacheThatLags(t *testing.T) {
 	now := time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC)
 	s := &statusWrites{now: func() time.Time { return now }}
-	withStandby := func(n int32) v1beta1.NodePoolStatus { return v1beta1.NodePoolStatus{Nodes: v1beta1.NodeCounts{Standby: n}} }
+	withStandby := func(n int32) v1beta1.NodePoolStatus {
+		return v1beta1.NodePoolStatus{Nodes: v1beta1.NodeCounts{Standby: n}}
+	}
 	pool := func(status v1beta1.NodePoolStatus) *v1beta1.NodePool {
 		return &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "p"}, Status: status}
 	}
