@@ -181,8 +181,11 @@ func TestARunningMinimumKeepsAnEmptyNodeRunning(t *testing.T) {
 		}
 		return false
 	})
+	// The started node may be consolidated a second after it runs: its running is read
+	// from its history, not from a look that must fall in that second.
+	ran := f.PhaseSeen(extra, v1beta1.PhaseRunning)
 	f.SetDesired(extra, v1beta1.DesiredRunning)
-	f.Eventually("two empty nodes run", func() bool { return len(runningClaims()) == 2 })
+	f.Eventually("the started node runs beside the window's minimum", ran)
 	f.Eventually("one of them goes back to standby", func() bool { return len(runningClaims()) == 1 })
 	f.Eventually("it reaches standby", func() bool {
 		standby := 0
