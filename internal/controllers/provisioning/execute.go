@@ -33,8 +33,10 @@ const writers = 32
 
 // execute writes a decision in one pass: standby claims asked to run, new claims
 // created, pods nominated to both so the next decision does not count them again, and
-// an Event for each pod nothing can take. Then, once the claims are written, the pods
-// placed on claims get a toleration of their claim's reservation (see reserve).
+// an Event for each pod nothing can take. Each claim lists the pods placed on it in its
+// AnnotationPlacedPods (see placedPods), in the write that creates or starts it. Then,
+// once the claims are written, the pods placed on claims get a toleration of their
+// claim's reservation where the decision reserves (see reserve).
 func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r scheduling.Result, version uint64) error {
 	pools := map[string]*v1beta1.NodePool{}
 	for _, sp := range in.Pools {
@@ -84,6 +86,7 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 		p.State.Nominate(claim, pods, p.Options.NominationTTL)
 		placed.add(ctx, "inflight", claim, pods)
 	}
+	p.listPlacedInFlight(ctx, claims, byClaim)
 	go p.reserve(ctx, placed.all())
 	p.reportUnschedulable(r.Unschedulable, version)
 	logUnschedulable(log.FromContext(ctx), r.Unschedulable)
@@ -103,6 +106,9 @@ func (p *Provisioner) start(ctx context.Context, claim *v1beta1.NodeClaim, pods 
 	p.State.Nominate(claim.Name, pods, p.Options.NominationTTL)
 	updated := claim.DeepCopy()
 	updated.Spec.DesiredState = v1beta1.DesiredRunning
+	// The pods it runs for, in the same patch: the list of an earlier run is over.
+	delete(updated.Annotations, v1beta1.AnnotationPlacedPods)
+	withPlacedPods(updated, pods)
 	if err := p.Client.Patch(ctx, updated, client.MergeFrom(claim)); err != nil {
 		return fmt.Errorf("asking claim %s to run: %w", claim.Name, err)
 	}
@@ -116,6 +122,7 @@ func (p *Provisioner) start(ctx context.Context, claim *v1beta1.NodeClaim, pods 
 // launch creates a claim for pods from their pool's template.
 func (p *Provisioner) launch(ctx context.Context, pool *v1beta1.NodePool, l scheduling.Launch, reserved bool, placed *placements) error {
 	claim := schedulinginput.LaunchClaim(pool, l)
+	withPlacedPods(claim, l.Pods)
 	if err := controllerutil.SetControllerReference(pool, claim, p.Client.Scheme()); err != nil {
 		return err
 	}
