@@ -1,8 +1,6 @@
 package explain
 
 import (
-	"slices"
-	"strings"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -17,19 +15,14 @@ import (
 //
 // A list is read only while it can still be about this pod: the claim is asked to run
 // and not being deleted, and, when it runs already, the pod was created before it turned
-// Running (provisioning places pods only on claims not yet running, so a pod of the same
-// name created since, a StatefulSet's pod made again say, is another pod). Of several
-// claims (a pod placed again after its nomination lapsed), the one most recently
-// created or changed phase is the latest placement.
+// Running (v1beta1.ListsPlacedPod). Of several claims (a pod placed again after its
+// nomination lapsed), the one most recently created or changed phase is the latest
+// placement.
 func PlacedOn(pod *corev1.Pod, claims []v1beta1.NodeClaim) *v1beta1.NodeClaim {
-	name := pod.Namespace + "/" + pod.Name
 	var found *v1beta1.NodeClaim
 	for i := range claims {
 		claim := &claims[i]
-		if !askedToRun(claim) || !slices.Contains(strings.Split(claim.Annotations[v1beta1.AnnotationPlacedPods], ","), name) {
-			continue
-		}
-		if ranSince := runningSince(claim); !ranSince.IsZero() && pod.CreationTimestamp.After(ranSince) {
+		if !askedToRun(claim) || !v1beta1.ListsPlacedPod(claim, pod) {
 			continue
 		}
 		if found == nil || placedAt(claim).After(placedAt(found)) {
@@ -42,14 +35,6 @@ func PlacedOn(pod *corev1.Pod, claims []v1beta1.NodeClaim) *v1beta1.NodeClaim {
 // askedToRun: the claim is to serve pods, as the explanation of a pending pod requires.
 func askedToRun(claim *v1beta1.NodeClaim) bool {
 	return claim.DeletionTimestamp.IsZero() && claim.Spec.DesiredState == v1beta1.DesiredRunning
-}
-
-// runningSince is when the claim turned Running, zero when it does not run.
-func runningSince(claim *v1beta1.NodeClaim) time.Time {
-	if claim.Status.Phase != v1beta1.PhaseRunning || claim.Status.LastPhaseChangeTime == nil {
-		return time.Time{}
-	}
-	return claim.Status.LastPhaseChangeTime.Time
 }
 
 // placedAt is the latest of the claim's creation and its last change of phase: a start

@@ -79,17 +79,17 @@ func (t *Tracker) evictOldestLocked() {
 
 // Relearn tracks what a new leader finds in its first snapshot: the pods waiting for
 // capacity, and the pods provisioning placed on a claim before that are not Ready yet.
-// A placed pod tolerates the claim's reservation taint; provisioning skips the
-// reservation when a decision's pods and claims are interchangeable, so a pod bound to
-// a Node of Stratos that registered after the pod was created (the cold path, as
-// Classify reads it) counts as placed too. A milestone a pod reached before (Ready, or
+// A placed pod tolerates the claim's reservation taint, or, where the decision reserved
+// nothing, is listed in its claim's stratos.sh/placed-pods (v1beta1.ListsPlacedPod);
+// a pod bound to a Node of Stratos that registered after the pod was created (the cold
+// path, as Classify reads it) counts as placed too, whatever the list (it is bounded). A milestone a pod reached before (Ready, or
 // running for a pod not Ready yet) was the leader before's to observe, so it counts as
 // observed: observing it again would count the pod twice.
 func (t *Tracker) Relearn(snap state.Snapshot) {
 	pods := append([]*corev1.Pod(nil), snap.Pending...)
-	placed := func(node *corev1.Node, candidates []*corev1.Pod) {
+	placed := func(claim *v1beta1.NodeClaim, node *corev1.Node, candidates []*corev1.Pod) {
 		for _, pod := range candidates {
-			if reserved(pod) || launchedFor(node, pod) {
+			if reserved(pod) || launchedFor(node, pod) || claim != nil && v1beta1.ListsPlacedPod(claim, pod) {
 				if _, ready := ReachedAt(pod, MilestoneReady); !ready {
 					pods = append(pods, pod)
 				}
@@ -97,10 +97,10 @@ func (t *Tracker) Relearn(snap state.Snapshot) {
 		}
 	}
 	for _, n := range snap.Nodes {
-		placed(n.Node, n.Pods)
+		placed(nil, n.Node, n.Pods)
 	}
 	for _, c := range snap.Claims {
-		placed(c.Node, c.Pods)
+		placed(c.Claim, c.Node, c.Pods)
 	}
 	t.Track(pods)
 	for _, pod := range pods {

@@ -84,10 +84,18 @@ func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
 	}
 	launched, older, foreign := node("launched", 12, "general"), node("older", 5, "general"), node("foreign", 12, "")
 	onLaunched, onOlder, onForeign := bound("on-launched", "launched"), bound("on-older", "older"), bound("on-foreign", "foreign")
+	// Unreserved pods on a standby node started for them: placed when their claim lists
+	// them.
+	warm := node("warm", -600, "general")
+	started := &v1beta1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "c3", Annotations: map[string]string{v1beta1.AnnotationPlacedPods: "default/on-started,other/on-started-unlisted"}},
+		Status:     v1beta1.NodeClaimStatus{Phase: v1beta1.PhaseStarting},
+	}
+	onStarted, onStartedUnlisted := bound("on-started", "warm"), bound("on-started-unlisted", "warm")
 	tr := NewTracker(10)
 	tr.Relearn(state.Snapshot{
 		Pending: []*corev1.Pod{waiting},
-		Claims:  []state.ClaimState{{Pods: []*corev1.Pod{starting}}},
+		Claims:  []state.ClaimState{{Pods: []*corev1.Pod{starting}}, {Claim: started, Node: warm, Pods: []*corev1.Pod{onStarted, onStartedUnlisted}}},
 		Nodes: []state.NodeState{
 			{Pods: []*corev1.Pod{onNode, running, ready, unrelated}},
 			{Node: launched, Pods: []*corev1.Pod{onLaunched}}, {Node: older, Pods: []*corev1.Pod{onOlder}}, {Node: foreign, Pods: []*corev1.Pod{onForeign}},
@@ -95,7 +103,7 @@ func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
 	})
 	for pod, want := range map[*corev1.Pod]bool{
 		waiting: true, starting: true, onNode: true, running: true, ready: false, unrelated: false,
-		onLaunched: true, onOlder: false, onForeign: false,
+		onLaunched: true, onOlder: false, onForeign: false, onStarted: true, onStartedUnlisted: false,
 	} {
 		if got := tr.Tracked(keyOf(pod), pod.UID); got != want {
 			t.Errorf("%s tracked %v, want %v", pod.Name, got, want)
