@@ -15,8 +15,9 @@ import (
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
-// A pod alone is placed on a claim launched for it, and a second pod, decided later, on
-// that claim while it is on its way (its Node never registers, so it stays on its way):
+// A pod alone is placed on a claim launched for it, and a second pod, decided once the
+// claim is launched, on that claim while it is on its way (its Node never registers, so
+// it stays on its way):
 // neither decision reserves, so neither pod is written to. The claim lists both, the
 // first in its create request and the second by a patch of the claim, and explain names
 // the claim of each.
@@ -32,6 +33,16 @@ func TestAClaimListsThePodsPlacedOnIt(t *testing.T) {
 		var ok bool
 		claim, ok = f.Op.State.Nominated(first.UID)
 		return ok
+	})
+	// A claim not launched yet holds what it was made for, no more: once its instance
+	// type is known to provisioning, it has room for the second pod.
+	f.Eventually("provisioning knows the claim's instance type", func() bool {
+		for _, c := range f.Op.State.Snapshot().Claims {
+			if c.Claim.Name == claim && c.Claim.Status.InstanceType != "" {
+				return true
+			}
+		}
+		return false
 	})
 	second := pendingPods(f, "default", "placed-second", 1, "100m", "128Mi", nil)[0]
 	var secondOn string
