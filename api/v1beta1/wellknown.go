@@ -78,6 +78,20 @@ const AnnotationTemplateHash = Group + "/template-hash"
 // shape than the pool now asks for has drifted.
 const AnnotationStandbyShapeHash = Group + "/standby-shape-hash"
 
+// AnnotationPlacedPods on a NodeClaim lists the pods provisioning placed on it, as
+// comma-separated namespace/name, so that `stratos explain pod` can name the claim a
+// waiting pod was placed on without a write to the pod. It is written in the claim's
+// create request or in the patch that asks a standby claim to run (a start replaces the
+// list of an earlier run), and a later decision placing more pods on the claim while it
+// is on its way adds them with one patch of the claim. The list is bounded
+// (MaxPlacedPodsLength): pods placed past the bound are left out of it.
+const AnnotationPlacedPods = Group + "/placed-pods"
+
+// MaxPlacedPodsLength bounds the length of AnnotationPlacedPods' value, so that a claim
+// of many pods stays a small object in every watch cache: 8 KiB holds about 250 names of
+// 30 characters, more than the pods one node takes.
+const MaxPlacedPodsLength = 8 << 10
+
 // Annotations users put on pods and Nodes.
 const (
 	// AnnotationDoNotDisrupt on a pod or a Node blocks voluntary disruption of its Node.

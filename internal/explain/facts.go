@@ -23,8 +23,9 @@ type Facts struct {
 	// Node is the pod's Node; nil when the pod is not bound or its Node is gone.
 	Node *corev1.Node
 	// ClaimName names the NodeClaim behind the pod's Node, or, for a pod not bound, the
-	// claim provisioning placed it on (its last stratos.sh/reserved toleration); empty
-	// when there is none.
+	// claim provisioning placed it on: its last stratos.sh/reserved toleration when that
+	// claim is still asked to run, else the claim whose stratos.sh/placed-pods lists it
+	// (PlacedOn); empty when there is none.
 	ClaimName string
 	// Claim is that claim, nil when it is gone (or when ClaimName is empty).
 	Claim *v1beta1.NodeClaim

@@ -38,21 +38,17 @@ func Read(ctx context.Context, c client.Reader, pod types.NamespacedName, now ti
 		case !apierrors.IsNotFound(err):
 			return f, fmt.Errorf("reading node %s: %w", name, err)
 		}
-	} else {
-		f.ClaimName = ReservedFor(f.Pod)
+		if f.Claim, err = readClaim(ctx, c, f.ClaimName); err != nil {
+			return f, err
+		}
+	} else if err := readPlacement(ctx, c, &f); err != nil {
+		return f, err
 	}
-	if f.ClaimName != "" {
-		claim := &v1beta1.NodeClaim{}
-		switch err := c.Get(ctx, client.ObjectKey{Name: f.ClaimName}, claim); {
-		case err == nil:
-			f.Claim = claim
-			// Both of client-go's recorders keep the Events about a cluster-scoped object
-			// in the default namespace; reading only there needs no cluster-wide right.
-			if f.ClaimEvents, err = eventsAbout(ctx, c, metav1.NamespaceDefault, claim.UID); err != nil {
-				return f, err
-			}
-		case !apierrors.IsNotFound(err):
-			return f, fmt.Errorf("reading nodeclaim %s: %w", f.ClaimName, err)
+	if f.Claim != nil {
+		// Both of client-go's recorders keep the Events about a cluster-scoped object
+		// in the default namespace; reading only there needs no cluster-wide right.
+		if f.ClaimEvents, err = eventsAbout(ctx, c, metav1.NamespaceDefault, f.Claim.UID); err != nil {
+			return f, err
 		}
 	}
 	pools := &v1beta1.NodePoolList{}
@@ -61,6 +57,42 @@ func Read(ctx context.Context, c client.Reader, pod types.NamespacedName, now ti
 	}
 	f.Pools = pools.Items
 	return f, nil
+}
+
+// readPlacement finds the claim provisioning placed a waiting pod on: the one its last
+// reservation toleration names, if that claim is still asked to run; otherwise the one
+// whose list of placed pods names the pod (PlacedOn), as a decision that reserves
+// nothing writes nothing to the pod. A toleration naming a claim that is gone, with no
+// list naming the pod, is kept: the explanation says the claim is gone.
+func readPlacement(ctx context.Context, c client.Reader, f *Facts) error {
+	var err error
+	f.ClaimName = ReservedFor(f.Pod)
+	if f.Claim, err = readClaim(ctx, c, f.ClaimName); err != nil || f.Claim != nil && askedToRun(f.Claim) {
+		return err
+	}
+	claims := &v1beta1.NodeClaimList{}
+	if err := c.List(ctx, claims); err != nil {
+		return fmt.Errorf("listing nodeclaims: %w", err)
+	}
+	if placed := PlacedOn(f.Pod, claims.Items); placed != nil {
+		f.ClaimName, f.Claim = placed.Name, placed
+	}
+	return nil
+}
+
+// readClaim reads the claim of name; nil when name is empty or the claim is gone.
+func readClaim(ctx context.Context, c client.Reader, name string) (*v1beta1.NodeClaim, error) {
+	if name == "" {
+		return nil, nil
+	}
+	claim := &v1beta1.NodeClaim{}
+	switch err := c.Get(ctx, client.ObjectKey{Name: name}, claim); {
+	case apierrors.IsNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, fmt.Errorf("reading nodeclaim %s: %w", name, err)
+	}
+	return claim, nil
 }
 
 // ReservedFor names the claim provisioning last placed the pod on: the value of its last

@@ -54,6 +54,10 @@ type ControllerOptions struct {
 	Unavailable *cloudprovider.UnavailableOfferings
 	// Interruption tunes the interruption controller.
 	Interruption interruption.Options
+	// ClusterState, when set, is given the cluster picture the controllers share, for
+	// tests that read what provisioning placed where (state.Cluster.Nominated): a
+	// decision of interchangeable pods writes no reservation toleration to read.
+	ClusterState func(*state.Cluster)
 }
 
 // SetupControllers adds Stratos's controllers to mgr: the cache indexes and the cluster
@@ -73,6 +77,9 @@ func SetupControllers(ctx context.Context, mgr ctrl.Manager, cloud cloudprovider
 	clk := clock.RealClock{}
 	opts := controllerOpts.NodeClaim.WithDefaults()
 	cluster := state.New(clk, opts.PrePullNamespace)
+	if controllerOpts.ClusterState != nil {
+		controllerOpts.ClusterState(cluster)
+	}
 	if err := cluster.Watch(ctx, mgr.GetCache()); err != nil {
 		return fmt.Errorf("watching the cluster: %w", err)
 	}

@@ -43,6 +43,9 @@ type Cluster struct {
 	// moment, and so that a new leader decides nothing before it knows them.
 	pdbs        map[types.NamespacedName]*policyv1.PodDisruptionBudget
 	nominations map[types.UID]nomination
+	// reserved are the claims whose Nodes open reserved to the pods nominated to them
+	// (see Reserve).
+	reserved map[string]bool
 	// version grows whenever something that could make an unschedulable pod fit
 	// changes: a pool, a node class, a Node, a claim, a storage object.
 	version uint64
@@ -78,6 +81,7 @@ func New(clk clock.PassiveClock, prePullNamespace string) *Cluster {
 		daemonSets:       map[types.NamespacedName]*appsv1.DaemonSet{},
 		pdbs:             map[types.NamespacedName]*policyv1.PodDisruptionBudget{},
 		nominations:      map[types.UID]nomination{},
+		reserved:         map[string]bool{},
 	}
 }
 
@@ -186,6 +190,7 @@ func (c *Cluster) updateClaim(obj any, deleted bool) {
 	gone := claim
 	if deleted {
 		gone = nil
+		delete(c.reserved, claim.Name)
 	}
 	lapsed := c.nominationsLapseLocked(claim.Name, gone)
 	notify := c.onPending

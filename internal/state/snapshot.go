@@ -177,6 +177,28 @@ func (c *Cluster) Nominate(claim string, pods []*corev1.Pod, ttl time.Duration) 
 	}
 }
 
+// Reserve sets whether a claim's Node is to open reserved to the pods nominated to it.
+// Provisioning reserves only the claims of decisions where the reservation can change
+// where pods land, and sets the mark of each claim it starts or launches, so that a
+// warm claim started again does not keep the mark of an earlier start. The mark is
+// forgotten with the claim.
+func (c *Cluster) Reserve(claim string, reserved bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if reserved {
+		c.reserved[claim] = true
+	} else {
+		delete(c.reserved, claim)
+	}
+}
+
+// Reserved reports whether a claim was marked by Reserve.
+func (c *Cluster) Reserved(claim string) bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.reserved[claim]
+}
+
 // NominatedTo returns the pods nominated to a claim that still wait for capacity: not
 // bound, and still marked Unschedulable.
 func (c *Cluster) NominatedTo(claim string) []*corev1.Pod {

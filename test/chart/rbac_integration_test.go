@@ -18,7 +18,6 @@ import (
 	eventsv1 "k8s.io/api/events/v1"
 	rbacv1 "k8s.io/api/rbac/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
-	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -95,9 +94,9 @@ func applyObjects(ctx context.Context, t testing.TB, c client.Client, objects []
 
 // The operator, run from the chart's rendered arguments as the chart's ServiceAccount
 // bound to the chart's roles only, resolves a CapacityBuffer of a Deployment, warms a
-// standby node (its pre-pull pod included),
-// starts it for a pending pod and, once the pod is gone, stops it back to standby, with
-// no request refused. The fake cloud runs in another process's stead (its kubelets
+// standby node (its pre-pull pod included), reports pods its paused pool cannot take,
+// starts the node for them once the pool resumes, reserving it to them, and, once the
+// pods are gone, stops it back to standby, with no request refused. The fake cloud runs in another process's stead (its kubelets
 // impersonate an identity bound to the chart's stratos-fake-kubelets roles), so the
 // operator's own permissions are all it has, under the chart's pod-patch policy. The
 // API server enforces owner references' permissions (OwnerReferencesPermissionEnforcement)
@@ -192,28 +191,21 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	}
 	standby := waitForClaim(ctx, t, admin, "a warm standby node", func(c *v1beta1.NodeClaim) bool { return c.Status.Phase == v1beta1.PhaseStandby }, operatorLog, kubeletLog)
 
-	// A pod that fits nowhere starts it.
-	pod := &corev1.Pod{
-		ObjectMeta: metav1.ObjectMeta{Name: "app", Namespace: "default"},
-		Spec: corev1.PodSpec{Containers: []corev1.Container{{Name: "app", Image: "registry.example/app:1", Resources: corev1.ResourceRequirements{
-			Requests: corev1.ResourceList{corev1.ResourceCPU: resource.MustParse("100m"), corev1.ResourceMemory: resource.MustParse("128Mi")},
-		}}}},
-	}
-	if err := admin.Create(ctx, pod); err != nil {
-		t.Fatal(err)
-	}
-	base := pod.DeepCopy()
-	pod.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodScheduled, Status: corev1.ConditionFalse, Reason: corev1.PodReasonUnschedulable, LastTransitionTime: metav1.Now()}}
-	if err := admin.Status().Patch(ctx, pod, client.MergeFrom(base)); err != nil {
-		t.Fatal(err)
-	}
-	running := waitForClaim(ctx, t, admin, "the standby node running for the pod", func(c *v1beta1.NodeClaim) bool {
+	// Two pods that fit nowhere start it, of different sizes so that the decision reserves
+	// the claim and the operator patches them, under the chart's pod-patch policy.
+	pods := podsDecidedTogether(ctx, t, admin, pool.Name, map[string]string{"app": "100m", "app-large": "200m"})
+	running := waitForClaim(ctx, t, admin, "the standby node running for the pods", func(c *v1beta1.NodeClaim) bool {
 		return c.Name == standby.Name && c.Status.Phase == v1beta1.PhaseRunning
 	}, operatorLog, kubeletLog)
+	for _, pod := range pods {
+		waitForReservation(ctx, t, admin, pod)
+	}
 
-	// Without the pod the node is empty, and goes back to standby: the same instance.
-	if err := admin.Delete(ctx, pod, client.GracePeriodSeconds(0)); err != nil {
-		t.Fatal(err)
+	// Without the pods the node is empty, and goes back to standby: the same instance.
+	for _, pod := range pods {
+		if err := admin.Delete(ctx, pod, client.GracePeriodSeconds(0)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	back := waitForClaim(ctx, t, admin, "the node back in standby", func(c *v1beta1.NodeClaim) bool {
 		return c.Name == running.Name && c.Status.Phase == v1beta1.PhaseStandby && c.Spec.DesiredState == v1beta1.DesiredStandby

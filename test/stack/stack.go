@@ -37,6 +37,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/sim/kubelet"
+	"github.com/stratos-sh/stratos/internal/state"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -105,7 +106,10 @@ type Operator struct {
 	Writes *WriteCounter
 	// Unavailable is the cloud provider's cache of unavailable offerings.
 	Unavailable *cloudprovider.UnavailableOfferings
-	stop        func()
+	// State is the cluster picture the controllers share: what provisioning nominated
+	// where.
+	State *state.Cluster
+	stop  func()
 }
 
 // OperatorOptions tune an operator started by a test.
@@ -170,6 +174,8 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 		PodScope: opts.PodScope, PodScopeInterval: opts.PodScopeInterval, ClusterAutoscalerStatus: opts.ClusterAutoscalerStatus,
 		Notices: notices, Unavailable: unavailable, Interruption: opts.Interruption,
 	}
+	var cluster *state.Cluster
+	controllers.ClusterState = func(c *state.Cluster) { cluster = c }
 	batch := opts.CloudBatch
 	if batch == (cloudprovider.BatchOptions{}) {
 		batch = cloudprovider.DefaultBatchOptions
@@ -179,7 +185,7 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, batch, unavailable), controllers); err != nil {
 		t.Fatal(err)
 	}
-	return &Operator{Manager: mgr, Writes: writes, Unavailable: unavailable, stop: runManager(t, mgr)}
+	return &Operator{Manager: mgr, Writes: writes, Unavailable: unavailable, State: cluster, stop: runManager(t, mgr)}
 }
 
 // Stop stops the operator and waits until it has.

@@ -12,9 +12,14 @@ import (
 	"github.com/stratos-sh/stratos/internal/state"
 )
 
-// Nominations tells which waiting pods provisioning placed on a claim.
+// Nominations tells which waiting pods provisioning placed on a claim, and whether it
+// reserved the claim's Node to them.
 type Nominations interface {
 	NominatedTo(claim string) []*corev1.Pod
+	// Reserved is false for the claims of a decision whose pods are all alike and whose
+	// claims are all alike: any pod fits any of them as well as its own, so that the
+	// reservation would change nothing and cost its writes.
+	Reserved(claim string) bool
 }
 
 // reservedTaint keeps every pod but those provisioning placed on the claim off its Node
@@ -32,9 +37,10 @@ func isReservedTaint(t corev1.Taint) bool { return t.Key == v1beta1.TaintReserve
 // give that room to pods that could go anywhere. Without it the first Nodes to turn
 // Ready take whatever pods wait, and pods that only fit their own claim (arm64-only,
 // 14 CPU, anti-affine) are left over for a second wave. The taint is lifted once those
-// pods are bound, or BindGrace after the claim runs (liftReservation).
+// pods are bound, or BindGrace after the claim runs (liftReservation). Provisioning
+// reserves only where it can change the outcome (Nominations.Reserved).
 func (r *Lifecycle) reserved(claimName string) bool {
-	return r.Nominations != nil && len(r.Nominations.NominatedTo(claimName)) > 0
+	return r.Nominations != nil && r.Nominations.Reserved(claimName) && len(r.Nominations.NominatedTo(claimName)) > 0
 }
 
 // reservationPoll is how often a running claim looks whether its reservation can go.

@@ -78,15 +78,18 @@ func (t *Tracker) evictOldestLocked() {
 }
 
 // Relearn tracks what a new leader finds in its first snapshot: the pods waiting for
-// capacity, and the pods provisioning placed on a claim before (they tolerate the
-// claim's reservation taint) that are not Ready yet. A milestone a pod reached before
-// (Ready, or running for a pod not Ready yet) was the leader before's to observe, so
-// it counts as observed: observing it again would count the pod twice.
+// capacity, and the pods provisioning placed on a claim before that are not Ready yet.
+// A placed pod tolerates the claim's reservation taint, or, where the decision reserved
+// nothing, is listed in its claim's stratos.sh/placed-pods (v1beta1.ListsPlacedPod);
+// a pod bound to a Node of Stratos that registered after the pod was created (the cold
+// path, as Classify reads it) counts as placed too, whatever the list (it is bounded). A milestone a pod reached before (Ready, or
+// running for a pod not Ready yet) was the leader before's to observe, so it counts as
+// observed: observing it again would count the pod twice.
 func (t *Tracker) Relearn(snap state.Snapshot) {
 	pods := append([]*corev1.Pod(nil), snap.Pending...)
-	placed := func(candidates []*corev1.Pod) {
+	placed := func(claim *v1beta1.NodeClaim, node *corev1.Node, candidates []*corev1.Pod) {
 		for _, pod := range candidates {
-			if reserved(pod) {
+			if reserved(pod) || launchedFor(node, pod) || claim != nil && v1beta1.ListsPlacedPod(claim, pod) {
 				if _, ready := ReachedAt(pod, MilestoneReady); !ready {
 					pods = append(pods, pod)
 				}
@@ -94,10 +97,10 @@ func (t *Tracker) Relearn(snap state.Snapshot) {
 		}
 	}
 	for _, n := range snap.Nodes {
-		placed(n.Pods)
+		placed(nil, n.Node, n.Pods)
 	}
 	for _, c := range snap.Claims {
-		placed(c.Pods)
+		placed(c.Claim, c.Node, c.Pods)
 	}
 	t.Track(pods)
 	for _, pod := range pods {
@@ -118,6 +121,16 @@ func reserved(pod *corev1.Pod) bool {
 		}
 	}
 	return false
+}
+
+// launchedFor reports whether the pod is bound to a Node of Stratos (one of a pool)
+// that registered no earlier than the pod was created: a Node launched while the pod
+// waited, which only provisioning's placement explains.
+func launchedFor(node *corev1.Node, pod *corev1.Pod) bool {
+	if node == nil || pod.Spec.NodeName != node.Name || node.Labels[v1beta1.LabelNodePool] == "" {
+		return false
+	}
+	return Classify(pod.CreationTimestamp.Time, Served{NodeCreated: node.CreationTimestamp.Time}) == PathCold
 }
 
 // Tracked reports whether the pod of that key and UID is tracked.

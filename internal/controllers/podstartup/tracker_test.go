@@ -68,13 +68,43 @@ func TestANewLeaderRelearnsFromItsSnapshot(t *testing.T) {
 	ready := reservedOn(trackedPod("ready", 0), "c2")
 	ready.Status.Conditions = []corev1.PodCondition{{Type: corev1.PodReady, Status: corev1.ConditionTrue, LastTransitionTime: metav1.NewTime(at(20))}}
 	unrelated := trackedPod("unrelated", 0)
+	// Unreserved pods (a decision of interchangeable pods and claims): placed when their
+	// Node of a pool registered after them.
+	node := func(name string, created int, pool string) *corev1.Node {
+		n := &corev1.Node{ObjectMeta: metav1.ObjectMeta{Name: name, CreationTimestamp: metav1.NewTime(at(created))}}
+		if pool != "" {
+			n.Labels = map[string]string{v1beta1.LabelNodePool: pool}
+		}
+		return n
+	}
+	bound := func(name, node string) *corev1.Pod {
+		pod := trackedPod(name, 10)
+		pod.Spec.NodeName = node
+		return pod
+	}
+	launched, older, foreign := node("launched", 12, "general"), node("older", 5, "general"), node("foreign", 12, "")
+	onLaunched, onOlder, onForeign := bound("on-launched", "launched"), bound("on-older", "older"), bound("on-foreign", "foreign")
+	// Unreserved pods on a standby node started for them: placed when their claim lists
+	// them.
+	warm := node("warm", -600, "general")
+	started := &v1beta1.NodeClaim{
+		ObjectMeta: metav1.ObjectMeta{Name: "c3", Annotations: map[string]string{v1beta1.AnnotationPlacedPods: "default/on-started,other/on-started-unlisted"}},
+		Status:     v1beta1.NodeClaimStatus{Phase: v1beta1.PhaseStarting},
+	}
+	onStarted, onStartedUnlisted := bound("on-started", "warm"), bound("on-started-unlisted", "warm")
 	tr := NewTracker(10)
 	tr.Relearn(state.Snapshot{
 		Pending: []*corev1.Pod{waiting},
-		Claims:  []state.ClaimState{{Pods: []*corev1.Pod{starting}}},
-		Nodes:   []state.NodeState{{Pods: []*corev1.Pod{onNode, running, ready, unrelated}}},
+		Claims:  []state.ClaimState{{Pods: []*corev1.Pod{starting}}, {Claim: started, Node: warm, Pods: []*corev1.Pod{onStarted, onStartedUnlisted}}},
+		Nodes: []state.NodeState{
+			{Pods: []*corev1.Pod{onNode, running, ready, unrelated}},
+			{Node: launched, Pods: []*corev1.Pod{onLaunched}}, {Node: older, Pods: []*corev1.Pod{onOlder}}, {Node: foreign, Pods: []*corev1.Pod{onForeign}},
+		},
 	})
-	for pod, want := range map[*corev1.Pod]bool{waiting: true, starting: true, onNode: true, running: true, ready: false, unrelated: false} {
+	for pod, want := range map[*corev1.Pod]bool{
+		waiting: true, starting: true, onNode: true, running: true, ready: false, unrelated: false,
+		onLaunched: true, onOlder: false, onForeign: false, onStarted: true, onStartedUnlisted: false,
+	} {
 		if got := tr.Tracked(keyOf(pod), pod.UID); got != want {
 			t.Errorf("%s tracked %v, want %v", pod.Name, got, want)
 		}

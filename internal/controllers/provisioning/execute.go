@@ -33,8 +33,10 @@ const writers = 32
 
 // execute writes a decision in one pass: standby claims asked to run, new claims
 // created, pods nominated to both so the next decision does not count them again, and
-// an Event for each pod nothing can take. Then, once the claims are written, the pods
-// placed on claims get a toleration of their claim's reservation (see reserve).
+// an Event for each pod nothing can take. Each claim lists the pods placed on it in its
+// AnnotationPlacedPods (see placedPods), in the write that creates or starts it. Then,
+// once the claims are written, the pods placed on claims get a toleration of their
+// claim's reservation where the decision reserves (see reserve).
 func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r scheduling.Result, version uint64) error {
 	pools := map[string]*v1beta1.NodePool{}
 	for _, sp := range in.Pools {
@@ -53,19 +55,20 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 			mu.Unlock()
 		}
 	}
+	reserved := decisionReserves(pools, claims, r)
 	placed := &placements{}
 	// The demand is of the moment decided, not of when each write returns.
 	decided := windows.Calendar(p.Calendar, p.Clock).Now()
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Starts), func(i int) {
 		claim := claims[r.Starts[i].Claim]
-		err := p.start(ctx, claim, r.Starts[i].Pods, placed)
+		err := p.start(ctx, claim, r.Starts[i].Pods, reserved, placed)
 		if err == nil {
 			p.recordStart(pools[claim.Spec.NodePool], claim, r.Starts[i].Pods, decided)
 		}
 		record(err)
 	})
 	workqueue.ParallelizeUntil(ctx, writers, len(r.Launches), func(i int) {
-		err := p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i], placed)
+		err := p.launch(ctx, pools[r.Launches[i].Pool], r.Launches[i], reserved, placed)
 		if err == nil {
 			p.recordLaunch(pools[r.Launches[i].Pool], r.Launches[i], decided)
 		}
@@ -76,9 +79,14 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 		byClaim[claim] = append(byClaim[claim], pod)
 	}
 	for claim, pods := range byClaim {
+		if reserved {
+			// Never unmarked here: the claim's Node may carry the taint already.
+			p.State.Reserve(claim, true)
+		}
 		p.State.Nominate(claim, pods, p.Options.NominationTTL)
 		placed.add(ctx, "inflight", claim, pods)
 	}
+	p.listPlacedInFlight(ctx, claims, byClaim)
 	go p.reserve(ctx, placed.all())
 	p.reportUnschedulable(r.Unschedulable, version)
 	logUnschedulable(log.FromContext(ctx), r.Unschedulable)
@@ -93,10 +101,14 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 // warming up runs as soon as it is asked, and its Node must find its pods known then
 // (see nodeclaim's reservation). A nomination to a claim the write did not reach lapses
 // by itself, as the claim is not asked to run.
-func (p *Provisioner) start(ctx context.Context, claim *v1beta1.NodeClaim, pods []*corev1.Pod, placed *placements) error {
+func (p *Provisioner) start(ctx context.Context, claim *v1beta1.NodeClaim, pods []*corev1.Pod, reserved bool, placed *placements) error {
+	p.State.Reserve(claim.Name, reserved)
 	p.State.Nominate(claim.Name, pods, p.Options.NominationTTL)
 	updated := claim.DeepCopy()
 	updated.Spec.DesiredState = v1beta1.DesiredRunning
+	// The pods it runs for, in the same patch: the list of an earlier run is over.
+	delete(updated.Annotations, v1beta1.AnnotationPlacedPods)
+	withPlacedPods(updated, pods)
 	if err := p.Client.Patch(ctx, updated, client.MergeFrom(claim)); err != nil {
 		return fmt.Errorf("asking claim %s to run: %w", claim.Name, err)
 	}
@@ -108,8 +120,9 @@ func (p *Provisioner) start(ctx context.Context, claim *v1beta1.NodeClaim, pods 
 }
 
 // launch creates a claim for pods from their pool's template.
-func (p *Provisioner) launch(ctx context.Context, pool *v1beta1.NodePool, l scheduling.Launch, placed *placements) error {
+func (p *Provisioner) launch(ctx context.Context, pool *v1beta1.NodePool, l scheduling.Launch, reserved bool, placed *placements) error {
 	claim := schedulinginput.LaunchClaim(pool, l)
+	withPlacedPods(claim, l.Pods)
 	if err := controllerutil.SetControllerReference(pool, claim, p.Client.Scheme()); err != nil {
 		return err
 	}
@@ -117,11 +130,36 @@ func (p *Provisioner) launch(ctx context.Context, pool *v1beta1.NodePool, l sche
 		return fmt.Errorf("creating a claim of pool %s: %w", pool.Name, err)
 	}
 	p.State.ObserveWrite(claim, "")
+	p.State.Reserve(claim.Name, reserved)
 	p.State.Nominate(claim.Name, l.Pods, p.Options.NominationTTL)
 	placed.add(ctx, "launch", claim.Name, l.Pods)
 	logLaunch(log.FromContext(ctx), claim, l)
 	metrics.ProvisioningPods.WithLabelValues("launch").Add(float64(len(l.Pods)))
 	return nil
+}
+
+// decisionReserves gathers the pods a decision placed on claims and the claims it gave
+// them, for reservationMatters. A launch's claim is the one launch will create.
+func decisionReserves(pools map[string]*v1beta1.NodePool, claims map[string]*v1beta1.NodeClaim, r scheduling.Result) bool {
+	var pods []*corev1.Pod
+	var given []*v1beta1.NodeClaim
+	for _, s := range r.Starts {
+		pods = append(pods, s.Pods...)
+		given = append(given, claims[s.Claim])
+	}
+	for _, l := range r.Launches {
+		pods = append(pods, l.Pods...)
+		given = append(given, schedulinginput.LaunchClaim(pools[l.Pool], l))
+	}
+	inFlight := map[string]bool{}
+	for pod, claim := range r.InFlight {
+		pods = append(pods, pod)
+		if !inFlight[claim] {
+			inFlight[claim] = true
+			given = append(given, claims[claim])
+		}
+	}
+	return reservationMatters(pods, given)
 }
 
 // reportUnschedulable gives each pod nothing can take an Event naming, per pool, the

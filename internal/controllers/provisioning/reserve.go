@@ -59,6 +59,10 @@ func (pl *placements) all() map[string][]*corev1.Pod {
 // pods tolerate it, no others do. Kubernetes lets a pod's tolerations grow, never
 // shrink, so a pod planned again keeps the old ones, which match no Node for long.
 //
+// Only the claims marked reserved (Cluster.Reserve; see reservationMatters for which)
+// get their pods the toleration: the lifecycle controller opens only their Nodes with
+// the taint.
+//
 // The writes run after the claims are written and in the background: a Node opens 13 s
 // after a start at the soonest, and the next decision should not wait for them. A pod
 // whose write fails (a webhook that refuses it, say) only loses its reservation: it
@@ -70,6 +74,9 @@ func (p *Provisioner) reserve(ctx context.Context, byClaim map[string][]*corev1.
 	}
 	var writes []write
 	for claim, pods := range byClaim {
+		if !p.State.Reserved(claim) {
+			continue
+		}
 		toleration := ReservationToleration(claim)
 		for _, pod := range pods {
 			if !slices.Contains(pod.Spec.Tolerations, toleration) {

@@ -7,7 +7,6 @@ package capacitybuffer_room_test
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	corev1 "k8s.io/api/core/v1"
@@ -158,19 +157,13 @@ func bind(f *stack.Fixture, pod *corev1.Pod, node string) {
 	}
 }
 
-// reservedFor returns the claim whose reservation the pod tolerates: the claim
-// provisioning placed it on; "" when none.
-func reservedFor(f *stack.Fixture, pod *corev1.Pod) string {
+// placedOn returns the claim provisioning placed the pod on, as the operator's
+// nominations tell (pods alike on one claim get no reservation toleration to read);
+// "" when none. A nomination holds until the pod binds, and 5 s after its claim runs.
+func placedOn(f *stack.Fixture, pod *corev1.Pod) string {
 	f.T.Helper()
-	current := &corev1.Pod{}
-	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pod), current); err != nil {
-		f.T.Fatal(err)
-	}
-	i := slices.IndexFunc(current.Spec.Tolerations, func(t corev1.Toleration) bool { return t.Key == "stratos.sh/reserved" })
-	if i < 0 {
-		return ""
-	}
-	return current.Spec.Tolerations[i].Value
+	claim, _ := f.Op.State.Nominated(pod.UID)
+	return claim
 }
 
 // eventReasons returns the reasons of the Events about an object of a kind.

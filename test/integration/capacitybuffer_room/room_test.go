@@ -56,13 +56,13 @@ func TestAnActiveBufferKeepsRoomThatRealPodsTakeFirst(t *testing.T) {
 	f.Eventually("two of the burst's pods are placed on a claim", func() bool {
 		onClaims = nil
 		for _, pod := range pods {
-			if reservedFor(f, pod) != "" {
+			if placedOn(f, pod) != "" {
 				onClaims = append(onClaims, pod)
 			}
 		}
 		return len(onClaims) == 2
 	})
-	launchedForPods := reservedFor(f, onClaims[0])
+	launchedForPods := placedOn(f, onClaims[0])
 	if claim := f.Claim(launchedForPods); claim.Annotations[annotationBuffer] != "" {
 		t.Errorf("the burst's pods went to claim %s, made for buffer %s", claim.Name, claim.Annotations[annotationBuffer])
 	}

@@ -116,20 +116,14 @@ func pendingPod(f *stack.Fixture, name string, tune func(*corev1.PodSpec)) *core
 	return pod
 }
 
-// reservedOn returns the claim Stratos placed a pod on: the value of the reservation
-// toleration provisioning adds to each pod it places; "" when it placed it nowhere.
-func reservedOn(f *stack.Fixture, pod *corev1.Pod) string {
+// placedOn returns the claim Stratos placed a pod on, as the operator's nominations
+// tell (a lone pod on its claim gets no reservation toleration to read); "" when it
+// placed it nowhere. A nomination holds until the pod binds, and 5 s after its claim
+// runs: what polls for it has that long at least.
+func placedOn(f *stack.Fixture, pod *corev1.Pod) string {
 	f.T.Helper()
-	got := &corev1.Pod{}
-	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pod), got); err != nil {
-		f.T.Fatal(err)
-	}
-	for _, t := range got.Spec.Tolerations {
-		if t.Key == v1beta1.TaintReservedKey {
-			return t.Value
-		}
-	}
-	return ""
+	claim, _ := f.Op.State.Nominated(pod.UID)
+	return claim
 }
 
 // eventsAbout returns the reasons of the Events about a pod.
@@ -169,9 +163,9 @@ func servedOnlyOptedIn(f *stack.Fixture, optedIn func(*corev1.PodSpec), leftAlon
 		alone = append(alone, pendingPod(f, name, tune))
 	}
 	opted := pendingPod(f, "opted-in", optedIn)
-	f.Eventually("the opted-in pod is placed on a claim", func() bool { return reservedOn(f, opted) != "" })
+	f.Eventually("the opted-in pod is placed on a claim", func() bool { return placedOn(f, opted) != "" })
 	for _, pod := range alone {
-		if claim := reservedOn(f, pod); claim != "" {
+		if claim := placedOn(f, pod); claim != "" {
 			f.T.Errorf("pod %s, which does not opt in, was placed on claim %s while another autoscaler runs", pod.Name, claim)
 		}
 		if reasons := eventsAbout(f, pod); len(reasons) > 0 {
@@ -201,7 +195,7 @@ func TestAutoLeavesPlainPodsToKarpenterUntilItsNodePoolsGo(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitForScope(f, podscope.All, podscope.ReasonNoneFound)
-	f.Eventually("the plain pod is placed on a claim once Karpenter is gone", func() bool { return reservedOn(f, alone[0]) != "" })
+	f.Eventually("the plain pod is placed on a claim once Karpenter is gone", func() bool { return placedOn(f, alone[0]) != "" })
 }
 
 // Beside Cluster Autoscaler (its status ConfigMap exists), auto serves only a pod that
@@ -234,6 +228,6 @@ func TestAutoLeavesPlainPodsToClusterAutoscalerUntilItsStatusGoes(t *testing.T) 
 	}
 	waitForScope(f, podscope.All, podscope.ReasonNoneFound)
 	for _, pod := range alone {
-		f.Eventually("pod "+pod.Name+" is placed on a claim once Cluster Autoscaler is gone", func() bool { return reservedOn(f, pod) != "" })
+		f.Eventually("pod "+pod.Name+" is placed on a claim once Cluster Autoscaler is gone", func() bool { return placedOn(f, pod) != "" })
 	}
 }

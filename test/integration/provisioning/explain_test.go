@@ -48,6 +48,14 @@ func TestExplainAPodServedFromStandby(t *testing.T) {
 	if !strings.Contains(waiting.Summary, "Stratos placed it on NodeClaim "+standby.Name) || !waiting.Scope.Provisionable {
 		t.Fatalf("the waiting pod is explained as %+v", waiting)
 	}
+	// One pod on one claim reserves nothing: no write to the pod, and explain named the
+	// claim from the claim's list of the pods placed on it.
+	if err := f.Env.Client.Get(f.Ctx, client.ObjectKeyFromObject(pod), pod); err != nil {
+		t.Fatal(err)
+	}
+	if reserved := explain.ReservedFor(pod); reserved != "" {
+		t.Errorf("the lone pod was given a reservation toleration of %s", reserved)
+	}
 
 	started := f.WaitForClaim(standby.Name, v1beta1.PhaseRunning)
 	bind(f, pod, started.Status.NodeName)

@@ -41,11 +41,6 @@ func TestANewLeaderMeasuresThePodTheLeaderBeforePlaced(t *testing.T) {
 	}
 	f.Eventually("a claim of the pool is launched", func() bool { return len(f.Claims("failover")) == 1 })
 	launched := f.WaitForClaim(f.Claims("failover")[0].Name, v1beta1.PhaseRunning)
-	f.Eventually("the pod is reserved on the launched claim", func() bool {
-		return slices.ContainsFunc(get().Spec.Tolerations, func(tol corev1.Toleration) bool {
-			return tol.Key == v1beta1.TaintReservedKey && tol.Value == launched.Name
-		})
-	})
 	bind(f, pod, launched.Status.NodeName)
 	f.Eventually("the pod runs, not Ready behind its gate", func() bool {
 		p := get()
@@ -86,4 +81,10 @@ func TestANewLeaderMeasuresThePodTheLeaderBeforePlaced(t *testing.T) {
 	t.Logf("running after %.1fs (the leader before), Ready after %.1fs (the new leader)", running, ready)
 	wantOne(t, "running, across both leaders", beforeRunning, startupOf(t, "cold", "running"), running, bounds)
 	wantOne(t, "ready", beforeReady, startupOf(t, "cold", "ready"), ready, bounds)
+	// One pod on one claim: nothing could take its room, so provisioning gave it no
+	// reservation, and the new leader relearned it from its Node, launched after it.
+	// Tolerations only grow: none now means none ever.
+	if slices.ContainsFunc(get().Spec.Tolerations, func(tol corev1.Toleration) bool { return tol.Key == v1beta1.TaintReservedKey }) {
+		t.Errorf("the lone pod was given a reservation: %v", get().Spec.Tolerations)
+	}
 }
