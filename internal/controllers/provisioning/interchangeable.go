@@ -11,15 +11,16 @@ import (
 )
 
 // reservationMatters reports whether a decision's claims are to be reserved to the pods
-// it placed on them (see reserve). The reservation costs a write per pod and two per
+// it placed on them (see reserve). The reservation costs a write per pod and one per
 // Node, and it is there for one case: kube-scheduler gives the first Nodes to open to
 // whichever pods wait, and a pod that fits only its own claim (another architecture, a
 // large request, anti-affinity) can find its room taken by a pod that could have gone
-// anywhere. When every pod placed is of one scheduling shape and every claim given pods
-// is of one offering, any pod fits any claim as well as its own: whichever pods the
-// first Nodes take, the others fit the Nodes that follow, and the reservation changes
-// nothing. Anything else, or a case this cannot tell (pods with claims to volumes, a
-// claim not yet narrowed like the others), is reserved as before.
+// anywhere. When every pod placed is of one scheduling shape, that cannot happen: each
+// claim was chosen for pods of that shape, so every pod fits every claim's Node as well
+// as its own, and however kube-scheduler spreads them, the Nodes hold them all, as many
+// on each as the room the decision found, whatever the claims' types, zones or pools.
+// Pods of more than one shape, or a case this cannot tell (pods with claims to volumes,
+// which may tie them to a zone or a Node), are reserved.
 func reservationMatters(pods []*corev1.Pod, claims []*v1beta1.NodeClaim) bool {
 	if len(pods) == 0 || len(claims) == 0 {
 		return false
@@ -27,12 +28,6 @@ func reservationMatters(pods []*corev1.Pod, claims []*v1beta1.NodeClaim) bool {
 	first := shapeOf(pods[0])
 	for _, pod := range pods {
 		if hasClaimedVolume(pod) || !equality.Semantic.DeepEqual(first, shapeOf(pod)) {
-			return true
-		}
-	}
-	offering := offeringOf(claims[0])
-	for _, claim := range claims[1:] {
-		if !equality.Semantic.DeepEqual(offering, offeringOf(claim)) {
 			return true
 		}
 	}
@@ -91,40 +86,4 @@ func hasClaimedVolume(pod *corev1.Pod) bool {
 	return slices.ContainsFunc(pod.Spec.Volumes, func(v corev1.Volume) bool {
 		return v.PersistentVolumeClaim != nil || v.Ephemeral != nil
 	})
-}
-
-// claimOffering is what makes a claim's Node the same as another's: its pool, node
-// class and template (labels and taints: a warm claim made before the pool changed
-// differs), and the instance types, zones and capacity types it may get. A claim that
-// runs or has run (a warm claim started) got one of each; a claim launched in this
-// decision has the lists it was narrowed to, and is alike to one that runs only when
-// each list names what that one got.
-type claimOffering struct {
-	NodePool, TemplateHash              string
-	NodeClass                           v1beta1.NodeClassReference
-	InstanceTypes, Zones, CapacityTypes []string
-}
-
-func offeringOf(claim *v1beta1.NodeClaim) claimOffering {
-	o := claimOffering{NodePool: claim.Spec.NodePool, TemplateHash: claim.Annotations[v1beta1.AnnotationTemplateHash], NodeClass: claim.Spec.NodeClassRef}
-	if st := claim.Status; st.InstanceType != "" {
-		o.InstanceTypes, o.Zones, o.CapacityTypes = []string{st.InstanceType}, []string{st.Zone}, []string{st.CapacityType}
-		return o
-	}
-	// The launch narrows the pool's requirements by appending (LaunchClaim): the last
-	// requirement on a key is the narrowest.
-	for _, r := range claim.Spec.Requirements {
-		if r.Operator != corev1.NodeSelectorOpIn {
-			continue
-		}
-		switch r.Key {
-		case corev1.LabelInstanceTypeStable:
-			o.InstanceTypes = r.Values
-		case corev1.LabelTopologyZone:
-			o.Zones = r.Values
-		case v1beta1.LabelCapacityType:
-			o.CapacityTypes = r.Values
-		}
-	}
-	return o
 }

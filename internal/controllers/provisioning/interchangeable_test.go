@@ -88,18 +88,18 @@ func TestReservationMatters(t *testing.T) {
 		{name: "one pod with a claim to a volume", pods: oneDiffers(func(p *corev1.Pod) {
 			p.Spec.Volumes = []corev1.Volume{{Name: "data", VolumeSource: corev1.VolumeSource{PersistentVolumeClaim: &corev1.PersistentVolumeClaimVolumeSource{ClaimName: "data"}}}}
 		}), claims: alike, want: true},
-		{name: "claims in two zones", pods: webPods(6), claims: []*v1beta1.NodeClaim{launchedClaim("m5.large", "us-east-1a"), launchedClaim("m5.large", "us-east-1b")}, want: true},
-		{name: "claims of two types", pods: webPods(6), claims: []*v1beta1.NodeClaim{warmClaim("m5.large", "us-east-1a"), launchedClaim("c5.xlarge", "us-east-1a")}, want: true},
-		{name: "claims of two pools", pods: webPods(6), claims: func() []*v1beta1.NodeClaim {
+		// Identical pods fit any claim the decision chose for one of them.
+		{name: "identical pods on claims in two zones: skipped", pods: webPods(6), claims: []*v1beta1.NodeClaim{launchedClaim("m5.large", "us-east-1a"), launchedClaim("m5.large", "us-east-1b")}, want: false},
+		{name: "identical pods on a warm claim and a launch of another type: skipped", pods: webPods(6), claims: []*v1beta1.NodeClaim{warmClaim("m5.large", "us-east-1a"), launchedClaim("c5.xlarge", "us-east-1a")}, want: false},
+		{name: "identical pods on claims of two pools: skipped", pods: webPods(6), claims: func() []*v1beta1.NodeClaim {
 			other := launchedClaim("m5.large", "us-east-1a")
 			other.Spec.NodePool = "batch"
 			return []*v1beta1.NodeClaim{launchedClaim("m5.large", "us-east-1a"), other}
-		}(), want: true},
-		{name: "a launch that may get any of two types beside a warm claim", pods: webPods(6), claims: func() []*v1beta1.NodeClaim {
-			flexible := launchedClaim("m5.large", "us-east-1a")
-			flexible.Spec.Requirements[1].Values = []string{"m5.large", "m5a.large"}
-			return []*v1beta1.NodeClaim{warmClaim("m5.large", "us-east-1a"), flexible}
-		}(), want: true},
+		}(), want: false},
+		{name: "pods of two shapes on alike claims", pods: oneDiffers(func(p *corev1.Pod) {
+			p.Spec.Containers[0].Resources.Requests[corev1.ResourceMemory] = resource.MustParse("2Gi")
+		}), claims: []*v1beta1.NodeClaim{launchedClaim("m5.large", "us-east-1a"), launchedClaim("c5.xlarge", "us-east-1b")}, want: true},
+		{name: "no claim given pods", pods: webPods(2), claims: nil, want: false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := reservationMatters(tc.pods, tc.claims); got != tc.want {
