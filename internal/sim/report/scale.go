@@ -108,9 +108,11 @@ type CallSample struct {
 }
 
 // PerMinute turns cumulative samples, in time order from the run's start (the first
-// sample, which may be all zeros), into calls per minute by operation: the most calls
-// in any minute between two samples a minute apart, and the mean over the whole run. A
-// run shorter than a minute counts its calls as one minute's.
+// sample, which may be all zeros), into calls per minute by operation: the busiest rate
+// over a span between two samples at least a minute apart, and the mean over the whole
+// run. Samples fall where they fall, so such a span may be a little longer than a
+// minute, and its calls are scaled to one minute's; a span, or a run, shorter than a
+// minute counts its calls as one minute's.
 func PerMinute(samples []CallSample) map[string]MinuteRate {
 	rates := map[string]MinuteRate{}
 	if len(samples) == 0 {
@@ -126,15 +128,16 @@ func PerMinute(samples []CallSample) map[string]MinuteRate {
 	}
 	for op := range ops {
 		total := last.Calls[op] - first.Calls[op]
-		peak, from := 0, 0
+		peak, from := 0.0, 0
 		for i, s := range samples {
 			// from is the latest sample at least a minute before s, or the first.
 			for from+1 < i && s.At.Sub(samples[from+1].At) >= time.Minute {
 				from++
 			}
-			peak = max(peak, s.Calls[op]-samples[from].Calls[op])
+			span := max(s.At.Sub(samples[from].At).Minutes(), 1)
+			peak = max(peak, float64(s.Calls[op]-samples[from].Calls[op])/span)
 		}
-		rates[op] = MinuteRate{Peak: peak, Mean: float64(total) / minutes}
+		rates[op] = MinuteRate{Peak: int(math.Round(peak)), Mean: float64(total) / minutes}
 	}
 	return rates
 }

@@ -63,6 +63,11 @@ func TestPerMinuteTakesTheBusiestMinuteAndTheMean(t *testing.T) {
 	if got := rates["Create"]; got.Peak != 6 || got.Mean != 3 {
 		t.Errorf("Create = %+v, want peak 6, mean 3", got)
 	}
+	// Samples 62 s apart: the 62 calls between them are 60 a minute.
+	late := PerMinute([]CallSample{sample(0, 0, 0), sample(62, 62, 0)})
+	if got := late["List"]; got.Peak != 60 {
+		t.Errorf("62 calls over 62 s: %+v, want a peak of 60 a minute", got)
+	}
 	// Under a minute: the calls count as one minute's.
 	short := PerMinute([]CallSample{sample(0, 0, 0), sample(20, 12, 0)})
 	if got := short["List"]; got.Peak != 12 || got.Mean != 12 {
