@@ -179,8 +179,11 @@ func StartOperator(t testing.TB, env *harness.Env, cloud cloudprovider.API, opts
 	batch := opts.CloudBatch
 	if batch == (cloudprovider.BatchOptions{}) {
 		batch = cloudprovider.DefaultBatchOptions
-		// Describes are answered as old as they are in a cluster, in the fake cloud's time.
+		// Describes are answered as old, and paced as far apart, as in a cluster, in the
+		// fake cloud's time: a claim that follows a start made outside Stratos must see it
+		// before the Node, which boots TimeScale times faster, reports Ready.
 		batch.DescribeMaxAge /= TimeScale
+		batch.DescribeInterval /= TimeScale
 	}
 	if err := operator.SetupControllers(context.Background(), mgr, cloudprovider.New(cloud, batch, unavailable), controllers); err != nil {
 		t.Fatal(err)
