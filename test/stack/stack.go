@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/clock"
@@ -55,7 +54,7 @@ func newManager(t testing.TB, env *harness.Env, newClient client.NewClientFunc) 
 // newManagerOn is newManager on a configuration of the harness's API server.
 func newManagerOn(t testing.TB, cfg *rest.Config, newClient client.NewClientFunc) (manager.Manager, error) {
 	return ctrl.NewManager(cfg, manager.Options{
-		Logger:                 testr.NewWithInterface(t, testr.Options{Verbosity: 1}),
+		Logger:                 testLogger(t),
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
