@@ -54,7 +54,7 @@ func newManager(t testing.TB, env *harness.Env, newClient client.NewClientFunc) 
 // newManagerOn is newManager on a configuration of the harness's API server.
 func newManagerOn(t testing.TB, cfg *rest.Config, newClient client.NewClientFunc) (manager.Manager, error) {
 	return ctrl.NewManager(cfg, manager.Options{
-		Logger:                 testLogger(t),
+		Logger:                 TestLogger(t),
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

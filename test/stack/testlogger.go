@@ -8,12 +8,12 @@ import (
 	"github.com/go-logr/logr/testr"
 )
 
-// testLogger is a logger writing to t until the test's cleanup silences it. A manager's
+// TestLogger is a logger writing to t until the test's cleanup silences it. A manager's
 // event broadcaster sends its last Events from goroutines the manager's stop does not
 // wait for, and a line logged to t after the test has completed panics the test binary.
 // The silencing cleanup is registered first, so it runs after every other: the managers
 // stopped, their lines so far written.
-func testLogger(t testing.TB) logr.Logger {
+func TestLogger(t testing.TB) logr.Logger {
 	s := &silenced{}
 	t.Cleanup(func() {
 		s.mu.Lock()

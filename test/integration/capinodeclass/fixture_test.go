@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
@@ -29,6 +28,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/controllers/clusterapinodeclass"
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/test/harness"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // The test providers' groups.
@@ -66,7 +66,7 @@ func newFixture(t *testing.T) *fixture {
 	f.installCRD(templateCRD(bootstrapGroup, "TestConfigTemplate", map[string]string{capicontract.Label: "v1beta1"}, "v1beta1"))
 
 	mgr, err := ctrl.NewManager(f.env.Config, manager.Options{
-		Logger: testr.New(t), Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
+		Logger: stack.TestLogger(t), Scheme: scheme.Scheme, Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
 		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
 	})
 	if err != nil {

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	eventsv1 "k8s.io/api/events/v1"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
@@ -31,6 +30,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/test/harness"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // timeScale runs the fake cloud's physics forty times faster: a launch to a Ready Node
@@ -107,7 +107,7 @@ func run(t *testing.T, env *harness.Env) *simEnv {
 	}
 	cloud := fakecloud.New(fakecloud.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31})
 	mgr, err := ctrl.NewManager(env.Config, manager.Options{
-		Logger:                 testr.NewWithInterface(t, testr.Options{Verbosity: 1}),
+		Logger:                 stack.TestLogger(t),
 		Scheme:                 s,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -23,7 +23,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/ssm"
 	ssmtypes "github.com/aws/aws-sdk-go-v2/service/ssm/types"
 	"github.com/aws/smithy-go"
-	"github.com/go-logr/logr/testr"
 	eventsv1 "k8s.io/api/events/v1"
 	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -43,6 +42,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/scheme"
 	"github.com/stratos-sh/stratos/internal/sim/moto"
 	"github.com/stratos-sh/stratos/test/harness"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 const (
@@ -133,7 +133,7 @@ func newFixture(t *testing.T, opts ec2nodeclass.Options, setup func(*fixture)) *
 	resolver := aws.NewResolver(aws.Options{ClusterName: clusterName, KubernetesVersion: k8sVersion, SSMParameterRoot: ssmRoot}, f.clients)
 	f.resolver = &countingResolver{Resolver: resolver, calls: map[string]int{}}
 	f.mgr, err = ctrl.NewManager(f.env.Config, manager.Options{
-		Logger:                 testr.NewWithInterface(t, testr.Options{Verbosity: 1}),
+		Logger:                 stack.TestLogger(t),
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
