@@ -28,12 +28,7 @@ func TestAClaimListsThePodsPlacedOnIt(t *testing.T) {
 	f.Pool("placed", 0, func(p *v1beta1.NodePool) { p.Spec.Template.Spec.NodeClassRef.Name = "mute" })
 
 	first := pendingPods(f, "default", "placed-first", 1, "100m", "128Mi", nil)[0]
-	var claim string
-	f.Eventually("the first pod is placed", func() bool {
-		var ok bool
-		claim, ok = f.Op.State.Nominated(first.UID)
-		return ok
-	})
+	claim := waitPlaced(f, first)
 	// A claim not launched yet holds what it was made for, no more: once its instance
 	// type is known to provisioning, it has room for the second pod.
 	f.Eventually("provisioning knows the claim's instance type", func() bool {
@@ -45,12 +40,7 @@ func TestAClaimListsThePodsPlacedOnIt(t *testing.T) {
 		return false
 	})
 	second := pendingPods(f, "default", "placed-second", 1, "100m", "128Mi", nil)[0]
-	var secondOn string
-	f.Eventually("the second pod is placed", func() bool {
-		var ok bool
-		secondOn, ok = f.Op.State.Nominated(second.UID)
-		return ok
-	})
+	secondOn := waitPlaced(f, second)
 	if secondOn != claim {
 		t.Fatalf("the second pod was placed on %s, not on %s, which is on its way with room", secondOn, claim)
 	}
@@ -77,4 +67,16 @@ func TestAClaimListsThePodsPlacedOnIt(t *testing.T) {
 			t.Errorf("pod %s is explained as %q, claim %+v; want it placed on %s", pod.Name, e.Summary, e.NodeClaim, claim)
 		}
 	}
+}
+
+// waitPlaced waits until provisioning has placed the pod on a claim, and names it.
+func waitPlaced(f *stack.Fixture, pod *corev1.Pod) string {
+	f.T.Helper()
+	var claim string
+	f.Eventually("pod "+pod.Name+" is placed", func() bool {
+		var ok bool
+		claim, ok = f.Op.State.Nominated(pod.UID)
+		return ok
+	})
+	return claim
 }
