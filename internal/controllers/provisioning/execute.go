@@ -34,8 +34,9 @@ const writers = 32
 // execute writes a decision in one pass: standby claims asked to run, new claims
 // created, pods nominated to both so the next decision does not count them again, and
 // an Event for each pod nothing can take. Each claim lists the pods placed on it in its
-// AnnotationPlacedPods (see placedPods), in the write that creates or starts it. Then,
-// once the claims are written, the pods placed on claims get a toleration of their
+// AnnotationPlacedPods (see placedPods), in the write that creates or starts it; a claim
+// already on its way gets the pods placed on it added after the decision, by
+// placedWriter. Then, once the claims are written, the pods placed on claims get a toleration of their
 // claim's reservation where the decision reserves (see reserve).
 func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r scheduling.Result, version uint64) error {
 	pools := map[string]*v1beta1.NodePool{}
@@ -86,7 +87,7 @@ func (p *Provisioner) execute(ctx context.Context, in scheduling.Input, r schedu
 		p.State.Nominate(claim, pods, p.Options.NominationTTL)
 		placed.add(ctx, "inflight", claim, pods)
 	}
-	p.listPlacedInFlight(ctx, claims, byClaim)
+	p.listPlacedInFlight(claims, byClaim)
 	go p.reserve(ctx, placed.all())
 	p.reportUnschedulable(r.Unschedulable, version)
 	logUnschedulable(log.FromContext(ctx), r.Unschedulable)

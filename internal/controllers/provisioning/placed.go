@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	corev1 "k8s.io/api/core/v1"
-	"k8s.io/client-go/util/workqueue"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -55,32 +54,26 @@ func withPlacedPods(claim *v1beta1.NodeClaim, pods []*corev1.Pod) {
 	claim.Annotations[v1beta1.AnnotationPlacedPods] = placedPods(claim.Annotations[v1beta1.AnnotationPlacedPods], pods)
 }
 
-// listPlacedInFlight adds the pods a decision placed on claims already on their way to
-// the claims' annotation, one patch per claim whose list changes, for the claims whose
-// pods get no reservation toleration (the toleration names the claim otherwise). The
-// patch merges the one annotation, without an optimistic lock: provisioning is the only
-// writer of the list, one decision at a time, and its own last write counts at once
-// (ObserveWrite). A patch that fails only leaves explain without the claim's name.
-func (p *Provisioner) listPlacedInFlight(ctx context.Context, claims map[string]*v1beta1.NodeClaim, byClaim map[string][]*corev1.Pod) {
-	var updates []*v1beta1.NodeClaim
+// listPlacedInFlight asks for the pods a decision placed on claims already on their way
+// to be added to the claims' annotation (see placedWriter), for the claims whose pods
+// get no reservation toleration (the toleration names the claim otherwise).
+func (p *Provisioner) listPlacedInFlight(claims map[string]*v1beta1.NodeClaim, byClaim map[string][]*corev1.Pod) {
 	for name, pods := range byClaim {
-		claim := claims[name]
-		if claim == nil || p.State.Reserved(name) {
-			continue
-		}
-		updated := claim.DeepCopy()
-		withPlacedPods(updated, pods)
-		if updated.Annotations[v1beta1.AnnotationPlacedPods] != claim.Annotations[v1beta1.AnnotationPlacedPods] {
-			updates = append(updates, updated)
+		if claim := claims[name]; claim != nil && !p.State.Reserved(name) {
+			p.placed.add(claim, pods)
 		}
 	}
-	workqueue.ParallelizeUntil(ctx, writers, len(updates), func(i int) {
-		updated := updates[i]
-		claim := claims[updated.Name]
-		if err := p.Client.Patch(ctx, updated, client.MergeFrom(claim)); err != nil {
-			log.FromContext(ctx).V(1).Info("Could not list the pods placed on a claim", "nodeclaim", claim.Name, "error", fmt.Sprint(err))
-			return
-		}
-		p.State.ObserveWrite(updated, claim.ResourceVersion)
-	})
+}
+
+// patchPlacedPods is placedWriter's patch: it merges the one annotation, without an
+// optimistic lock, as provisioning is the only writer of the list and writes a claim's
+// one at a time; its own write counts at once (ObserveWrite). A patch that fails only
+// leaves explain without the claim's name.
+func (p *Provisioner) patchPlacedPods(ctx context.Context, base, updated *v1beta1.NodeClaim) error {
+	if err := p.Client.Patch(ctx, updated, client.MergeFrom(base)); err != nil {
+		log.FromContext(ctx).V(1).Info("Could not list the pods placed on a claim", "nodeclaim", base.Name, "error", fmt.Sprint(err))
+		return err
+	}
+	p.State.ObserveWrite(updated, base.ResourceVersion)
+	return nil
 }

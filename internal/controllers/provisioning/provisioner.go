@@ -84,6 +84,8 @@ type Provisioner struct {
 	BufferRoom *capacitybuffer.StandbyRoom
 
 	batcher *batcher
+	// placed writes the placed-pods lists of claims on their way (see placedWriter).
+	placed *placedWriter
 	// relearned is set once the tracker learned the pods of the first snapshot.
 	relearned bool
 
@@ -114,6 +116,7 @@ func (p *Provisioner) Start(ctx context.Context) error {
 	p.Options = p.Options.WithDefaults()
 	p.mu.Lock() // Trigger reads the batcher from another goroutine
 	p.batcher = newBatcher(p.Options.BatchIdle, p.Options.BatchMax)
+	p.placed = newPlacedWriter(p.patchPlacedPods)
 	p.unschedulable = map[types.UID]seen{}
 	p.mu.Unlock()
 	p.State.OnPending(p.batcher.trigger)
@@ -126,6 +129,7 @@ func (p *Provisioner) Start(ctx context.Context) error {
 	}
 	p.batcher.trigger()
 	go p.resync(ctx)
+	go p.placed.run(ctx, writers)
 	for p.batcher.wait(ctx) {
 		if err := p.Provision(ctx); err != nil && ctx.Err() == nil {
 			log.FromContext(ctx).Error(err, "Provisioning failed; the next batch tries again")
