@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-logr/logr/testr"
 	appsv1 "k8s.io/api/apps/v1"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
@@ -36,6 +35,7 @@ import (
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
 	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/test/harness"
+	"github.com/stratos-sh/stratos/test/stack"
 )
 
 // requestLog records every API request a client made and its answer's status.
@@ -159,7 +159,7 @@ func TestOperatorRunsWithTheChartsRoles(t *testing.T) {
 	serviceAccount := fmt.Sprintf("system:serviceaccount:%s:%s", releaseNamespace, deployment(t, objects).Spec.Template.Spec.ServiceAccountName)
 	// operator.New names its controllers as the binary does; controller-runtime allows each
 	// name once per process unless told otherwise, and go test -count runs this again.
-	op, err := operator.New(ctx, opts, impersonating(env, serviceAccount, operatorLog), testr.New(t),
+	op, err := operator.New(ctx, opts, impersonating(env, serviceAccount, operatorLog), stack.TestLogger(t),
 		func(o *manager.Options) { o.Controller.SkipNameValidation = ptr.To(true) })
 	if err != nil {
 		t.Fatal(err)
@@ -298,7 +298,7 @@ func resolveBuffer(ctx context.Context, t *testing.T, admin client.Client) {
 func startKubelets(t *testing.T, cloud *fakecloud.Cloud, cfg *rest.Config) {
 	t.Helper()
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Logger:                 testr.New(t),
+		Logger:                 stack.TestLogger(t),
 		Scheme:                 scheme.Scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",
