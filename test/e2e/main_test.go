@@ -16,7 +16,7 @@ var distDir string
 // minutes. Three, not more: the scenarios' latency expectations are in scenario time, so
 // CPU contention shows in them (at a machine load of 50, four at once failed
 // spot-interruption's "back within 30 s"); and make test starts this package first, so
-// it need only end with the other packages, which run one after another beside it.
+// it need only end with the other packages, which run two at a time beside it (-p=3).
 const scenariosAtOnce = 3
 
 func TestMain(m *testing.M) {
