@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	corev1 "k8s.io/api/core/v1"
 	"k8s.io/apimachinery/pkg/api/meta"
@@ -43,7 +44,19 @@ func (r *Lifecycle) standby(ctx context.Context, claim *v1beta1.NodeClaim) (bool
 		if err := r.followOutside(ctx, claim, v1beta1.DesiredRunning, ReasonStartedOutside, fmt.Sprintf("Instance %s was started outside Stratos", instance.ID)); err != nil {
 			return false, ctrl.Result{}, err
 		}
-		return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseStarting, ReasonStartedOutside, "Following an outside start")
+		stopped := claim.Status.LastPhaseChangeTime // Standby: the instance was stopped then
+		if err := r.transition(ctx, claim, node, v1beta1.PhaseStarting, ReasonStartedOutside, "Following an outside start"); err != nil {
+			return false, ctrl.Result{}, err
+		}
+		// Noticed late, the Node may be Ready again already, and a kubelet reports an
+		// unchanged status only every five minutes: judged from now, as a start of
+		// Stratos's own is, it would not look Ready within the start timeout. Any Ready
+		// report since the instance was known stopped came after the outside start (a
+		// second later, as phase and condition times are stored to the second).
+		if instance.State == cloudprovider.StateRunning && node != nil && stopped != nil && readySince(node, stopped.Add(time.Second)) {
+			return true, ctrl.Result{}, r.transition(ctx, claim, node, v1beta1.PhaseRunning, ReasonStarted, "Node Ready again after an outside start; it takes pods")
+		}
+		return true, ctrl.Result{}, nil
 	}
 	if claim.Spec.DesiredState != v1beta1.DesiredRunning {
 		return false, r.requeueWithin(r.Options.ResyncInterval), nil

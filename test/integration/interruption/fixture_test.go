@@ -222,6 +222,30 @@ func (f *fixture) watchCordon(claim *v1beta1.NodeClaim) (cordoned func() bool) {
 	return seen.Load
 }
 
+// interrupted returns the first of the claim's versions (ClaimVersions) with
+// status.interruption, once there is one: disruption, woken by the notice, may replace
+// the node and delete the claim before a read could see it.
+func (f *fixture) interrupted(versions func() []v1beta1.NodeClaim) *v1beta1.NodeClaim {
+	f.T.Helper()
+	return f.firstVersion(versions, "a version of the claim records an interruption", func(c *v1beta1.NodeClaim) bool { return c.Status.Interruption != nil })
+}
+
+// firstVersion waits for a version of the claim that matches, and returns the first.
+func (f *fixture) firstVersion(versions func() []v1beta1.NodeClaim, what string, match func(*v1beta1.NodeClaim) bool) *v1beta1.NodeClaim {
+	f.T.Helper()
+	var first *v1beta1.NodeClaim
+	f.Eventually(what, func() bool {
+		for _, v := range versions() {
+			if match(&v) {
+				first = &v
+				return true
+			}
+		}
+		return false
+	})
+	return first
+}
+
 // counter reads an interruption counter's series.
 func counter(t *testing.T, name string, labels map[string]string) float64 {
 	return stack.Counter(t, "stratos_interruption_"+name, labels)

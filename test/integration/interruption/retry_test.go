@@ -44,10 +44,11 @@ func TestANoticeWhoseHandlingFailedComesAgain(t *testing.T) {
 		t.Fatal("the claim was marked though the write failed")
 	}
 
+	versions := f.ClaimVersions(claim.Name)
 	failing.Store(false)
 	f.queue.redeliver()
 	f.waitDeleted(id)
-	if got := f.Claim(claim.Name).Status.Interruption; got == nil || got.Kind != v1beta1.InterruptionSpot {
+	if got := f.interrupted(versions).Status.Interruption; got.Kind != v1beta1.InterruptionSpot {
 		t.Fatalf("status.interruption %+v after the message came again, want SpotInterruption", got)
 	}
 }

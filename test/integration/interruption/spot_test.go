@@ -43,6 +43,7 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 	latencies := latencyCount(t)
 
 	wasCordoned := f.watchCordon(claim)
+	versions := f.ClaimVersions(claim.Name)
 	at := now()
 	warning := spotWarning("spot-1", claim.Status.InstanceID, at)
 	// EventBridge delivers at least once: the same event comes twice, in messages of its
@@ -50,7 +51,7 @@ func TestASpotWarningInterruptsTheClaim(t *testing.T) {
 	// woken by the first, may replace the node.
 	f.waitDeleted(f.queue.post(warning, warning)...)
 
-	got := f.Claim(claim.Name)
+	got := f.interrupted(versions)
 	want := v1beta1.Interruption{Kind: v1beta1.InterruptionSpot, NoticeTime: metav1.NewTime(at), Deadline: &metav1.Time{Time: at.Add(2 * time.Minute)}}
 	if got.Status.Interruption == nil || got.Status.Interruption.Kind != want.Kind || !got.Status.Interruption.NoticeTime.Equal(&want.NoticeTime) ||
 		got.Status.Interruption.Deadline == nil || !got.Status.Interruption.Deadline.Equal(want.Deadline) {
@@ -97,10 +98,11 @@ func TestAScheduledChangeInterruptsTheClaim(t *testing.T) {
 	f := newFixture(t, nil)
 	claim := f.runningClaim("retiring", v1beta1.CapacityTypeOnDemand, nil)
 	wasCordoned := f.watchCordon(claim)
+	versions := f.ClaimVersions(claim.Name)
 	at, start := now(), now().Add(72*time.Hour)
 	f.waitDeleted(f.queue.post(scheduledChange("health-1", at, start, claim.Status.InstanceID))...)
 
-	got := f.Claim(claim.Name)
+	got := f.interrupted(versions)
 	if got.Status.Interruption == nil || got.Status.Interruption.Kind != v1beta1.InterruptionScheduledChange ||
 		got.Status.Interruption.Deadline == nil || !got.Status.Interruption.Deadline.Time.Equal(start) {
 		t.Fatalf("status.interruption %+v, want a ScheduledChange with deadline %s", got.Status.Interruption, start)

@@ -51,8 +51,7 @@ func TestMessagesStratosCannotUseAreDeletedAndCounted(t *testing.T) {
 	}
 
 	// The controller still reads.
+	versions := f.ClaimVersions(claim.Name)
 	f.waitDeleted(f.queue.post(spotWarning("spot-after", claim.Status.InstanceID, now()))...)
-	if got := f.Claim(claim.Name); got.Status.Interruption == nil {
-		t.Fatal("a spot warning after the unreadable messages was not recorded")
-	}
+	f.interrupted(versions)
 }

@@ -1,15 +1,12 @@
 package warmpool_test
 
 import (
-	"sync"
 	"testing"
 	"time"
 
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
@@ -29,37 +26,6 @@ func (f *fixture) consistently(what string, d time.Duration, cond func() bool) {
 	}
 }
 
-// watchClaim records every version of the claim the API server stores from now on, in
-// order; the returned function lists those seen so far.
-func (f *fixture) watchClaim(name string) func() []v1beta1.NodeClaim {
-	f.T.Helper()
-	watcher, err := client.NewWithWatch(f.Env.Config, client.Options{Scheme: f.Env.Scheme})
-	if err != nil {
-		f.T.Fatal(err)
-	}
-	w, err := watcher.Watch(f.Ctx, &v1beta1.NodeClaimList{}, &client.ListOptions{FieldSelector: fields.OneTermEqualSelector("metadata.name", name)})
-	if err != nil {
-		f.T.Fatal(err)
-	}
-	f.T.Cleanup(w.Stop)
-	var mu sync.Mutex
-	var seen []v1beta1.NodeClaim
-	go func() {
-		for event := range w.ResultChan() {
-			if claim, ok := event.Object.(*v1beta1.NodeClaim); ok {
-				mu.Lock()
-				seen = append(seen, *claim)
-				mu.Unlock()
-			}
-		}
-	}()
-	return func() []v1beta1.NodeClaim {
-		mu.Lock()
-		defer mu.Unlock()
-		return append([]v1beta1.NodeClaim(nil), seen...)
-	}
-}
-
 // A standby node asked to run whose start the cloud refuses for lack of capacity goes
 // back to standby and says why, before anyone can see it stand by again; it is not
 // started again until it is asked again.
@@ -70,7 +36,7 @@ func TestStartRefusedForCapacityReturnsTheClaimToStandby(t *testing.T) {
 	f.Pool("refused", 1, func(p *v1beta1.NodePool) { p.Spec.Standby.Max = ptr.To[int32](2) })
 	claim := f.WaitForPhase("refused", 1, v1beta1.PhaseStandby)[0]
 	f.Cloud.SetFaults(fakecloud.Faults{InsufficientCapacity: []fakecloud.Offering{{InstanceType: claim.Status.InstanceType, Zone: claim.Status.Zone}}})
-	versions := f.watchClaim(claim.Name)
+	versions := f.ClaimVersions(claim.Name)
 	startsBefore := f.Cloud.Calls()[cloudprovider.OpStart]
 	f.SetDesired(claim.Name, v1beta1.DesiredRunning)
 
