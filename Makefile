@@ -35,7 +35,7 @@ SIDE_BY_SIDE := $(MAKE) --no-print-directory -j2
 build-and-tools = $(SIDE_BY_SIDE) build tools-fetch FETCH_TOOLS="$(1)" && hack/tools.sh $(1)
 # Three test binaries at once (-p), not go test's default of one per core: most of the
 # integration tests' time is spent waiting on their clusters' clocks, and with two at once
-# the two cores were idle 45% of the go test phase (vmstat, 10 s samples).
+# the two cores were idle 45% of the go test phase (vmstat, 10 s samples), 25% with three.
 GO_TEST_FLAGS ?= -count=1 -timeout=20m -p=3
 # The packages whose tests take longest, named first: go test starts packages in the order
 # given, and ./... alone puts test/ after internal/, so the longest ran last, on their
