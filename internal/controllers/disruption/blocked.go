@@ -3,8 +3,10 @@ package disruption
 import (
 	"context"
 
+	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	"k8s.io/apimachinery/pkg/api/meta"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	"k8s.io/client-go/util/retry"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/log"
 
@@ -33,20 +35,38 @@ func (c *Controller) release(ctx context.Context, claim *v1beta1.NodeClaim) {
 }
 
 // setBlocked writes the claim's DisruptionBlocked condition unless it says that already,
-// and reports whether it wrote. A write that fails (a conflict with another writer) is
-// left to the next pass, which finds the condition still to write.
+// and reports whether it wrote. A conflict is retried on the claim read again: the
+// lifecycle controller writes the claim's phase at the same moment after an abandoned
+// drain, and no later pass need come back to the claim (a node whose pods have nowhere
+// to go is no consolidation candidate), so the condition would be lost. Another failure
+// is left to the next pass that looks at the claim.
 func (c *Controller) setBlocked(ctx context.Context, claim *v1beta1.NodeClaim, status metav1.ConditionStatus, reason, message string) bool {
-	if have := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionDisruptionBlocked); have != nil &&
-		have.Status == status && have.Reason == reason && have.Message == message {
-		return false
-	}
-	updated := claim.DeepCopy()
-	meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{Type: v1beta1.ConditionDisruptionBlocked,
-		Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(c.Clock.Now())})
-	if err := c.Client.Status().Patch(ctx, updated, client.MergeFromWithOptions(claim, client.MergeFromWithOptimisticLock{})); err != nil {
+	written := false
+	err := retry.RetryOnConflict(retry.DefaultRetry, func() error {
+		if have := meta.FindStatusCondition(claim.Status.Conditions, v1beta1.ConditionDisruptionBlocked); have != nil &&
+			have.Status == status && have.Reason == reason && have.Message == message {
+			return nil
+		}
+		updated := claim.DeepCopy()
+		meta.SetStatusCondition(&updated.Status.Conditions, metav1.Condition{Type: v1beta1.ConditionDisruptionBlocked,
+			Status: status, Reason: reason, Message: message, LastTransitionTime: metav1.NewTime(c.Clock.Now())})
+		err := c.Client.Status().Patch(ctx, updated, client.MergeFromWithOptions(claim, client.MergeFromWithOptimisticLock{}))
+		if apierrors.IsConflict(err) {
+			fresh := &v1beta1.NodeClaim{}
+			if readErr := c.APIReader.Get(ctx, client.ObjectKeyFromObject(claim), fresh); readErr != nil {
+				return readErr
+			}
+			claim = fresh
+		}
+		if err != nil {
+			return err
+		}
+		c.State.ObserveWrite(updated, claim.ResourceVersion)
+		written = true
+		return nil
+	})
+	if err != nil {
 		log.FromContext(ctx).V(1).Info("Writing the DisruptionBlocked condition failed; the next pass tries again", "nodeclaim", claim.Name, "error", err.Error())
-		return false
 	}
-	c.State.ObserveWrite(updated, claim.ResourceVersion)
-	return true
+	return written
 }
