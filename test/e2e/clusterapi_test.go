@@ -29,9 +29,12 @@ func simulateOnClusterAPI(t *testing.T, scenario string) *report.Report {
 	if rep.CloudCalls["CreateMachine"] == 0 || rep.APIWrites["create machines"] == 0 {
 		t.Errorf("cloud calls %v, API writes %v: the operator created no Machine", rep.CloudCalls, rep.APIWrites)
 	}
-	if rep.SimulatorCloudCalls["Create"] < rep.CloudCalls["CreateMachine"] {
-		t.Errorf("the simulator's provider launched %d machines in the fake cloud for %d Machines: %v",
-			rep.SimulatorCloudCalls["Create"], rep.CloudCalls["CreateMachine"], rep.SimulatorCloudCalls)
+	// Each Ready Node runs on a machine the provider launched. Not one per Machine: a
+	// Machine deleted before CAPI asked for its infrastructure (a refill the load no
+	// longer needs) gets none, as one run showed (20 machines for 21 Machines, 11 deleted).
+	if launched := rep.SimulatorCloudCalls["Create"]; launched == 0 || launched < rep.Nodes.Peak {
+		t.Errorf("the simulator's provider launched %d machines in the fake cloud for a peak of %d Ready Nodes: %v",
+			launched, rep.Nodes.Peak, rep.SimulatorCloudCalls)
 	}
 	return rep
 }
