@@ -12,12 +12,13 @@ var distDir string
 
 // scenariosAtOnce is how many scenarios run side by side unless go test's -parallel says
 // otherwise. A scenario mostly waits on its simulated cloud's clock while its control
-// plane idles: two at a time (go test's default on two cores) took the package 18
-// minutes. Three, not more: the scenarios' latency expectations are in scenario time, so
-// CPU contention shows in them (at a machine load of 50, four at once failed
-// spot-interruption's "back within 30 s"); and make test starts this package first, so
-// it need only end with the other packages, which run two at a time beside it (-p=3).
-const scenariosAtOnce = 3
+// plane idles (quickstart at time scale 5: 12 s of CPU in 65 s), so the package's time is
+// the sum of its scenarios' wall times over this: three at a time took 671 s, four 574 s
+// (make test, -p=4). Not more: the scenarios' latency expectations are in scenario time,
+// so CPU contention shows in them (four at once failed spot-interruption's "back within
+// 30 s" on a machine at load 50 from other work), and with four the cores are already
+// busy 91% of make test's go test phase.
+const scenariosAtOnce = 4
 
 func TestMain(m *testing.M) {
 	flag.Parse()

@@ -80,11 +80,24 @@ func simulate(t *testing.T, scenario string, args ...string) *report.Report {
 	return rep
 }
 
+// builtDistEnv names a directory holding stratos and stratos-sim built from this tree,
+// which the tests then run instead of building their own: make test sets it to dist/,
+// which its make build has written moments before with the same hack/build.sh.
+const builtDistEnv = "STRATOS_E2E_DIST"
+
 // built builds stratos and stratos-sim side by side with hack/build.sh, as make build
 // does (so the build reuses what make build compiled), once for the package's tests, and
 // returns stratos-sim's path: linking the two binaries costs seconds of both cores, once
-// per test before.
+// per test before. Under builtDistEnv it builds nothing.
 var built = sync.OnceValues(func() (string, error) {
+	if dir := os.Getenv(builtDistEnv); dir != "" {
+		for _, name := range []string{"stratos", "stratos-sim"} {
+			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+				return "", fmt.Errorf("%s=%s: %w", builtDistEnv, dir, err)
+			}
+		}
+		return filepath.Join(dir, "stratos-sim"), nil
+	}
 	root, err := harness.RepoRoot()
 	if err != nil {
 		return "", err
