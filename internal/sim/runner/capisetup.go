@@ -38,11 +38,7 @@ func installClusterAPI(ctx context.Context, cfg *rest.Config, toolsDir, workDir 
 	if err := capienv.Install(ctx, cfg, filepath.Join(toolsDir, capienv.ConfigDir), webhook); err != nil {
 		return nil, fmt.Errorf("installing Cluster API's CRDs and webhooks from %s (hack/tools.sh capi-manager links them): %w", toolsDir, err)
 	}
-	c, err := client.New(cfg, client.Options{Scheme: simScheme})
-	if err != nil {
-		return nil, err
-	}
-	if err := simapi.Install(ctx, c); err != nil {
+	if err := simapi.Install(cfg); err != nil {
 		return nil, fmt.Errorf("installing the simulator's provider CRDs: %w", err)
 	}
 	return webhook, nil

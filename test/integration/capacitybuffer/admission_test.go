@@ -9,12 +9,11 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/discovery"
 	"k8s.io/client-go/discovery/cached/memory"
+	"k8s.io/client-go/rest"
 	"k8s.io/client-go/restmapper"
 	"k8s.io/utils/ptr"
 
@@ -87,15 +86,11 @@ func TestOperatorRunsWithoutTheCRD(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crds, err := apiextensionsclient.NewForConfig(bare.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
 	for _, path := range paths {
 		if strings.Contains(filepath.Base(path), "capacitybuffers") {
 			continue
 		}
-		installCRD(ctx, t, crds, path)
+		installCRD(t, bare.Config, path)
 	}
 
 	mapper := restmapper.NewDeferredDiscoveryRESTMapper(memory.NewMemCacheClient(discovery.NewDiscoveryClientForConfigOrDie(bare.Config)))
@@ -114,8 +109,8 @@ func TestOperatorRunsWithoutTheCRD(t *testing.T) {
 	}
 }
 
-// installCRD creates the CRD in the file and waits until it is established.
-func installCRD(ctx context.Context, t *testing.T, c apiextensionsclient.Interface, path string) {
+// installCRD installs the CRD in the file.
+func installCRD(t *testing.T, cfg *rest.Config, path string) {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -125,22 +120,7 @@ func installCRD(ctx context.Context, t *testing.T, c apiextensionsclient.Interfa
 	if err := yaml.Unmarshal(data, crd); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if _, err := c.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
+	if err := harness.InstallCRDs(cfg, crd); err != nil {
 		t.Fatalf("installing %s: %v", crd.Name, err)
-	}
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got, err := c.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-		if err != nil {
-			return false, err
-		}
-		for _, cond := range got.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
-	if err != nil {
-		t.Fatalf("CRD %s not established: %v", crd.Name, err)
 	}
 }

@@ -1,20 +1,15 @@
 package capacitybuffer_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
-	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	autoscalingv1beta1 "github.com/stratos-sh/stratos/api/autoscaling/v1beta1"
+	"github.com/stratos-sh/stratos/test/harness"
 )
 
 // A workload of a kind Stratos does not watch is read through its spec.template and
@@ -62,12 +57,7 @@ func TestOtherWorkloadKindsAreReadUnstructured(t *testing.T) {
 // ClusterWidget of group example.com, whose objects keep any spec, once per process.
 func installWidgetCRD(t *testing.T) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	crds, err := apiextensionsclient.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
+	var crds []*apiextensionsv1.CustomResourceDefinition
 	for _, kind := range []struct {
 		singular, plural, kind string
 		scope                  apiextensionsv1.ResourceScope
@@ -85,34 +75,9 @@ func installWidgetCRD(t *testing.T) {
 						Properties: map[string]apiextensionsv1.JSONSchemaProps{"spec": {Type: "object", XPreserveUnknownFields: ptr.To(true)}}}}}},
 			},
 		}
-		if _, err := crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil && !apierrors.IsAlreadyExists(err) {
-			t.Fatal(err)
-		}
-		err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			got, err := crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			for _, c := range got.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		})
-		if err != nil {
-			t.Fatalf("CRD %s not established: %v", crd.Name, err)
-		}
+		crds = append(crds, crd)
 	}
-	// The API server's discovery serves a new kind shortly after it is established; the
-	// operator's RESTMapper reads discovery, so wait until a List of Widgets answers.
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		list := &unstructured.UnstructuredList{}
-		list.SetAPIVersion("example.com/v1")
-		list.SetKind("WidgetList")
-		return env.Client.List(ctx, list, client.InNamespace("default")) == nil, nil
-	})
-	if err != nil {
-		t.Fatalf("Widgets are not served: %v", err)
+	if err := harness.InstallCRDs(env.Config, crds...); err != nil {
+		t.Fatal(err)
 	}
 }

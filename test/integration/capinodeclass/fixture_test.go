@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
+	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
@@ -127,26 +129,16 @@ func (f *fixture) installFile(path string) {
 	f.installCRD(crd)
 }
 
-// installCRD creates a CRD and waits until the API server serves it.
+// installCRD installs a CRD.
 func (f *fixture) installCRD(crd *unstructured.Unstructured) {
 	f.t.Helper()
-	if err := f.env.Client.Create(f.ctx, crd); err != nil {
+	typed := &apiextensionsv1.CustomResourceDefinition{}
+	if err := runtime.DefaultUnstructuredConverter.FromUnstructured(crd.Object, typed); err != nil {
+		f.t.Fatalf("CRD %s: %v", crd.GetName(), err)
+	}
+	if err := harness.InstallCRDs(f.env.Config, typed); err != nil {
 		f.t.Fatalf("installing CRD %s: %v", crd.GetName(), err)
 	}
-	f.eventually("CRD "+crd.GetName()+" is established", func() bool {
-		got := &unstructured.Unstructured{}
-		got.SetGroupVersionKind(schema.GroupVersionKind{Group: "apiextensions.k8s.io", Version: "v1", Kind: "CustomResourceDefinition"})
-		if err := f.env.Client.Get(f.ctx, client.ObjectKey{Name: crd.GetName()}, got); err != nil {
-			return false
-		}
-		conditions, _, _ := unstructured.NestedSlice(got.Object, "status", "conditions")
-		for _, c := range conditions {
-			if c, ok := c.(map[string]any); ok && c["type"] == "Established" && c["status"] == "True" {
-				return true
-			}
-		}
-		return false
-	})
 }
 
 // create creates obj.

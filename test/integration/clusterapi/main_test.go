@@ -128,20 +128,7 @@ func installInfraClusterCRD(ctx context.Context) error {
 			}},
 		},
 	}
-	if err := c.Create(ctx, crd); err != nil {
-		return err
-	}
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, 30*time.Second, true, func(ctx context.Context) (bool, error) {
-		if err := c.Get(ctx, client.ObjectKeyFromObject(crd), crd); err != nil {
-			return false, err
-		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	return harness.InstallCRDs(env.Config, crd)
 }
 
 func testContext(t *testing.T) context.Context {

@@ -51,7 +51,7 @@ var cloud *fakecloud.Cloud
 // kubelets and the ClusterAPINodeClass controller in one manager until ctx ends, and
 // creates the Cluster and the class, waiting until the class is Ready.
 func startSimulatedCluster(ctx context.Context, kubeconfig string) error {
-	if err := simapi.Install(ctx, c); err != nil {
+	if err := simapi.Install(env.Config); err != nil {
 		return fmt.Errorf("installing the simulator's CRDs: %w", err)
 	}
 	cloud = fakecloud.New(fakecloud.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31, ClusterName: stack.ClusterName})

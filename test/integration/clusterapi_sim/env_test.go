@@ -77,15 +77,7 @@ func installCRDs(env *harness.Env) error {
 	}); err != nil {
 		return fmt.Errorf("installing CAPI's CRDs: %w", err)
 	}
-	s := runtime.NewScheme()
-	if err := apiextensionsv1.AddToScheme(s); err != nil {
-		return err
-	}
-	c, err := client.New(env.Config, client.Options{Scheme: s})
-	if err != nil {
-		return err
-	}
-	if err := simapi.Install(context.Background(), c); err != nil {
+	if err := simapi.Install(env.Config); err != nil {
 		return fmt.Errorf("installing the simulator's CRDs: %w", err)
 	}
 	return nil
@@ -102,7 +94,7 @@ func run(t *testing.T, env *harness.Env) *simEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := simapi.Install(ctx, c); err != nil {
+	if err := simapi.Install(env.Config); err != nil {
 		t.Fatalf("installing the simulator's CRDs: %v", err)
 	}
 	cloud := fakecloud.New(fakecloud.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31})

@@ -8,8 +8,6 @@
 package coexist_test
 
 import (
-	"context"
-	"slices"
 	"testing"
 	"time"
 
@@ -19,14 +17,13 @@ import (
 	"k8s.io/apimachinery/pkg/api/resource"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/runtime"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/podscope"
+	"github.com/stratos-sh/stratos/test/harness"
 	"github.com/stratos-sh/stratos/test/stack"
 )
 
@@ -42,7 +39,7 @@ func startAuto(f *stack.Fixture) {
 
 // installKarpenterCRD installs a CRD of Karpenter's group and kind serving version,
 // schemaless: Stratos reads only that such objects exist.
-func installKarpenterCRD(ctx context.Context, t *testing.T, cfg *rest.Config, version string) {
+func installKarpenterCRD(t *testing.T, cfg *rest.Config, version string) {
 	t.Helper()
 	crd := &apiextensionsv1.CustomResourceDefinition{
 		ObjectMeta: metav1.ObjectMeta{Name: "nodepools.karpenter.sh"},
@@ -58,29 +55,8 @@ func installKarpenterCRD(ctx context.Context, t *testing.T, cfg *rest.Config, ve
 			}},
 		},
 	}
-	// The harness's client knows Stratos's and Kubernetes's kinds, not the CRD kind.
-	types := runtime.NewScheme()
-	if err := apiextensionsv1.AddToScheme(types); err != nil {
-		t.Fatal(err)
-	}
-	crds, err := client.New(cfg, client.Options{Scheme: types})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := crds.Create(ctx, crd); err != nil {
-		t.Fatal(err)
-	}
-	err = wait.PollUntilContextTimeout(ctx, 50*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		got := &apiextensionsv1.CustomResourceDefinition{}
-		if err := crds.Get(ctx, client.ObjectKeyFromObject(crd), got); err != nil {
-			return false, err
-		}
-		return slices.ContainsFunc(got.Status.Conditions, func(c apiextensionsv1.CustomResourceDefinitionCondition) bool {
-			return c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue
-		}), nil
-	})
-	if err != nil {
-		t.Fatalf("the Karpenter NodePool CRD is not established: %v", err)
+	if err := harness.InstallCRDs(cfg, crd); err != nil {
+		t.Fatalf("installing the Karpenter NodePool CRD: %v", err)
 	}
 }
 
@@ -179,7 +155,7 @@ func servedOnlyOptedIn(f *stack.Fixture, optedIn func(*corev1.PodSpec), leftAlon
 // pool; once Karpenter's last NodePool is deleted it serves the plain pod too.
 func TestAutoLeavesPlainPodsToKarpenterUntilItsNodePoolsGo(t *testing.T) {
 	f := stack.NewSerialFixture(t, nil)
-	installKarpenterCRD(f.Ctx, t, f.Env.Config, "v1")
+	installKarpenterCRD(t, f.Env.Config, "v1")
 	karpenter := karpenterNodePool("v1")
 	f.Create(karpenter)
 	startAuto(f)

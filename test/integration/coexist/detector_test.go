@@ -48,7 +48,7 @@ func TestDetectorLooks(t *testing.T) {
 		d := detector(t, env.Config, types.NamespacedName{})
 		d.Check(ctx)
 		expectDecision(t, d, noneFound) // no such resource yet
-		installKarpenterCRD(ctx, t, env.Config, "v1beta1")
+		installKarpenterCRD(t, env.Config, "v1beta1")
 		d.Check(ctx)
 		expectDecision(t, d, noneFound) // the kind, and no NodePool
 		pool := karpenterNodePool("v1beta1")

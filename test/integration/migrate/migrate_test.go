@@ -14,10 +14,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apiextensionsclient "k8s.io/apiextensions-apiserver/pkg/client/clientset/clientset"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
-	"k8s.io/apimachinery/pkg/util/wait"
 	"k8s.io/utils/ptr"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 
@@ -120,32 +118,11 @@ func TestClusterIsReadAsItsFiles(t *testing.T) {
 	env := harness.StartWithoutCRDsT(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	crds, err := apiextensionsclient.NewForConfig(env.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, crd := range []*apiextensionsv1.CustomResourceDefinition{
+	if err := harness.InstallCRDs(env.Config,
 		karpenterCRD("karpenter.sh", "nodepools", "NodePool"),
 		karpenterCRD("karpenter.k8s.aws", "ec2nodeclasses", "EC2NodeClass"),
-	} {
-		if _, err := crds.ApiextensionsV1().CustomResourceDefinitions().Create(ctx, crd, metav1.CreateOptions{}); err != nil {
-			t.Fatal(err)
-		}
-		// The CRD serves once it is Established.
-		if err := wait.PollUntilContextCancel(ctx, 100*time.Millisecond, true, func(ctx context.Context) (bool, error) {
-			got, err := crds.ApiextensionsV1().CustomResourceDefinitions().Get(ctx, crd.Name, metav1.GetOptions{})
-			if err != nil {
-				return false, err
-			}
-			for _, c := range got.Status.Conditions {
-				if c.Type == apiextensionsv1.Established && c.Status == apiextensionsv1.ConditionTrue {
-					return true, nil
-				}
-			}
-			return false, nil
-		}); err != nil {
-			t.Fatalf("%s never established: %v", crd.Name, err)
-		}
+	); err != nil {
+		t.Fatal(err)
 	}
 	files := []string{filepath.Join(testdata(t), "kubelet.yaml"), filepath.Join(testdata(t), "workloads.yaml")}
 	var fromFiles []migrate.Object

@@ -17,15 +17,14 @@ import (
 	"time"
 
 	admissionregistrationv1 "k8s.io/api/admissionregistration/v1"
-	"k8s.io/apiextensions-apiserver/pkg/apihelpers"
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/apimachinery/pkg/runtime/serializer"
-	"k8s.io/apimachinery/pkg/util/wait"
 	utilyaml "k8s.io/apimachinery/pkg/util/yaml"
 	"k8s.io/client-go/rest"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/controller/controllerutil"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 )
 
 // conversionPath is where controller-runtime, and so CAPI's manager, serves CRD
@@ -46,8 +45,8 @@ var installScheme = func() *runtime.Scheme {
 
 // Install creates or updates, in the API server cfg reaches, CAPI's CRDs from
 // configDir/crd/*.yaml and its webhook configurations from
-// configDir/webhook/manifests.yaml, all calling webhook; it returns when every CRD is
-// Established. configDir is what hack/tools.sh links as bin/capi-config.
+// configDir/webhook/manifests.yaml, all calling webhook; it returns when the API server
+// serves every CRD. configDir is what hack/tools.sh links as bin/capi-config.
 func Install(ctx context.Context, cfg *rest.Config, configDir string, webhook *Webhook) error {
 	c, err := client.New(cfg, client.Options{Scheme: installScheme})
 	if err != nil {
@@ -92,7 +91,9 @@ func Install(ctx context.Context, cfg *rest.Config, configDir string, webhook *W
 			return err
 		}
 	}
-	return waitEstablished(ctx, c, crds)
+	// Served, not only Established: a client whose RESTMapper asks between the two finds
+	// no such kind.
+	return envtest.WaitForCRDs(cfg, crds, envtest.CRDInstallOptions{MaxTime: time.Minute, PollInterval: 100 * time.Millisecond})
 }
 
 // convertThrough makes a CRD that serves several versions convert through the webhook,
@@ -138,24 +139,6 @@ func apply[T client.Object](ctx context.Context, c client.Client, obj T, update 
 	})
 	if err != nil {
 		return fmt.Errorf("installing %s: %w", obj.GetName(), err)
-	}
-	return nil
-}
-
-// waitEstablished waits until every CRD is Established, so that a client may use its
-// kinds at once.
-func waitEstablished(ctx context.Context, c client.Client, crds []*apiextensionsv1.CustomResourceDefinition) error {
-	for _, crd := range crds {
-		err := wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-			got := &apiextensionsv1.CustomResourceDefinition{}
-			if err := c.Get(ctx, client.ObjectKeyFromObject(crd), got); err != nil {
-				return false, err
-			}
-			return apihelpers.IsCRDConditionTrue(got, apiextensionsv1.Established), nil
-		})
-		if err != nil {
-			return fmt.Errorf("CRD %s not Established: %w", crd.Name, err)
-		}
 	}
 	return nil
 }

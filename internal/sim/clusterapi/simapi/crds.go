@@ -3,7 +3,6 @@
 package simapi
 
 import (
-	"context"
 	"embed"
 	"fmt"
 	"io/fs"
@@ -11,9 +10,8 @@ import (
 	"time"
 
 	apiextensionsv1 "k8s.io/apiextensions-apiserver/pkg/apis/apiextensions/v1"
-	apierrors "k8s.io/apimachinery/pkg/api/errors"
-	"k8s.io/apimachinery/pkg/util/wait"
-	"sigs.k8s.io/controller-runtime/pkg/client"
+	"k8s.io/client-go/rest"
+	"sigs.k8s.io/controller-runtime/pkg/envtest"
 	"sigs.k8s.io/yaml"
 )
 
@@ -42,50 +40,14 @@ func CRDs() ([]*apiextensionsv1.CustomResourceDefinition, error) {
 	return crds, nil
 }
 
-// Install creates the CRDs, or updates those that exist, and waits until the API server
-// serves them. The client's scheme must know apiextensions.k8s.io/v1.
-func Install(ctx context.Context, c client.Client) error {
+// Install creates the CRDs, or updates those that exist, and waits until the API server's
+// discovery serves them: Established is not enough, as a client whose RESTMapper asks
+// between the two finds no such kind.
+func Install(cfg *rest.Config) error {
 	crds, err := CRDs()
 	if err != nil {
 		return err
 	}
-	for _, crd := range crds {
-		if err := createOrUpdate(ctx, c, crd); err != nil {
-			return fmt.Errorf("installing CRD %s: %w", crd.Name, err)
-		}
-	}
-	for _, crd := range crds {
-		if err := waitEstablished(ctx, c, crd.Name); err != nil {
-			return fmt.Errorf("waiting for CRD %s: %w", crd.Name, err)
-		}
-	}
-	return nil
-}
-
-func createOrUpdate(ctx context.Context, c client.Client, crd *apiextensionsv1.CustomResourceDefinition) error {
-	err := c.Create(ctx, crd.DeepCopy())
-	if !apierrors.IsAlreadyExists(err) {
-		return err
-	}
-	existing := &apiextensionsv1.CustomResourceDefinition{}
-	if err := c.Get(ctx, client.ObjectKey{Name: crd.Name}, existing); err != nil {
-		return err
-	}
-	existing.Labels, existing.Annotations, existing.Spec = crd.Labels, crd.Annotations, crd.Spec
-	return c.Update(ctx, existing)
-}
-
-func waitEstablished(ctx context.Context, c client.Client, name string) error {
-	return wait.PollUntilContextTimeout(ctx, 100*time.Millisecond, time.Minute, true, func(ctx context.Context) (bool, error) {
-		crd := &apiextensionsv1.CustomResourceDefinition{}
-		if err := c.Get(ctx, client.ObjectKey{Name: name}, crd); err != nil {
-			return false, client.IgnoreNotFound(err)
-		}
-		for _, cond := range crd.Status.Conditions {
-			if cond.Type == apiextensionsv1.Established && cond.Status == apiextensionsv1.ConditionTrue {
-				return true, nil
-			}
-		}
-		return false, nil
-	})
+	_, err = envtest.InstallCRDs(cfg, envtest.CRDInstallOptions{CRDs: crds, MaxTime: time.Minute, PollInterval: 100 * time.Millisecond})
+	return err
 }
