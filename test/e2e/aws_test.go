@@ -32,7 +32,7 @@ func checkAWS(t *testing.T, rep *report.Report) {
 // times faster than real time: the same file as on the fake cloud, its FakeNodeClass
 // made an EC2NodeClass by the simulator.
 func TestQuickstartOnAWS(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "quickstart.yaml", "--time-scale=5", "--cloud=aws")
 	checkClean(t, rep, 40)
 	checkAWS(t, rep)
@@ -56,7 +56,7 @@ func TestQuickstartOnAWS(t *testing.T) {
 // drains, which run in real time, and its two minutes (one at 2x) leave them room where
 // 24 s at 5x do not, on either cloud.
 func TestGiveBackOnAWS(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "give-back.yaml", "--time-scale=2", "--cloud=aws")
 	checkClean(t, rep, 70)
 	checkAWS(t, rep)
@@ -78,7 +78,7 @@ func TestGiveBackOnAWS(t *testing.T) {
 // shows that the labels, the taints and the kubelet settings travelled through EC2 in
 // both forms. Each pool's claims launch from one template of their own.
 func TestKubeletConfigurationOnAWS(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "kubelet-aws.yaml", "--time-scale=5", "--cloud=aws")
 	wantOK(t, rep)
 	checkAWS(t, rep)
@@ -94,7 +94,7 @@ func TestKubeletConfigurationOnAWS(t *testing.T) {
 // simulated VPC by the karpenter.sh/discovery tag the guide uses. The pool warms two
 // standby nodes and a small burst starts one of them instead of launching.
 func TestKarpenterMigratedOnAWS(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "karpenter-migrated.yaml", "--time-scale=5", "--cloud=aws")
 	wantOK(t, rep)
 	checkAWS(t, rep)

@@ -15,7 +15,7 @@ import (
 // of 60 scenario seconds (12 s) at this scale, so the test shows consolidation keeping
 // the room too.
 func TestCapacityBuffer(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "capacity-buffer.yaml", "--time-scale=5")
 	wantOK(t, rep)
 	if rep.Pods.Created != 8 || rep.Pods.Running != 8 {
@@ -72,7 +72,7 @@ func launchesAround(t *testing.T, rep *report.Report, mark string) (before, afte
 // started for the new pods with no cold launch, and the buffer refills its room with
 // two new standby nodes.
 func TestCapacityBufferStandby(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "capacity-buffer-standby.yaml", "--time-scale=5")
 	wantOK(t, rep)
 	if rep.Pods.Created != 6 || rep.Pods.Running != 6 {

@@ -57,7 +57,7 @@ func logPaths(t *testing.T, name string, rep *report.Report) {
 // warm pool's machines are powered off through the SimMachines and powered on for the
 // burst, and the rest of the burst runs on Machines created for it.
 func TestClusterAPIQuickstart(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulateOnClusterAPI(t, "quickstart.yaml")
 	checkClean(t, rep, 40)
 	if rep.Nodes.StartedFromStandby < 5 {
@@ -77,7 +77,7 @@ func TestClusterAPIQuickstart(t *testing.T) {
 // the pre-warm before office hours creates Machines, and the night window deletes every
 // one of them.
 func TestClusterAPIWindows(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulateOnClusterAPI(t, "windows.yaml")
 	wantOK(t, rep)
 	var prewarm, night *report.Step
@@ -109,7 +109,7 @@ func TestClusterAPIWindows(t *testing.T) {
 // off, a burst served by powering them on, the rest by Machines created for it, and the
 // empty machines powered off again when the load goes.
 func TestClusterAPIStandby(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulateOnClusterAPI(t, "clusterapi-standby.yaml")
 	checkClean(t, rep, 35)
 	if rep.Nodes.StartedFromStandby < 4 {

@@ -44,7 +44,7 @@ func wantInterruptions(t *testing.T, rep *report.Report, instances, pods int) *r
 // pod of the interrupted spot nodes runs elsewhere before its node dies, none is killed,
 // p99 under 30 s, and the pool goes back to spot once spot is offered again.
 func TestSpotInterruption(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "spot-interruption.yaml", "--time-scale=2")
 	wantAllRan(t, rep, 21+21)
 	in := wantInterruptions(t, rep, 3, 21)
@@ -63,7 +63,7 @@ func TestSpotInterruption(t *testing.T) {
 // replacements launch cold; every pod ends Running, and the figures are logged beside
 // the warm pool's.
 func TestSpotInterruptionCold(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "spot-interruption-cold.yaml", "--time-scale=2")
 	wantAllRan(t, rep, 21+21)
 	in := wantInterruptions(t, rep, 3, 21)
@@ -78,7 +78,7 @@ func TestSpotInterruptionCold(t *testing.T) {
 // TestNodeRepair runs node-repair.yaml: a node that reports Ready False, then one that
 // reports KernelDeadlock, is replaced, and its pods run again.
 func TestNodeRepair(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "node-repair.yaml", "--time-scale=2")
 	wantAllRan(t, rep, 28+14)
 	repairs := rep.Repairs

@@ -33,7 +33,7 @@ const (
 // latency, is checked by what it means (every pod of the peak found a node already up)
 // here, and its figure logged.
 func TestLearnedPeak(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "learned-peak.yaml")
 	wantOK(t, rep)
 	day := lastDay(t, rep)

@@ -3,7 +3,9 @@ package e2e
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
+	"strconv"
 	"testing"
 )
 
@@ -22,13 +24,19 @@ const scenariosAtOnce = 4
 
 func TestMain(m *testing.M) {
 	flag.Parse()
-	parallelSet := false
-	flag.Visit(func(f *flag.Flag) { parallelSet = parallelSet || f.Name == "test.parallel" })
-	if !parallelSet {
-		if err := flag.Set("test.parallel", fmt.Sprint(scenariosAtOnce)); err != nil {
-			fmt.Fprintln(os.Stderr, err)
-			os.Exit(1)
+	atOnce := scenariosAtOnce
+	flag.Visit(func(f *flag.Flag) {
+		if f.Name == "test.parallel" {
+			atOnce, _ = strconv.Atoi(f.Value.String())
 		}
+	})
+	// The scenarios take turns (turns_test.go), at most atOnce at a time; go test must
+	// release them all to the line, or the one whose turn it is might not be among those
+	// it released.
+	scenarioTurns = newTurns(max(atOnce, 1))
+	if err := flag.Set("test.parallel", fmt.Sprint(math.MaxInt32)); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
 	}
 	dir, err := os.MkdirTemp("", "stratos-e2e-")
 	if err != nil {

@@ -28,7 +28,7 @@ const (
 // them); the figures below are checked again from the report, so that a scenario
 // edited to loosen its bounds does not loosen the test.
 func TestScale(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "scale-500.yaml", "--time-scale=5")
 	checkClean(t, rep, 500)
 	s := rep.Scale

@@ -158,7 +158,7 @@ func checkClean(t *testing.T, rep *report.Report, pods int) {
 // for CI, and slow enough that the waits' timeouts (divided by the scale) leave room on
 // a loaded machine.
 func TestQuickstart(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "quickstart.yaml", "--time-scale=5")
 	checkClean(t, rep, 40)
 	if rep.Nodes.StartedFromStandby < 5 {
@@ -209,7 +209,7 @@ func checkServedFromStandbyFaster(t *testing.T, rep *report.Report) {
 // through a second burst, and the pods left over are told why. Its expectations are
 // counts, not latencies, so the scale does not change them.
 func TestLimits(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "limits.yaml", "--time-scale=5")
 	wantOK(t, rep)
 	if rep.Pods.Created != 42 || rep.Pods.Running != 28 {
@@ -225,7 +225,7 @@ func TestLimits(t *testing.T) {
 // although a node in fake-1b had room, and a pod whose claim cannot bind launches
 // nothing.
 func TestZonalVolume(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "zonal-volume.yaml", "--time-scale=5")
 	wantOK(t, rep)
 	if rep.Pods.Created != 3 || rep.Pods.Running != 2 || rep.Nodes.LaunchedCold != 2 {
@@ -239,7 +239,7 @@ func TestZonalVolume(t *testing.T) {
 // drift leave the node of a single-replica service under minAvailable: 1 alone, and
 // consolidation gives back the other node instead.
 func TestPDBGuard(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	rep := simulate(t, "pdb-guard.yaml", "--time-scale=5")
 	wantOK(t, rep)
 }

@@ -20,7 +20,7 @@ import (
 // change, the pool launched 17 claims in those ten minutes and was never Degraded for
 // it: the scenario failed at its expectation of WarmupFailing.
 func TestWarmupFailure(t *testing.T) {
-	t.Parallel()
+	runInTurn(t)
 	root, err := harness.RepoRoot()
 	if err != nil {
 		t.Fatal(err)
