@@ -18,7 +18,7 @@ const DefaultStatusWriteInterval = time.Second
 // one written within the interval keeps it here, pending, instead of writing it; the
 // pass after the interval writes the status it computes then. The pool's status is this
 // controller's alone, so a pending status is the truth the next pass starts from (see
-// overlay): what the last pass decided, such as a warm-up failure it took from memory
+// begin): what the last pass decided, such as a warm-up failure it took from memory
 // or a condition it announced with an Event, is neither lost nor announced again.
 //
 // The interval is measured on the real clock, not the controller's, because it paces
@@ -68,14 +68,20 @@ type unseenStatus struct {
 // this controller's, but a person may edit it) is set right again.
 const unseenFor = time.Minute
 
-// overlay replaces the pool's status, as the cache shows it, by the status held pending
-// for it, if any.
-func (s *statusWrites) overlay(pool *v1beta1.NodePool) {
+// begin sets the pool's status, as the cache shows it, to the one a pass starts from, and
+// returns the status written last, which the pass compares its own with. A pass starts
+// from the status held pending, if any, else from the one written last: started from a
+// cache that has not caught up with a write, it would make a condition's change once
+// more, with a new time, and write the status again.
+func (s *statusWrites) begin(pool *v1beta1.NodePool) *v1beta1.NodePoolStatus {
+	written := s.written(pool)
+	pool.Status = *written.DeepCopy()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if pending, ok := s.pending[pool.Name]; ok {
 		pool.Status = *pending.DeepCopy()
 	}
+	return written
 }
 
 // due returns how long the pool's next status write must wait: zero when it may go now.

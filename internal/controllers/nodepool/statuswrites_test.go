@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"k8s.io/apimachinery/pkg/api/equality"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
@@ -46,5 +47,35 @@ func TestWrittenStatusStandsForACacheThatLags(t *testing.T) {
 	s.wrote("p", nil)
 	if got := s.written(pool(withStandby(7))); got.Nodes.Standby != 7 {
 		t.Fatalf("after a failed write: %d standby, want the cache's 7", got.Nodes.Standby)
+	}
+}
+
+// A pass on a cache that has not caught up with the last write starts from the status
+// written, so it keeps the times of the conditions that write changed, and writes
+// nothing when nothing else changed. Started from the cache's older status, it would
+// make the pool Ready once more, at a new time, and write that (seen under load, in
+// test/integration/warmpool's TestPoolStatusWrittenAtMostOncePerSecond).
+func TestAPassOnALaggingCacheWritesNothingNew(t *testing.T) {
+	now := time.Date(2026, 11, 28, 9, 0, 0, 0, time.UTC)
+	s := &statusWrites{now: func() time.Time { return now }}
+	standby := []v1beta1.NodeClaim{claimIn(v1beta1.PhaseStandby), claimIn(v1beta1.PhaseStandby)}
+	warming := &v1beta1.NodePool{ObjectMeta: metav1.ObjectMeta{Name: "p"}}
+	writeStatus(warming, observation{target: 2, claims: standby[:1]})
+
+	// The write that makes the pool Ready, as the API server stores it: times to the second.
+	ready := warming.DeepCopy()
+	writeStatus(ready, observation{target: 2, claims: standby})
+	for i := range ready.Status.Conditions {
+		ready.Status.Conditions[i].LastTransitionTime = metav1.NewTime(now.Add(-time.Second))
+	}
+	s.wrote("p", &ready.Status)
+
+	// The next pass, a little later, on a cache that still shows the pool warming.
+	now = now.Add(300 * time.Millisecond)
+	pass := warming.DeepCopy()
+	written := s.begin(pass)
+	writeStatus(pass, observation{target: 2, claims: standby})
+	if !equality.Semantic.DeepEqual(*written, pass.Status) {
+		t.Errorf("the pass would write its status again; written %+v, computed %+v", written.Conditions, pass.Status.Conditions)
 	}
 }

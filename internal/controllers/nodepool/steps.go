@@ -117,8 +117,7 @@ func (r *Reconciler) addFinalizer(ctx context.Context, p *pass) error {
 // readTargets starts from the status the last pass computed, and reads the targets of
 // the active window and what a learned pool learned.
 func (r *Reconciler) readTargets(ctx context.Context, p *pass) error {
-	p.written = r.statusWrites.written(p.pool)
-	r.statusWrites.overlay(p.pool)
+	p.written = r.statusWrites.begin(p.pool)
 	p.before = p.pool.DeepCopy()
 	var windowErr error
 	p.targets, windowErr = windows.For(p.pool, windows.Calendar(r.Calendar, r.Clock).Now())
