@@ -253,6 +253,14 @@ func (f *Fixture) EventSeen(claim, reason string) bool {
 	return ok
 }
 
+// WaitForEvent waits until the named object has an Event with reason. Events are
+// recorded asynchronously, after the change they tell of: a check made once, just after
+// the change, can come before its Event.
+func (f *Fixture) WaitForEvent(name, reason string) {
+	f.T.Helper()
+	f.Eventually(name+" has a "+reason+" Event", func() bool { return f.EventSeen(name, reason) })
+}
+
 // EventNote returns the note of an Event about the named object with reason.
 func (f *Fixture) EventNote(name, reason string) (string, bool) {
 	events := &eventsv1.EventList{}

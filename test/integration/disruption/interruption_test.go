@@ -206,6 +206,7 @@ func TestABlockingBudgetIsForcedBeforeTheDeadline(t *testing.T) {
 	if !podWent.Before(deadline) || !nodeWent.Before(deadline) {
 		t.Fatalf("the pod went at %s and the node at %s, after the deadline %s", podWent, nodeWent, deadline)
 	}
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonDrainForced)
 	forced := forcedAt(f, claim.Name)
 	if forced.IsZero() {
 		t.Fatalf("no %s Event on the claim: %v", nodeclaim.ReasonDrainForced, f.EventReasons(claim.Name))

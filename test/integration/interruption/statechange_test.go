@@ -49,9 +49,7 @@ func TestAStateChangeToTerminatedRemovesTheClaimAtOnce(t *testing.T) {
 		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: claim.Name}, &v1beta1.NodeClaim{}))
 	})
 	t.Logf("claim removed %v after the notice was posted", time.Since(posted).Round(time.Millisecond))
-	if !f.EventSeen(claim.Name, nodeclaim.ReasonInstanceGone) {
-		t.Errorf("the claim has no %s Event", nodeclaim.ReasonInstanceGone)
-	}
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonInstanceGone)
 	if n := counter(t, "messages_handled_total", recheck) - rechecksBefore; n != 1 {
 		t.Errorf("handled{StateChange,recheck} rose by %v, want 1", n)
 	}

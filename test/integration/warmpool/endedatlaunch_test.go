@@ -44,9 +44,7 @@ func TestAnInstanceEndedAtLaunchHoldsItsClaimUntilTheLaunchTimeout(t *testing.T)
 		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == nodeclaim.ReasonEndedAtLaunch &&
 			strings.Contains(launched.Message, why)
 	})
-	if !f.EventSeen(first.Name, nodeclaim.ReasonEndedAtLaunch) {
-		t.Error("no EndedAtLaunch Event on the claim")
-	}
+	f.WaitForEvent(first.Name, nodeclaim.ReasonEndedAtLaunch)
 	for _, i := range f.Cloud.Instances() {
 		if i.ID != first.Status.InstanceID {
 			t.Errorf("instance %s launched while the claim holds its failure; want no relaunch", i.ID)

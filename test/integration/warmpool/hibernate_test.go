@@ -108,6 +108,7 @@ func TestAStandbyNodeThatCannotHibernateStops(t *testing.T) {
 	if run := f.run(&claim); run.Hibernated {
 		t.Errorf("the instance hibernated through a cloud that refuses it: %+v", run)
 	}
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonHibernationUnsupported)
 	note, ok := f.EventNote(claim.Name, nodeclaim.ReasonHibernationUnsupported)
 	if !ok || !strings.Contains(note, claim.Status.InstanceID) {
 		t.Errorf("Event %s = %q, %v; want one naming instance %s", nodeclaim.ReasonHibernationUnsupported, note, ok, claim.Status.InstanceID)

@@ -49,7 +49,7 @@ func TestANodeDeletedUnderARunningInstanceRemovesItsClaim(t *testing.T) {
 			f.guardedPod(pool, claim.Status.NodeName)
 			f.SetDesired(claim.Name, v1beta1.DesiredStandby)
 			draining := f.WaitForClaim(claim.Name, v1beta1.PhaseDraining)
-			f.waitEvent(claim.Name, nodeclaim.ReasonDrainBlocked)
+			f.WaitForEvent(claim.Name, nodeclaim.ReasonDrainBlocked)
 			return draining
 		}, v1beta1.PhaseStandby},
 	} {

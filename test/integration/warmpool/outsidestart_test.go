@@ -49,8 +49,6 @@ func TestAnOutsideStartNoticedLateRuns(t *testing.T) {
 
 	running := f.WaitForClaim(claim.Name, v1beta1.PhaseRunning)
 	f.assertRunning(running)
-	if !f.EventSeen(claim.Name, nodeclaim.ReasonStartedOutside) {
-		t.Errorf("the claim has no %s Event", nodeclaim.ReasonStartedOutside)
-	}
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonStartedOutside)
 	f.CheckInvariants()
 }

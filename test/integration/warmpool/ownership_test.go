@@ -81,7 +81,7 @@ func TestAnInstanceThatLostItsClusterTagIsKeptAndReported(t *testing.T) {
 
 	for _, c := range []*v1beta1.NodeClaim{running, standby} {
 		f.Eventually("claim "+c.Name+" says its instance is not the cluster's", func() bool { return lostFor(f.Claim(c.Name), v1beta1.ReasonOwnershipLost) })
-		f.waitEvent(c.Name, v1beta1.ReasonOwnershipLost)
+		f.WaitForEvent(c.Name, v1beta1.ReasonOwnershipLost)
 	}
 	if c := f.Claim(running.Name); c.Status.Phase != v1beta1.PhaseRunning ||
 		!strings.Contains(meta.FindStatusCondition(c.Status.Conditions, v1beta1.ConditionInstanceLost).Message, running.Status.InstanceID) {
@@ -91,7 +91,7 @@ func TestAnInstanceThatLostItsClusterTagIsKeptAndReported(t *testing.T) {
 		c := f.poolDegraded("untagged", v1beta1.ReasonOwnershipLost)
 		return c != nil && strings.HasPrefix(c.Message, "2 of the pool's instances")
 	})
-	f.waitEvent("untagged", v1beta1.ReasonOwnershipLost)
+	f.WaitForEvent("untagged", v1beta1.ReasonOwnershipLost)
 
 	// Deleted, the standby claim cordons its Node and waits for the instance to be the
 	// cluster's again.
@@ -232,7 +232,7 @@ func TestInstancesVanishingAtOnceAreWaitedOut(t *testing.T) {
 		}
 	}
 	f.Eventually("the pool is Degraded for it", func() bool { return f.poolDegraded("vanish-at-once", v1beta1.ReasonInstancesVanished) != nil })
-	f.waitEvent("vanish-at-once", v1beta1.ReasonInstancesVanished)
+	f.WaitForEvent("vanish-at-once", v1beta1.ReasonInstancesVanished)
 
 	for _, c := range gone {
 		removedAt := f.waitRemoved(c.Name)

@@ -64,7 +64,7 @@ func TestPausedPoolKeepsAClaimPastItsRegistrationTimeout(t *testing.T) {
 
 	f.setPaused(pool, false)
 	f.waitRemoved(claim.Name)
-	f.waitEvent(claim.Name, nodeclaim.ReasonRegistrationTimeout)
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonRegistrationTimeout)
 }
 
 // A paused pool's standby node asked to run is not started; it starts once the pool is
@@ -147,7 +147,7 @@ func TestWhatAPausedPoolStillDoes(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.waitRemoved(claims[0].Name)
-	f.waitEvent(claims[0].Name, nodeclaim.ReasonInstanceGone)
+	f.WaitForEvent(claims[0].Name, nodeclaim.ReasonInstanceGone)
 
 	if err := f.Env.Client.Delete(f.Ctx, &claims[1]); err != nil {
 		t.Fatal(err)

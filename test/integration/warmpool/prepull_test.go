@@ -187,6 +187,7 @@ func TestWarmupPullsImagesThroughAPrePullPod(t *testing.T) {
 	if warmed == nil || warmed.Status != metav1.ConditionTrue || warmed.Reason != nodeclaim.ReasonWarmedUp {
 		t.Fatalf("WarmedUp = %+v, want True", warmed)
 	}
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonImagesPulled)
 	note, ok := f.EventNote(claim.Name, nodeclaim.ReasonImagesPulled)
 	if !ok {
 		t.Error("no ImagesPulled Event")
@@ -310,7 +311,7 @@ func TestARefusedPrePullPodIsReported(t *testing.T) {
 		c := warmedUpOf(f.Claim(claim.Name))
 		return c != nil && c.Reason == nodeclaim.ReasonPrePullFailed && strings.Contains(c.Message, `namespaces "absent" not found`)
 	})
-	f.waitEvent(claim.Name, nodeclaim.ReasonPrePullFailed)
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonPrePullFailed)
 	stack.Patch(f.Fixture, pool, func(p *v1beta1.NodePool) { p.Spec.Standby.Warmup.Timeout = v1beta1.NewDuration(time.Second) })
 
 	claim = *f.WaitForClaim(claim.Name, v1beta1.PhaseStandby)

@@ -127,9 +127,7 @@ func TestANodeDeletedWhileStoppedIsAdoptedAgainAtTheStart(t *testing.T) {
 	if again.Annotations["example.com/owner"] != "team-a" {
 		t.Fatalf("the adopted Node lacks the pool's annotation: %v", again.Annotations)
 	}
-	if !f.EventSeen(claim.Name, nodeclaim.ReasonNodeRegisteredAgain) {
-		t.Fatalf("no %s Event: %v", nodeclaim.ReasonNodeRegisteredAgain, f.EventReasons(claim.Name))
-	}
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonNodeRegisteredAgain)
 
 	// And it stands by again as any other.
 	f.SetDesired(claim.Name, v1beta1.DesiredStandby)

@@ -48,7 +48,7 @@ func TestStartRefusedForCapacityReturnsTheClaimToStandby(t *testing.T) {
 		c := f.Claim(claim.Name)
 		return c.Spec.DesiredState == v1beta1.DesiredStandby && c.Status.Phase == v1beta1.PhaseStandby && refused(c)
 	})
-	f.waitEvent(claim.Name, string(cloudprovider.CodeInsufficientCapacity))
+	f.WaitForEvent(claim.Name, string(cloudprovider.CodeInsufficientCapacity))
 	askedToRun := false
 	for _, v := range versions() {
 		askedToRun = askedToRun || v.Spec.DesiredState == v1beta1.DesiredRunning

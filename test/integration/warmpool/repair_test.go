@@ -140,7 +140,7 @@ func TestNodeRepairMarksAnUnhealthyRunningNodeAndNotAStandbyOne(t *testing.T) {
 			t.Errorf("the Unhealthy condition says %q; want it to say %q", turned.Message, want)
 		}
 	}
-	f.waitEvent(claim.Name, nodeclaim.ReasonNodeUnhealthy)
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonNodeUnhealthy)
 	if note, _ := f.EventNote(claim.Name, nodeclaim.ReasonNodeUnhealthy); note != turned.Message {
 		t.Errorf("the %s Event says %q; want the condition's message %q", nodeclaim.ReasonNodeUnhealthy, note, turned.Message)
 	}
@@ -167,7 +167,7 @@ func TestNodeRepairMarksAnUnhealthyRunningNodeAndNotAStandbyOne(t *testing.T) {
 	f.setNodeCondition(claim.Status.NodeName, corev1.NodeCondition{Type: corev1.NodeReady, Status: corev1.ConditionTrue, Reason: "KubeletReady",
 		Message: "kubelet is posting ready status", LastHeartbeatTime: metav1.Now(), LastTransitionTime: metav1.Now()})
 	f.waitUnhealthy(claim.Name, metav1.ConditionFalse, nodeclaim.ReasonHealthy)
-	f.waitEvent(claim.Name, nodeclaim.ReasonNodeHealthy)
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonNodeHealthy)
 }
 
 // A condition the pool's repair names (KernelDeadlock True, as node-problem-detector
@@ -227,7 +227,7 @@ func TestNodeRepairReportsAnOutageWhenMoreThanHalfAreUnhealthy(t *testing.T) {
 	if want := "2 of the pool's 2 running nodes are unhealthy, more than half: node repair holds back"; !strings.HasPrefix(degraded.Message, want) {
 		t.Errorf("the pool says %q; want it to begin %q", degraded.Message, want)
 	}
-	f.waitEvent(pool, nodepool.ReasonNodesUnhealthy)
+	f.WaitForEvent(pool, nodepool.ReasonNodesUnhealthy)
 	if note, _ := f.EventNote(pool, nodepool.ReasonNodesUnhealthy); note != degraded.Message {
 		t.Errorf("the pool's %s Event says %q; want the condition's message %q", nodepool.ReasonNodesUnhealthy, note, degraded.Message)
 	}

@@ -92,9 +92,7 @@ func TestRegistrationTimeoutRemovesTheClaim(t *testing.T) {
 	f.Eventually("the claim is removed", func() bool {
 		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, &v1beta1.NodeClaim{}))
 	})
-	if !f.EventSeen(first.Name, nodeclaim.ReasonRegistrationTimeout) {
-		t.Error("no RegistrationTimeout Event on the claim")
-	}
+	f.WaitForEvent(first.Name, nodeclaim.ReasonRegistrationTimeout)
 	if i, _ := f.Instance(first.Status.InstanceID); i.State != cloudprovider.StateShuttingDown && i.State != cloudprovider.StateTerminated {
 		t.Fatalf("the instance that never registered is %s", i.State)
 	}
@@ -119,9 +117,7 @@ func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
 		first = claims[0]
 		return launched != nil && launched.Status == metav1.ConditionFalse && launched.Reason == string(cloudprovider.CodeQuotaExceeded)
 	})
-	if !f.EventSeen(first.Name, string(cloudprovider.CodeQuotaExceeded)) {
-		t.Error("no QuotaExceeded Event on the claim")
-	}
+	f.WaitForEvent(first.Name, string(cloudprovider.CodeQuotaExceeded))
 	f.Eventually("the pool reports the failing launches", func() bool {
 		got := &v1beta1.NodePool{}
 		_ = f.Env.Client.Get(f.Ctx, clientKey(pool), got)
@@ -131,9 +127,7 @@ func TestLaunchFailuresAreReportedThenTimeOut(t *testing.T) {
 	f.Eventually("the claim is removed after the launch timeout", func() bool {
 		return apierrors.IsNotFound(f.Env.Client.Get(f.Ctx, client.ObjectKey{Name: first.Name}, &v1beta1.NodeClaim{}))
 	})
-	if !f.EventSeen(first.Name, nodeclaim.ReasonLaunchTimeout) {
-		t.Error("no LaunchTimeout Event on the claim")
-	}
+	f.WaitForEvent(first.Name, nodeclaim.ReasonLaunchTimeout)
 	if n := len(f.Cloud.Instances()); n != 0 {
 		t.Fatalf("refused launches left %d instances", n)
 	}

@@ -77,7 +77,7 @@ func TestInstanceStillNotFoundAfterTheGraceIsGone(t *testing.T) {
 	if waited := goneAt.Sub(trueSince(t, &claim, v1beta1.ConditionLaunched)); waited < grace {
 		t.Errorf("the claim was removed %s after its launch, within the %s grace", waited, grace)
 	}
-	f.waitEvent(claim.Name, nodeclaim.ReasonInstanceGone)
+	f.WaitForEvent(claim.Name, nodeclaim.ReasonInstanceGone)
 	f.Eventually("the pool launches a replacement", func() bool {
 		claims := f.Claims("lost")
 		return len(claims) == 1 && claims[0].Name != claim.Name

@@ -26,19 +26,12 @@ func (f *fixture) waitRemoved(name string) time.Time {
 	return time.Now()
 }
 
-// waitEvent waits until the object has an Event with reason: Events are recorded
-// asynchronously, after the change they tell of.
-func (f *fixture) waitEvent(name, reason string) {
-	f.T.Helper()
-	f.Eventually(name+" has a "+reason+" Event", func() bool { return f.EventSeen(name, reason) })
-}
-
 // assertRemovedFor checks what a claim removed for reason leaves: the Event, one more
 // in the terminations metric than before (its value when the test began: runs of a test
 // in one process share the metric), and a terminated instance.
 func (f *fixture) assertRemovedFor(claim *v1beta1.NodeClaim, reason string, before float64) {
 	f.T.Helper()
-	f.waitEvent(claim.Name, reason)
+	f.WaitForEvent(claim.Name, reason)
 	if n := terminations(f.T, claim.Spec.NodePool, reason) - before; n != 1 {
 		f.T.Errorf("stratos_nodeclaims_terminated_total{nodepool=%q,reason=%q} rose by %v, want 1", claim.Spec.NodePool, reason, n)
 	}

@@ -108,9 +108,7 @@ func TestANewStandbyShapeReplacesTheWarmPool(t *testing.T) {
 		return true
 	})
 	for _, c := range old {
-		if !f.EventSeen(c.Name, string(v1beta1.DisruptionDrifted)) {
-			t.Errorf("no Drifted Event on the replaced claim %s", c.Name)
-		}
+		f.WaitForEvent(c.Name, string(v1beta1.DisruptionDrifted))
 	}
 	f.CheckInvariants()
 }
