@@ -6,20 +6,25 @@ import (
 	"testing"
 )
 
-// longestFirst names the scenarios' tests from the longest to the shortest, as measured
-// in make test (test/e2e's go test -json, four at once, 2 cores). They take their turns
-// in this order, so that the longest are not left to start last and run on alone: with
-// go test's own release order, which is close to random, the package took 582 s; taken
-// longest first, its scenarios fit in about 540 s. A test not named here goes first, as
-// its length is not known. Keep the list in order when a scenario's time changes much.
-var longestFirst = []string{
+// turnOrder names the scenarios' tests in the order they take their turns: longest
+// first, as measured in make test (test/e2e's go test -json, four at once, 2 cores), so
+// that the longest are not left to start last and run on alone. With go test's own
+// release order, which is close to random, the package took 574-582 s; longest first,
+// 539-558 s. One exception: TestSpotInterruption's "back within 30 s" is the tightest
+// latency any scenario expects, and CPU contention shows in it. Started at once with
+// the other longest, while the integration packages load the cores too, it failed with
+// a p99 of 31 s; it now comes after the first wave, at about 250 s, when those packages
+// are ending, where go test's own order had put it (284 s) in the runs that passed. The
+// package's time stays about the same. A test not named here goes first, as its length
+// is not known. Keep the list in order when a scenario's time changes much.
+var turnOrder = []string{
 	"TestScale",                     // 258 s
 	"TestLearnedPeak",               // 252 s
-	"TestSpotInterruption",          // 228 s
 	"TestNodeRepair",                // 176 s
 	"TestWarmupFailure",             // 145 s
 	"TestSpotInterruptionCold",      // 139 s
 	"TestClusterAPIQuickstart",      // 118 s
+	"TestSpotInterruption",          // 228 s, see above
 	"TestClusterAPIStandby",         // 112 s
 	"TestGiveBackOnAWS",             // 97 s
 	"TestClusterAPIWindows",         // 92 s
@@ -35,7 +40,7 @@ var longestFirst = []string{
 }
 
 // turns lets at most a number of scenarios run at once, each in its turn by
-// longestFirst. Every test joins the line before it calls t.Parallel, so when go test
+// turnOrder. Every test joins the line before it calls t.Parallel, so when go test
 // releases the parallel tests (all of them: TestMain raises -test.parallel) the line
 // holds every test of the run, and the order does not depend on which goroutine wakes
 // first.
@@ -90,13 +95,13 @@ func (q *turns) leave() {
 	q.changed.Broadcast()
 }
 
-// rank is a test's place in longestFirst; a test not named there comes before all.
+// rank is a test's place in turnOrder; a test not named there comes before all.
 func rank(name string) int {
-	return slices.Index(longestFirst, name)
+	return slices.Index(turnOrder, name)
 }
 
 // TestTurnsGoLongestFirst checks the line's order: tests that join in another order,
-// one place at a time, start longest first, and one not in longestFirst before all.
+// one place at a time, start in turnOrder, and one not named there before all.
 func TestTurnsGoLongestFirst(t *testing.T) {
 	q := newTurns(1)
 	joined := []string{"TestLimits", "TestScale", "TestNotListed", "TestQuickstart", "TestLearnedPeak"}
