@@ -44,9 +44,8 @@ func TestPodTemplateBufferResolves(t *testing.T) {
 	if c := f.condition("web", autoscalingv1beta1.ConditionLimitedByQuotas); c == nil || c.Status != metav1.ConditionFalse {
 		t.Errorf("LimitedByQuotas = %+v, want False without limits", c)
 	}
-	if len(f.events("web", "Resolved")) == 0 {
-		t.Error("no Resolved Event for the buffer that resolved")
-	}
+	// Events are recorded asynchronously, after the change they tell of.
+	f.eventually("a Resolved Event for the buffer that resolved", func() bool { return len(f.events("web", "Resolved")) > 0 })
 
 	// A change of the template's labels only brings the buffer back (the PodTemplate
 	// watch) and changes none of its status: no write. The creation of a second
