@@ -8,23 +8,18 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/ec2"
-	"github.com/go-logr/logr/testr"
 	coordinationv1 "k8s.io/api/coordination/v1"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/util/wait"
 	testingclock "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stratos-sh/stratos/api/v1beta1"
 	"github.com/stratos-sh/stratos/internal/sim/kubelet"
 	"github.com/stratos-sh/stratos/internal/sim/moto"
 	"github.com/stratos-sh/stratos/internal/sim/physics"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -63,29 +58,14 @@ func TestKubeletOnMoto(t *testing.T) {
 	p.JitterPercent = 0
 	m := New(Options{EC2: ec2Client, ClusterName: cluster, Region: moto.Region, Physics: p, Clock: clk, PollInterval: 50 * time.Millisecond})
 
-	mgr, err := ctrl.NewManager(env.Config, manager.Options{
-		Logger: testr.NewWithOptions(t, testr.Options{Verbosity: 1}), Scheme: env.Scheme,
-		Metrics: metricsserver.Options{BindAddress: "0"}, HealthProbeBindAddress: "0",
-		Controller: config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := simtest.NewManager(t, env.Config, env.Scheme, 1)
 	if err := mgr.Add(m); err != nil {
 		t.Fatal(err)
 	}
 	if err := kubelet.NewKubelet(m, env.Client, kubelet.KubeletOptions{HeartbeatInterval: 200 * time.Millisecond}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	simtest.RunManager(t, mgr)
 
 	userData := mimeDocument("\n", nodeConfig(`--node-labels=stratos.sh/nodepool=web,stratos.sh/nodeclaim=web-1`, `--register-with-taints=stratos.sh/standby:NoSchedule`))
 	id := runInstance(t, ec2Client, "us-east-1c", "m5.large", userData, map[string]string{v1beta1.TagCluster: cluster})

@@ -8,22 +8,17 @@ import (
 	"time"
 
 	"github.com/go-logr/logr"
-	"github.com/go-logr/logr/testr"
 	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/types"
 	testingclock "k8s.io/utils/clock/testing"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
 	"sigs.k8s.io/controller-runtime/pkg/client/interceptor"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	logf "sigs.k8s.io/controller-runtime/pkg/log"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stratos-sh/stratos/internal/cloudprovider"
 	"github.com/stratos-sh/stratos/internal/sim/fakecloud"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 	"github.com/stratos-sh/stratos/test/harness"
 )
 
@@ -60,16 +55,7 @@ func startPodCluster(t *testing.T, verbosity int) *podCluster {
 	env := harness.StartT(t)
 	c, clk := newCloud(t, fakecloud.Options{})
 	pc := &podCluster{t: t, env: env, cloud: c, clk: clk, writesByPod: map[types.NamespacedName]int{}}
-	mgr, err := ctrl.NewManager(env.Config, manager.Options{
-		Logger:                 testr.NewWithOptions(t, testr.Options{Verbosity: verbosity}),
-		Scheme:                 env.Scheme,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := simtest.NewManager(t, env.Config, env.Scheme, verbosity)
 	direct, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	if err != nil {
 		t.Fatal(err)
@@ -89,15 +75,7 @@ func startPodCluster(t *testing.T, verbosity int) *podCluster {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	simtest.RunManager(t, mgr)
 	return pc
 }
 

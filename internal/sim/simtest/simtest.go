@@ -1,7 +1,7 @@
 // Package simtest holds what the tests of the simulator's fake cloud and kubelet
 // simulator share: a fixed epoch, physics without jitter, a kubelet configuration with
-// hand-checked figures, and a poll. It imports neither package, so that the fake
-// cloud's own tests can use it.
+// hand-checked figures, a poll, and a manager run for the length of a test. It imports
+// neither package, so that the fake cloud's own tests can use it.
 package simtest
 
 import (
