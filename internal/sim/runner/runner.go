@@ -122,6 +122,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 
 	logf("starting etcd, kube-apiserver, kube-scheduler and kube-controller-manager...")
 	setupStarted := time.Now()
+	gogc := operatorGOGC()
 	cp, err := controlplane.Start(ctx, controlplane.Options{ToolsDir: opts.ToolsDir, WorkDir: opts.WorkDir, CRDDir: opts.CRDDir})
 	if err != nil {
 		return nil, err
@@ -160,7 +161,7 @@ func Run(ctx context.Context, opts Options) (*report.Report, error) {
 	}
 	r.decisions = newDecisionScraper(metricsAddress)
 	args := append(operatorArgs(cp.OperatorKubeconfig, r.cloud.operatorFlags(), s), "--calendar-file="+r.calendarFile(), "--metrics-bind-address="+metricsAddress)
-	r.operator, err = operatorproc.Start(opts.OperatorBinary, args, r.cloud.operatorEnv(), operatorLog)
+	r.operator, err = operatorproc.Start(opts.OperatorBinary, args, append(r.cloud.operatorEnv(), "GOGC="+gogc), operatorLog)
 	if err != nil {
 		return nil, err
 	}
