@@ -61,7 +61,7 @@ func simulate(t *testing.T, scenario string, args ...string) *report.Report {
 	out, err := cmd.CombinedOutput()
 	t.Logf("stratos-sim output:\n%s", out)
 	if err != nil {
-		for _, log := range []string{"stratos.log", "sim.log"} {
+		for _, log := range []string{"stratos.log", "sim.log", "capi-manager.log"} {
 			if data, readErr := os.ReadFile(filepath.Join(dir, "work", log)); readErr == nil {
 				t.Logf("%s (last 4 KiB):\n%s", log, tail(data, 4096))
 			}
