@@ -2,6 +2,7 @@ package ec2machines
 
 import (
 	"context"
+	"github.com/go-logr/logr/testr"
 	"slices"
 	"strings"
 	"testing"
@@ -58,7 +59,7 @@ func TestKubeletOnMoto(t *testing.T) {
 	p.JitterPercent = 0
 	m := New(Options{EC2: ec2Client, ClusterName: cluster, Region: moto.Region, Physics: p, Clock: clk, PollInterval: 50 * time.Millisecond})
 
-	mgr := simtest.NewManager(t, env.Config, env.Scheme, 1)
+	mgr := simtest.NewManager(t, env.Config, env.Scheme, testr.NewWithOptions(t, testr.Options{Verbosity: 1}))
 	if err := mgr.Add(m); err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package kubelet
 
 import (
 	"context"
+	"github.com/go-logr/logr/testr"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -55,7 +56,7 @@ func startPodCluster(t *testing.T, verbosity int) *podCluster {
 	env := harness.StartT(t)
 	c, clk := newCloud(t, fakecloud.Options{})
 	pc := &podCluster{t: t, env: env, cloud: c, clk: clk, writesByPod: map[types.NamespacedName]int{}}
-	mgr := simtest.NewManager(t, env.Config, env.Scheme, verbosity)
+	mgr := simtest.NewManager(t, env.Config, env.Scheme, testr.NewWithOptions(t, testr.Options{Verbosity: verbosity}))
 	direct, err := client.NewWithWatch(env.Config, client.Options{Scheme: env.Scheme})
 	if err != nil {
 		t.Fatal(err)

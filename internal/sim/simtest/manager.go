@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/go-logr/logr/testr"
+	"github.com/go-logr/logr"
 	"k8s.io/apimachinery/pkg/runtime"
 	"k8s.io/client-go/rest"
 	"k8s.io/utils/ptr"
@@ -14,12 +14,12 @@ import (
 	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 )
 
-// NewManager returns a manager for one test, logging to t at verbosity: no metrics or
-// probe servers, and controller names that may repeat, as each test makes its own.
-func NewManager(t *testing.T, cfg *rest.Config, scheme *runtime.Scheme, verbosity int) manager.Manager {
+// NewManager returns a manager for one test, logging to log: no metrics or probe
+// servers, and controller names that may repeat, as each test makes its own.
+func NewManager(t *testing.T, cfg *rest.Config, scheme *runtime.Scheme, log logr.Logger) manager.Manager {
 	t.Helper()
 	mgr, err := ctrl.NewManager(cfg, manager.Options{
-		Logger:                 testr.NewWithOptions(t, testr.Options{Verbosity: verbosity}),
+		Logger:                 log,
 		Scheme:                 scheme,
 		Metrics:                metricsserver.Options{BindAddress: "0"},
 		HealthProbeBindAddress: "0",

@@ -7,6 +7,7 @@ package clusterapisim_test
 import (
 	"context"
 	"fmt"
+	"github.com/stratos-sh/stratos/internal/sim/simtest"
 	"path/filepath"
 	"testing"
 	"time"
@@ -17,13 +18,8 @@ import (
 	"k8s.io/apimachinery/pkg/util/wait"
 	clientgoscheme "k8s.io/client-go/kubernetes/scheme"
 	"k8s.io/utils/clock"
-	"k8s.io/utils/ptr"
-	ctrl "sigs.k8s.io/controller-runtime"
 	"sigs.k8s.io/controller-runtime/pkg/client"
-	"sigs.k8s.io/controller-runtime/pkg/config"
 	"sigs.k8s.io/controller-runtime/pkg/envtest"
-	"sigs.k8s.io/controller-runtime/pkg/manager"
-	metricsserver "sigs.k8s.io/controller-runtime/pkg/metrics/server"
 
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simapi"
 	"github.com/stratos-sh/stratos/internal/sim/clusterapi/simprovider"
@@ -98,30 +94,14 @@ func run(t *testing.T, env *harness.Env) *simEnv {
 		t.Fatalf("installing the simulator's CRDs: %v", err)
 	}
 	cloud := fakecloud.New(fakecloud.Options{Clock: clock.RealClock{}, TimeScale: timeScale, Seed: 31})
-	mgr, err := ctrl.NewManager(env.Config, manager.Options{
-		Logger:                 stack.TestLogger(t),
-		Scheme:                 s,
-		Metrics:                metricsserver.Options{BindAddress: "0"},
-		HealthProbeBindAddress: "0",
-		Controller:             config.Controller{SkipNameValidation: ptr.To(true)},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	mgr := simtest.NewManager(t, env.Config, s, stack.TestLogger(t))
 	if err := kubelet.NewKubelet(cloud, c, kubelet.KubeletOptions{}).SetupWithManager(mgr); err != nil {
 		t.Fatal(err)
 	}
 	if err := simprovider.Setup(mgr, cloud, simprovider.Options{TimeScale: timeScale}); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan error, 1)
-	go func() { done <- mgr.Start(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("manager: %v", err)
-		}
-	})
+	simtest.RunManager(t, mgr)
 	return &simEnv{t: t, ctx: ctx, env: env, c: c, cloud: cloud}
 }
 
