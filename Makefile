@@ -38,22 +38,12 @@ SIDE_BY_SIDE := $(MAKE) --no-print-directory -j2
 # client-go and apimachinery already compiled by the project's build (same versions, same
 # flags). Started at once, both builds would compile those packages at the same time.
 build-and-tools = $(SIDE_BY_SIDE) build tools-fetch FETCH_TOOLS="$(1)" && hack/tools.sh $(1)
-# Four test binaries at once (-p), not go test's default of one per core: most of the
-# integration tests' time is spent waiting on their clusters' clocks. The two cores were
-# idle 45% of the go test phase with two at once (vmstat, 10 s samples), 22% with three, 9%
-# with four. -vet=off: lint has run all of go vet on the same tree; go test's own vet pass
-# repeated part of it. -ldflags=-w: a test binary without DWARF links in two thirds of the
-# CPU (2.6 s against 3.9 s for test/integration/warmpool), and Go's stack traces do not
-# need DWARF; dlv does, so a debugging session builds without it.
-GO_TEST_FLAGS ?= -count=1 -timeout=20m -p=4 -vet=off -ldflags=-w
-# The packages whose tests take longest, named first, longest first: go test starts
-# packages in the order given, and ./... alone puts test/ after internal/, so the longest
-# ran last, on their own, after the short ones had finished. The four longest take the
-# four places first (test/e2e, 540-580 s, throughout); the next ones (50-190 s each) had
-# started after the sixty short packages and ran on for 2.7 minutes after test/e2e ended.
-LONG_TEST_PACKAGES := ./test/e2e ./test/integration/provisioning ./test/integration/warmpool ./test/integration/disruption \
-	./internal/cloudprovider/aws ./test/integration/clusterapi ./test/chart ./test/integration/clusterapi_sim \
-	./cmd/stratos ./internal/sim/kubelet ./test/integration/nodeclass
+# -vet=off: lint has run all of go vet on the same tree; go test's own vet pass repeated
+# part of it. -ldflags=-w: a test binary without DWARF links in two thirds of the CPU (2.6 s
+# against 3.9 s for test/integration/warmpool), and Go's stack traces do not need DWARF;
+# dlv does, so a debugging session builds without it. hack/go-test.sh sets -p (how many
+# test binaries run at once) and names the longest packages first.
+GO_TEST_FLAGS ?= -count=1 -timeout=20m -vet=off -ldflags=-w
 
 .PHONY: all
 all: build
@@ -151,8 +141,8 @@ test: ## The test command: generated files, lint, the release build, unit and in
 	$(SIDE_BY_SIDE) test-go test-extras
 
 .PHONY: test-go
-test-go: # The unit, integration and end-to-end tests, on the binaries test-checks built.
-	STRATOS_E2E_DIST=$(CURDIR)/dist go test $(GO_TEST_FLAGS) $(LONG_TEST_PACKAGES) ./...
+test-go: # The unit, integration and end-to-end tests, on the binaries test-checks built, their test binaries kept between runs.
+	STRATOS_E2E_DIST=$(CURDIR)/dist hack/go-test.sh $(GO_TEST_FLAGS)
 
 # The benchmark smoke run and the fuzzing run beside the tests, so that they no longer add
 # their 47 s after them. Their budgets are counts (1x, Nx), not durations. The benchmarks
